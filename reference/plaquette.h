@@ -1,0 +1,58 @@
+// plaquette.h: gauge-invariant observables of a gauge field.
+//
+// The plaquette of the (mu, nu) plane at n is
+//     U_p = U_mu(n) U_nu(n + mu) U_mu(n + nu)^dag U_nu(n)^dag,
+// and the averages below are of Re Tr U_p / 3 (1 for the free field), over all sites and the planes
+// named: "total" over the 6 planes, "spatial" over (xy, xz, yz), "temporal" over (xt, yt, zt).
+// MILC prints the same averages NOT divided by 3; the NERSC header's PLAQUETTE is the total average.
+// LinkTrace is <Re Tr U_mu(n)> / 3 over all sites and directions (NERSC's LINK_TRACE). Sums in double.
+#pragma once
+
+#include <array>
+
+#include "reference/gauge_field.h"
+
+namespace lqcd {
+
+struct PlaquetteAverages {
+  double total = 0, spatial = 0, temporal = 0;
+  std::array<std::array<double, kDims>, kDims> plane{};  // plane[mu][nu] for mu < nu; zero elsewhere
+};
+
+template <typename T>
+ColorMatrix<T> Plaquette(const GaugeField<T>& u, int site, int mu, int nu) {
+  const Lattice& lat = u.lattice();
+  return u.Link(site, mu) * u.Link(lat.Forward(site, mu), nu) * u.Link(lat.Forward(site, nu), mu).adjoint() *
+         u.Link(site, nu).adjoint();
+}
+
+template <typename T>
+PlaquetteAverages MeasurePlaquette(const GaugeField<T>& u) {
+  const Lattice& lat = u.lattice();
+  PlaquetteAverages out;
+  for (int mu = 0; mu < kDims; ++mu) {
+    for (int nu = mu + 1; nu < kDims; ++nu) {
+      double sum = 0;
+      for (int site = 0; site < lat.volume(); ++site) {
+        sum += static_cast<double>(Plaquette(u, site, mu, nu).trace().real());
+      }
+      out.plane[mu][nu] = sum / (3.0 * lat.volume());
+      out.total += out.plane[mu][nu] / 6;
+      if (nu == 3) {
+        out.temporal += out.plane[mu][nu] / 3;
+      } else {
+        out.spatial += out.plane[mu][nu] / 3;
+      }
+    }
+  }
+  return out;
+}
+
+template <typename T>
+double LinkTrace(const GaugeField<T>& u) {
+  double sum = 0;
+  for (const auto& link : u.links()) sum += static_cast<double>(link.trace().real());
+  return sum / (3.0 * u.links().size());
+}
+
+}  // namespace lqcd
