@@ -1,0 +1,44 @@
+"""Shared helpers for the experiment targets: read the CSV a C++ experiment wrote, and save PNG plots.
+
+Every experiment writes its numbers as CSV first (the source of truth); plots and markdown tables are
+made from the CSV, so a figure can be regenerated without rerunning the physics.
+"""
+import csv
+import pathlib
+
+import matplotlib
+
+matplotlib.use("Agg")  # headless: no display on the build machines
+import matplotlib.pyplot as plt  # noqa: E402  (backend must be chosen first)
+
+
+def read_csv(path):
+    """Rows of a CSV file as dicts; numeric fields converted to float where they parse."""
+    rows = []
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            converted = {}
+            for key, value in row.items():
+                try:
+                    converted[key] = float(value)
+                except (TypeError, ValueError):
+                    converted[key] = value
+            rows.append(converted)
+    return rows
+
+
+def save_figure(fig, path, source_note):
+    """Saves `fig` as a PNG with a small footer naming where the data came from."""
+    fig.text(0.01, 0.005, source_note, fontsize=6, color="0.4", ha="left", va="bottom")
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=150, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def markdown_table(header, rows):
+    """A GitHub-flavoured markdown table from a header list and rows of cells."""
+    lines = ["| " + " | ".join(str(h) for h in header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"

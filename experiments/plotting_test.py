@@ -1,0 +1,38 @@
+"""The Python toolchain runs on Debian's interpreter and can render a PNG with matplotlib;
+the CSV reader and the markdown table helper do what they say."""
+import os
+import sys
+import tempfile
+import unittest
+
+from experiments import plotting
+
+
+class PlottingTest(unittest.TestCase):
+    def test_runs_on_debian_python_with_matplotlib(self):
+        self.assertEqual(os.path.realpath(sys.executable), os.path.realpath("/usr/bin/python3"))
+        import matplotlib  # noqa: F401  (the import itself is the check)
+
+    def test_renders_a_png(self):
+        with tempfile.TemporaryDirectory() as d:
+            fig, ax = plotting.plt.subplots()
+            ax.semilogy([1, 2, 3], [1e-1, 1e-2, 1e-3])
+            path = plotting.save_figure(fig, os.path.join(d, "sub", "t.png"), "test")
+            with open(path, "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+
+    def test_reads_csv_numbers(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "x.csv")
+            with open(path, "w") as f:
+                f.write("name,value\nalpha,1.5e-3\nbeta,n/a\n")
+            rows = plotting.read_csv(path)
+            self.assertEqual(rows[0], {"name": "alpha", "value": 1.5e-3})
+            self.assertEqual(rows[1]["value"], "n/a")
+
+    def test_markdown_table(self):
+        self.assertEqual(plotting.markdown_table(["a", "b"], [[1, 2]]), "| a | b |\n|---|---|\n| 1 | 2 |\n")
+
+
+if __name__ == "__main__":
+    unittest.main()
