@@ -1,0 +1,167 @@
+// cg.h: the conjugate gradient method for a Hermitian positive definite operator A.
+//
+// Pseudo-code (Hestenes and Stiefel, J. Res. NBS 49 (1952) 409; in the notation of Saad, "Iterative
+// Methods for Sparse Linear Systems", 2nd ed., Algorithm 6.18), and the backend call that does each line:
+//     r = b - A x                                  ResidualNorm2 (A.Apply, Xpay, Norm2)
+//     p = r                                        Copy
+//     loop:
+//       q = A p;  alpha = (r, r) / (p, q)          A.Apply, ReDot        [(p, q) <= 0: kNonPositiveCurvature]
+//       x = x + alpha p;  r = r - alpha q          CgUpdate (returns (r, r))
+//       stop if |r| <= tol |b|
+//       beta = (r_new, r_new) / (r, r)
+//       p = r + beta p                             Xpay
+// The iterated residual r drifts from b - A x in finite precision, so when it meets the tolerance the
+// true residual is recomputed; if that is above tolerance CG restarts from the current x (counted in
+// SolveResult::restarts). A restart that does not halve the true residual, or more than
+// params.max_restarts restarts, ends with kStagnation: the precision floor lies above the tolerance.
+// The record's true_residual is |b - A x| / |b| with A in the operator's precision (double for the
+// double solvers; mixed-precision solvers compute it with their double operator).
+// Aliasing: x and b must be different fields.
+#pragma once
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "solvers/solve_result.h"
+#include "solvers/solver_common.h"
+
+namespace lqcd::solvers {
+
+namespace detail {
+
+// CG iterations on A x = b from the current x, with r = b - A x and rr = |r|^2 on entry. Returns true
+// when |r|^2 <= stop_rr; otherwise sets result.status (max iterations, curvature, not finite) and
+// returns false. result.iterations counts against max_iterations.
+template <typename Op>
+bool CgIterate(const Op& A, typename Op::Field& x, typename Op::Field& r, typename Op::Field& p,
+               typename Op::Field& q, double rr, double stop_rr, double b_norm2, int max_iterations,
+               bool record_history, SolveResult& result) {
+  using B = typename Op::Backend;
+  namespace vf = vector_flops;
+  const double reals = B::Reals(r);
+  B::Copy(p, r);
+  for (;;) {
+    if (result.iterations >= max_iterations) {
+      Stop(result, SolveStatus::kMaxIterations,
+           "reached " + std::to_string(max_iterations) + " iterations at residual " + Num(std::sqrt(rr / b_norm2)));
+      return false;
+    }
+    A.Apply(q, p);
+    const double pAp = B::ReDot(p, q);
+    result.operator_applications += 1;
+    result.flops += A.FlopsPerApply() + vf::kReDot * reals;
+    if (!Finite(pAp)) {
+      Stop(result, SolveStatus::kNotFinite, "p^dag A p = " + Num(pAp));
+      return false;
+    }
+    if (pAp <= 0) {
+      Stop(result, SolveStatus::kNonPositiveCurvature,
+           "p^dag A p = " + Num(pAp) + " <= 0 at iteration " + std::to_string(result.iterations) +
+               ": the operator is not positive definite");
+      return false;
+    }
+    const double alpha = rr / pAp;
+    const double rr_new = B::CgUpdate(alpha, p, q, x, r);
+    result.flops += vf::kCgUpdate * reals;
+    result.iterations += 1;
+    result.krylov_iterations += 1;
+    result.iterated_residual = std::sqrt(rr_new / b_norm2);
+    if (record_history) result.residual_history.push_back(result.iterated_residual);
+    if (!Finite(rr_new)) {
+      Stop(result, SolveStatus::kNotFinite, "|r|^2 = " + Num(rr_new) + " at iteration " +
+                                                std::to_string(result.iterations));
+      return false;
+    }
+    if (rr_new <= stop_rr) return true;
+    const double beta = rr_new / rr;
+    rr = rr_new;
+    B::Xpay(r, beta, p);
+    result.flops += vf::kXpay * reals;
+  }
+}
+
+// The restart loop shared by the single-precision Krylov solvers: verify the true residual whenever the
+// iteration claims convergence, restart, detect stagnation. `iterate(rr, stop_rr)` runs the Krylov
+// iteration from the current x with r = b - A x and returns true when its iterated residual converged.
+template <typename Op, typename Iterate>
+void RestartLoop(const Op& A, typename Op::Field& x, const typename Op::Field& b, typename Op::Field& r,
+                 double b_norm2, const SolverParams& params, SolveResult& result, Iterate&& iterate) {
+  const double stop_rr = params.tolerance * params.tolerance * b_norm2;
+  double previous_true = std::numeric_limits<double>::infinity();
+  for (int pass = 0;; ++pass) {
+    const double rr = ResidualNorm2(A, x, b, r, result);
+    const double true_residual = std::sqrt(rr / b_norm2);
+    if (pass > 0) result.updates.push_back({result.krylov_iterations, result.iterated_residual, true_residual});
+    if (rr <= stop_rr) {
+      Stop(result, SolveStatus::kConverged, "true residual " + Num(true_residual) + " <= " + Num(params.tolerance));
+      result.true_residual = true_residual;
+      return;
+    }
+    if (!Finite(rr)) {
+      Stop(result, SolveStatus::kNotFinite, "true residual is " + Num(true_residual));
+      result.true_residual = true_residual;
+      return;
+    }
+    if (pass > 0) {
+      if (true_residual > 0.5 * previous_true) {
+        Stop(result, SolveStatus::kStagnation,
+             "a restart reduced the true residual only from " + Num(previous_true) + " to " + Num(true_residual) +
+                 " (tolerance " + Num(params.tolerance) + ")");
+        result.true_residual = true_residual;
+        return;
+      }
+      if (result.restarts >= params.max_restarts) {
+        Stop(result, SolveStatus::kStagnation,
+             "true residual " + Num(true_residual) + " still above tolerance after " +
+                 std::to_string(result.restarts) + " restarts");
+        result.true_residual = true_residual;
+        return;
+      }
+      result.restarts += 1;
+    }
+    previous_true = true_residual;
+    if (!iterate(rr, stop_rr)) {
+      // The iteration stopped for its own reason: report the true residual of the x it left.
+      Conclude(result, std::sqrt(ResidualNorm2(A, x, b, r, result) / b_norm2), params.tolerance);
+      return;
+    }
+  }
+}
+
+// Zero source: the solution is x = 0, no iteration. Returns true when it handled the solve.
+template <typename Op>
+bool HandleZeroSource(typename Op::Field& x, double b_norm2, SolveResult& result) {
+  if (b_norm2 != 0) return false;
+  Op::Backend::Zero(x);
+  Stop(result, SolveStatus::kConverged, "zero source: x = 0");
+  result.true_residual = 0;
+  return true;
+}
+
+}  // namespace detail
+
+// Solves A x = b for Hermitian positive definite A; x holds the initial guess on entry.
+template <typename Op>
+SolveResult ConjugateGradient(const Op& A, typename Op::Field& x, const typename Op::Field& b,
+                              const SolverParams& params) {
+  using B = typename Op::Backend;
+  params.Validate("ConjugateGradient");
+  detail::CheckSystem(A, x, b, "ConjugateGradient");
+  detail::Stopwatch clock;
+  SolveResult result;
+  result.solver = std::string("CG<") + PrecisionTraits<typename Op::Precision>::kName + ">";
+  result.system = A.Name() + " x = b";
+  const double b_norm2 = B::Norm2(b);
+  if (!detail::HandleZeroSource<Op>(x, b_norm2, result)) {
+    typename Op::Field r = A.NewField(), p = A.NewField(), q = A.NewField();
+    detail::RestartLoop(A, x, b, r, b_norm2, params, result, [&](double rr, double stop_rr) {
+      return detail::CgIterate(A, x, r, p, q, rr, stop_rr, b_norm2, params.max_iterations, params.record_history,
+                               result);
+    });
+  }
+  result.seconds = clock.Seconds();
+  return result;
+}
+
+}  // namespace lqcd::solvers

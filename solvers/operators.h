@@ -1,0 +1,59 @@
+// operators.h: operators built from other operators, for any backend.
+//
+// An operator (README.md, "Operator") has: Backend, Precision, Field; Apply(out, in); NewField();
+// FlopsPerApply(); Name(); Dirac operators also ApplyDagger(out, in).
+//   NormalOperator<Op>        A = M^dag M   (CGNR's Hermitian positive definite operator)
+//   DaggerNormalOperator<Op>  A = M M^dag   (CGNE's)
+// Both apply M and M^dag through one scratch field of their own, so `out` must differ from `in` and the
+// objects are not thread-safe. They hold a reference to M: M must outlive them.
+#pragma once
+
+#include <string>
+
+namespace lqcd::solvers {
+
+template <typename Dirac>
+class NormalOperator {
+ public:
+  using Backend = typename Dirac::Backend;
+  using Precision = typename Dirac::Precision;
+  using Field = typename Dirac::Field;
+
+  explicit NormalOperator(const Dirac& m) : m_(m), scratch_(m.NewField()) {}
+  void Apply(Field& out, const Field& in) const {
+    m_.Apply(scratch_, in);
+    m_.ApplyDagger(out, scratch_);
+  }
+  Field NewField() const { return m_.NewField(); }
+  double FlopsPerApply() const { return 2 * m_.FlopsPerApply(); }
+  std::string Name() const { return m_.Name() + "^dag " + m_.Name(); }
+  const Dirac& dirac() const { return m_; }
+
+ private:
+  const Dirac& m_;
+  mutable Field scratch_;
+};
+
+template <typename Dirac>
+class DaggerNormalOperator {
+ public:
+  using Backend = typename Dirac::Backend;
+  using Precision = typename Dirac::Precision;
+  using Field = typename Dirac::Field;
+
+  explicit DaggerNormalOperator(const Dirac& m) : m_(m), scratch_(m.NewField()) {}
+  void Apply(Field& out, const Field& in) const {
+    m_.ApplyDagger(scratch_, in);
+    m_.Apply(out, scratch_);
+  }
+  Field NewField() const { return m_.NewField(); }
+  double FlopsPerApply() const { return 2 * m_.FlopsPerApply(); }
+  std::string Name() const { return m_.Name() + " " + m_.Name() + "^dag"; }
+  const Dirac& dirac() const { return m_; }
+
+ private:
+  const Dirac& m_;
+  mutable Field scratch_;
+};
+
+}  // namespace lqcd::solvers

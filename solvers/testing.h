@@ -1,0 +1,87 @@
+// testing.h: fixtures shared by the solver tests (testonly).
+//
+// RandomSu3Gauge(lattice, seed): every link an independent random SU(3) matrix, made by Reunitarize
+// (Gram-Schmidt, su3.h) of a matrix of independent standard normal complex entries drawn from the stream
+// 4 * site + mu (random.h). Gram-Schmidt of a Gaussian matrix gives a Haar-distributed unitary matrix up
+// to the phase fixed by the third row, so this is the "hot" (strong coupling) field of the paper's
+// accuracy test.
+// SpinMatrixOperator: a site-diagonal spin matrix, for constructed breakdowns (below).
+// WilsonResidual(u, params, x, b): |b - M x| / |b| with reference/wilson.h's ApplyWilson in double, independent of
+// the solver backend.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "reference/gauge_field.h"
+#include "reference/random.h"
+#include "reference/spinor_algebra.h"
+#include "reference/spinor_field.h"
+#include "reference/su3.h"
+#include "reference/wilson.h"
+#include "solvers/cpu_backend.h"
+
+namespace lqcd::solvers::testing {
+
+inline GaugeField<double> RandomSu3Gauge(const Lattice& lattice, std::uint64_t seed) {
+  GaugeField<double> u(lattice);
+  for (int site = 0; site < lattice.volume(); ++site) {
+    for (int mu = 0; mu < kDims; ++mu) {
+      RandomStream rng(seed, static_cast<std::uint64_t>(4 * site + mu));
+      ColorMatrix<double> m;
+      for (int a = 0; a < 3; ++a) {
+        for (int b = 0; b < 3; ++b) {
+          const double re = rng.Gaussian(), im = rng.Gaussian();
+          m(a, b) = Complex<double>(re, im);
+        }
+      }
+      u.Link(site, mu) = Reunitarize(m);
+    }
+  }
+  return u;
+}
+
+inline double WilsonResidual(const GaugeField<double>& u, const WilsonParams& params, const SpinorField<double>& x,
+                             const SpinorField<double>& b) {
+  SpinorField<double> mx(b.lattice());
+  ApplyWilson(mx, u, x, params, Dagger::kNo);
+  return std::sqrt(Norm2(Difference(b, mx)) / Norm2(b));
+}
+
+// A test operator that acts on every site by the same 4x4 spin matrix G (out = G in, site by site):
+// with small integer G the Krylov coefficients are exact, so breakdowns can be constructed exactly.
+// FlopsPerApply counts a complex 4x4 by 4x3 product per site (8 flops per complex multiply-add).
+class SpinMatrixOperator {
+ public:
+  using Backend = CpuBackend;
+  using Precision = double;
+  using Field = SpinorField<double>;
+
+  SpinMatrixOperator(const Lattice& lattice, Subset subset, const SpinMatrix& g) : lattice_(lattice), subset_(subset), g_(g) {}
+  void Apply(Field& out, const Field& in) const {
+    CpuBackend::RequireCompatible(out, in, "SpinMatrixOperator");
+    for (int i = 0; i < in.sites(); ++i) out[i] = g_ * in[i];
+  }
+  void ApplyDagger(Field& out, const Field& in) const {
+    CpuBackend::RequireCompatible(out, in, "SpinMatrixOperator");
+    for (int i = 0; i < in.sites(); ++i) out[i] = g_.adjoint() * in[i];
+  }
+  Field NewField() const { return Field(lattice_, subset_); }
+  double FlopsPerApply() const { return 8.0 * 4 * 12 * NewField().sites(); }
+  std::string Name() const { return "G"; }
+
+ private:
+  Lattice lattice_;
+  Subset subset_;
+  SpinMatrix g_;
+};
+
+// A field with the same spinor at every site.
+inline SpinorField<double> UniformField(const Lattice& lattice, Subset subset, const SiteSpinor<double>& s) {
+  SpinorField<double> f(lattice, subset);
+  for (int i = 0; i < f.sites(); ++i) f[i] = s;
+  return f;
+}
+
+}  // namespace lqcd::solvers::testing
