@@ -91,14 +91,14 @@ TEST(ConjugateGradient, IndefiniteOperatorGivesNonPositiveCurvature) {
   // G = diag(1, -1, 1, -1) in spin, b = 1 in every component: p^dag G p = 0 exactly at the first step.
   SpinMatrix g = SpinMatrix::Zero();
   g.diagonal() << 1, -1, 1, -1;
-  const testing::SpinMatrixOperator a(kLattice, Subset::kFull, g);
+  const testing::SpinMatrixOperator<> a(kLattice, Subset::kFull, g);
   const SpinorField<double> b = testing::UniformField(kLattice, Subset::kFull, SiteSpinor<double>::Ones());
   SpinorField<double> x(kLattice);
   const SolveResult r = ConjugateGradient(a, x, b, SolverParams{});
   EXPECT_EQ(r.status, SolveStatus::kNonPositiveCurvature) << r.Summary();
   EXPECT_GT(r.true_residual, 0.5);
   // Negative definite: p^dag A p < 0.
-  const testing::SpinMatrixOperator neg(kLattice, Subset::kFull, -SpinMatrix::Identity());
+  const testing::SpinMatrixOperator<> neg(kLattice, Subset::kFull, -SpinMatrix::Identity());
   EXPECT_EQ(ConjugateGradient(neg, x, b, SolverParams{}).status, SolveStatus::kNonPositiveCurvature);
 }
 

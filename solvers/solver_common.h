@@ -86,3 +86,23 @@ inline void Conclude(SolveResult& result, double true_residual, double tolerance
 }
 
 }  // namespace lqcd::solvers::detail
+
+namespace lqcd::solvers::detail {
+
+// Adds the work of an inner solve (of a driver: CGNR, CGNE, even-odd, defect correction) to the outer
+// record. The inner residual history is appended as it is, relative to the inner system's own source.
+inline void Absorb(SolveResult& outer, const SolveResult& inner) {
+  outer.iterations += inner.iterations;
+  outer.krylov_iterations += inner.krylov_iterations;
+  outer.high_precision_updates += inner.high_precision_updates;
+  outer.restarts += inner.restarts;
+  outer.operator_applications += inner.operator_applications;
+  outer.low_precision_applications += inner.low_precision_applications;
+  outer.flops += inner.flops;
+  outer.iterated_residual = inner.iterated_residual;
+  outer.residual_history.insert(outer.residual_history.end(), inner.residual_history.begin(),
+                                inner.residual_history.end());
+  outer.updates.insert(outer.updates.end(), inner.updates.begin(), inner.updates.end());
+}
+
+}  // namespace lqcd::solvers::detail

@@ -49,32 +49,66 @@ inline double WilsonResidual(const GaugeField<double>& u, const WilsonParams& pa
   return std::sqrt(Norm2(Difference(b, mx)) / Norm2(b));
 }
 
+// Rigorous bounds on the inverse of the Wilson matrix for kappa < 1/8, any gauge field, used to turn a
+// residual into an error bound (|x - x*| <= |M^{-1}| |b - M x|):
+//   each direction of the hopping term is (W + W^dag) - gamma_mu (W - W^dag) = 2 (A - i gamma_mu B) with
+//   A = (W + W^dag)/2, B = (W - W^dag)/2i commuting and A^2 + B^2 = 1 (W unitary), so it is 2 x a unitary
+//   and |D| <= 8. Then M = (1 - kappa D) / (2 kappa) gives |M^{-1}| <= 2 kappa / (1 - 8 kappa), and
+//   M_pp = 1 - kappa^2 D_pp' D_p'p gives |M_pp^{-1}| <= 1 / (1 - 64 kappa^2).
+inline double WilsonInverseNormBound(double kappa) { return 2 * kappa / (1 - 8 * kappa); }
+inline double SchurInverseNormBound(double kappa) { return 1 / (1 - 64 * kappa * kappa); }
+
 // A test operator that acts on every site by the same 4x4 spin matrix G (out = G in, site by site):
 // with small integer G the Krylov coefficients are exact, so breakdowns can be constructed exactly.
 // FlopsPerApply counts a complex 4x4 by 4x3 product per site (8 flops per complex multiply-add).
+template <typename P = double>
 class SpinMatrixOperator {
  public:
   using Backend = CpuBackend;
-  using Precision = double;
-  using Field = SpinorField<double>;
+  using Precision = P;
+  using Field = CpuBackend::Field<P>;
 
-  SpinMatrixOperator(const Lattice& lattice, Subset subset, const SpinMatrix& g) : lattice_(lattice), subset_(subset), g_(g) {}
-  void Apply(Field& out, const Field& in) const {
-    CpuBackend::RequireCompatible(out, in, "SpinMatrixOperator");
-    for (int i = 0; i < in.sites(); ++i) out[i] = g_ * in[i];
-  }
-  void ApplyDagger(Field& out, const Field& in) const {
-    CpuBackend::RequireCompatible(out, in, "SpinMatrixOperator");
-    for (int i = 0; i < in.sites(); ++i) out[i] = g_.adjoint() * in[i];
-  }
+  SpinMatrixOperator(const Lattice& lattice, Subset subset, const SpinMatrix& g)
+      : lattice_(lattice), subset_(subset), g_(g) {}
+  void Apply(Field& out, const Field& in) const { Run(out, in, g_); }
+  void ApplyDagger(Field& out, const Field& in) const { Run(out, in, g_.adjoint()); }
   Field NewField() const { return Field(lattice_, subset_); }
   double FlopsPerApply() const { return 8.0 * 4 * 12 * NewField().sites(); }
-  std::string Name() const { return "G"; }
+  std::string Name() const { return std::string("G<") + PrecisionTraits<P>::kName + ">"; }
 
  private:
+  void Run(Field& out, const Field& in, const SpinMatrix& g) const {
+    CpuBackend::RequireCompatible(out, in, "SpinMatrixOperator");
+    using S = cpu_detail::Site<Field>;
+    using R = cpu_detail::RealOf<Field>;
+    const Eigen::Matrix<Complex<R>, 4, 4> gr = g.cast<Complex<R>>();
+    for (int i = 0; i < in.sites(); ++i) S::Store(out, i, gr * S::Load(in, i));
+  }
+
   Lattice lattice_;
   Subset subset_;
   SpinMatrix g_;
+};
+
+// A Wilson test problem: random SU(3) links, M and M_ee in double, a Gaussian source.
+struct WilsonProblem {
+  Lattice lattice;
+  double kappa;
+  GaugeField<double> u;
+  WilsonParams params;
+  CpuWilson<double> m;
+  CpuWilsonSchur<double> schur;
+  SpinorField<double> b;
+  WilsonProblem(const Lattice& l, double k, std::uint64_t seed)
+      : lattice(l),
+        kappa(k),
+        u(RandomSu3Gauge(l, seed)),
+        params(WilsonParams::FromKappa(k)),
+        m(u, params),
+        schur(u, params, Parity::kEven),
+        b(l) {
+    FillGaussian(b, seed + 100);
+  }
 };
 
 // A field with the same spinor at every site.
