@@ -10,6 +10,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include <Eigen/LU>  // determinant() in DeterminantDeviation
+
 #include "reference/types.h"
 
 namespace lqcd {
