@@ -1,10 +1,7 @@
 // testing.h: fixtures shared by the solver tests (testonly).
 //
-// RandomSu3Gauge(lattice, seed): every link an independent random SU(3) matrix, made by Reunitarize
-// (Gram-Schmidt, su3.h) of a matrix of independent standard normal complex entries drawn from the stream
-// 4 * site + mu (random.h). Gram-Schmidt of a Gaussian matrix gives a Haar-distributed unitary matrix up
-// to the phase fixed by the third row, so this is the "hot" (strong coupling) field of the paper's
-// accuracy test.
+// RandomSu3Gauge(lattice, seed): every link an independent Haar-random SU(3) matrix
+// (reference/su3_random.h RandomGaugeField), the "hot" field of the paper's accuracy test.
 // SpinMatrixOperator: a site-diagonal spin matrix, for constructed breakdowns (below).
 // WilsonResidual(u, params, x, b): |b - M x| / |b| with reference/wilson.h's ApplyWilson in double, independent of
 // the solver backend.
@@ -18,28 +15,14 @@
 #include "reference/random.h"
 #include "reference/spinor_algebra.h"
 #include "reference/spinor_field.h"
-#include "reference/su3.h"
+#include "reference/su3_random.h"
 #include "reference/wilson.h"
 #include "solvers/cpu_backend.h"
 
 namespace lqcd::solvers::testing {
 
 inline GaugeField<double> RandomSu3Gauge(const Lattice& lattice, std::uint64_t seed) {
-  GaugeField<double> u(lattice);
-  for (int site = 0; site < lattice.volume(); ++site) {
-    for (int mu = 0; mu < kDims; ++mu) {
-      RandomStream rng(seed, static_cast<std::uint64_t>(4 * site + mu));
-      ColorMatrix<double> m;
-      for (int a = 0; a < 3; ++a) {
-        for (int b = 0; b < 3; ++b) {
-          const double re = rng.Gaussian(), im = rng.Gaussian();
-          m(a, b) = Complex<double>(re, im);
-        }
-      }
-      u.Link(site, mu) = Reunitarize(m);
-    }
-  }
-  return u;
+  return RandomGaugeField<double>(lattice, seed);
 }
 
 inline double WilsonResidual(const GaugeField<double>& u, const WilsonParams& params, const SpinorField<double>& x,
@@ -108,6 +91,17 @@ struct WilsonProblem {
         schur(u, params, Parity::kEven),
         b(l) {
     FillGaussian(b, seed + 100);
+  }
+  // A given gauge field.
+  WilsonProblem(const GaugeField<double>& field, double k, std::uint64_t source_seed)
+      : lattice(field.lattice()),
+        kappa(k),
+        u(field),
+        params(WilsonParams::FromKappa(k)),
+        m(u, params),
+        schur(u, params, Parity::kEven),
+        b(lattice) {
+    FillGaussian(b, source_seed);
   }
 };
 
