@@ -1,0 +1,182 @@
+// wilson_benchmark: what the CPU oracle costs. Times the matrix-free Wilson Dslash (full lattice and one
+// parity) and the Schur operator M_ee of wilson.h on L^4 lattices in double and float, and the SparseLU
+// ground truth of sparse_wilson.h on 4^4 and 4^3x8. Measures and prints; asserts nothing.
+//
+// Flop counts (the paper's convention, per output site):
+//   Dslash                1320 (kHoppingFlopsPerSite)
+//   M_ee = 1 - k^2 D D    2 x 1320 + 48 = 2688 per even site: two parity hops (each 1320 per site of its
+//                         output parity) and the final Xpay with a real scalar (12 complex components,
+//                         a multiply by a real and a complex add: 4 flops each) -> 1344 V for the call.
+// Memory-traffic model (no cache reuse, every operand read from memory once per use):
+//   Dslash, per output site: 8 neighbour spinors (24 reals) + 8 links (18 reals) + 1 spinor written
+//                         = 8 (24 + 18) + 24 = 360 reals (the paper's 1440 bytes in single precision)
+//   M_ee, per even site:  2 x 360 (the two hops) + 3 x 24 (Xpay: read in, read the hop result, write)
+//                         = 792 reals.
+// Usage: wilson_benchmark [--sizes=8,12,16] [--min_seconds=0.5] [--no_direct]
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "reference/sparse_wilson.h"
+#include "reference/spinor_algebra.h"
+#include "reference/su3_random.h"
+#include "reference/wilson.h"
+
+namespace lqcd {
+namespace {
+
+constexpr double kDslashRealsPerSite = 8 * (24 + 18) + 24;                  // 360
+constexpr double kSchurFlopsPerEvenSite = 2 * kHoppingFlopsPerSite + 48;    // 2688
+constexpr double kSchurRealsPerEvenSite = 2 * kDslashRealsPerSite + 3 * 24;  // 792
+
+std::string FirstLineWith(const char* path, const std::string& key) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.compare(0, key.size(), key) == 0) {
+      const auto colon = line.find(':');
+      return colon == std::string::npos ? line : line.substr(colon + 2);
+    }
+  }
+  return "unknown";
+}
+
+std::string ReadAll(const char* path) {
+  std::ifstream in(path);
+  std::string s;
+  std::getline(in, s);
+  return s.empty() ? "unknown" : s;
+}
+
+// Calls f repeatedly until at least min_seconds have passed (and at least 3 times); seconds per call.
+template <typename F>
+double SecondsPerCall(F&& f, double min_seconds) {
+  f();  // warm-up: page in the fields, fill the caches
+  int calls = 0;
+  const auto start = std::chrono::steady_clock::now();
+  double elapsed = 0;
+  do {
+    f();
+    ++calls;
+    elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  } while (elapsed < min_seconds || calls < 3);
+  return elapsed / calls;
+}
+
+void PrintRow(const char* precision, const Lattice& lattice, const char* op, double seconds, double flops,
+              double bytes) {
+  std::printf("%-6s  %-10s  %-14s  %10.3f  %8.3f  %10.1f  %8.2f\n", precision, lattice.ToString().c_str(), op,
+              seconds * 1e3, flops / seconds * 1e-9, bytes * 1e-6, bytes / seconds * 1e-9);
+}
+
+template <typename T>
+void BenchmarkOperators(const Lattice& lattice, double min_seconds, const char* precision) {
+  const GaugeField<T> u = RandomGaugeField<T>(lattice, 20240101);
+  SpinorField<T> x(lattice);
+  FillGaussian(x, 17);
+  const SpinorField<T> x_odd = Extract(x, Parity::kOdd), x_even = Extract(x, Parity::kEven);
+  WilsonParams params;  // m = 0 (kappa = 1/8), DeGrand-Rossi, antiperiodic in time
+  params.mass = 0.0;
+  const double v = lattice.volume();
+  const double real_bytes = sizeof(T);
+
+  SpinorField<T> out(lattice);
+  const double full = SecondsPerCall(
+      [&] { ApplyHopping(out, u, x, params.basis, params.boundary, Dagger::kNo); }, min_seconds);
+  PrintRow(precision, lattice, "Dslash full", full, kHoppingFlopsPerSite * v, kDslashRealsPerSite * real_bytes * v);
+
+  SpinorField<T> out_even(lattice, Subset::kEven);
+  const double parity = SecondsPerCall(
+      [&] { ApplyHoppingParity(out_even, u, x_odd, params.basis, params.boundary, Dagger::kNo); }, min_seconds);
+  PrintRow(precision, lattice, "Dslash parity", parity, kHoppingFlopsPerSite * v / 2,
+           kDslashRealsPerSite * real_bytes * v / 2);
+
+  const double schur = SecondsPerCall([&] { ApplySchur(out_even, u, x_even, params, Dagger::kNo); }, min_seconds);
+  PrintRow(precision, lattice, "M_ee", schur, kSchurFlopsPerEvenSite * v / 2, kSchurRealsPerEvenSite * real_bytes * v / 2);
+}
+
+void BenchmarkDirectSolver(const Lattice& lattice) {
+  const GaugeField<double> u = RandomGaugeField<double>(lattice, 20240102);
+  WilsonParams params;
+  params.mass = 0.1;
+  SpinorField<double> b(lattice);
+  FillGaussian(b, 18);
+  for (int parity_form = 0; parity_form < 2; ++parity_form) {
+    const auto start = std::chrono::steady_clock::now();
+    const DirectWilsonSolver solver =
+        parity_form == 0 ? DirectWilsonSolver(u, params) : DirectWilsonSolver(u, params, Parity::kEven);
+    const double factorise = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const SpinorField<double> rhs = parity_form == 0 ? b : Extract(b, Parity::kEven);
+    const double solve = SecondsPerCall([&] { solver.Solve(rhs); }, 0.2);
+    // Memory of the factors: a complex<double> value and an int row index per non-zero, plus the
+    // supernode bookkeeping (small): 20 bytes per non-zero.
+    std::printf("%-10s  %-5s  %6ld  %8.2f  %10.2f  %9.1f  %8.1f\n", lattice.ToString().c_str(),
+                parity_form == 0 ? "M" : "M_ee", static_cast<long>(solver.matrix().rows()), factorise,
+                solver.FactorNonZeros() * 1e-6, solver.FactorNonZeros() * 20e-6, solve * 1e3);
+  }
+}
+
+std::vector<int> ParseSizes(const std::string& list) {
+  std::vector<int> sizes;
+  std::stringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ',')) sizes.push_back(std::stoi(item));
+  return sizes;
+}
+
+}  // namespace
+}  // namespace lqcd
+
+int main(int argc, char** argv) {
+  using namespace lqcd;
+  std::vector<int> sizes = {8, 12, 16};
+  double min_seconds = 0.5;
+  bool direct = true;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--sizes=", 0) == 0) {
+      sizes = ParseSizes(arg.substr(8));
+    } else if (arg.rfind("--min_seconds=", 0) == 0) {
+      min_seconds = std::stod(arg.substr(14));
+    } else if (arg == "--no_direct") {
+      direct = false;
+    } else {
+      std::fprintf(stderr, "usage: %s [--sizes=8,12,16] [--min_seconds=0.5] [--no_direct]\n", argv[0]);
+      return 2;
+    }
+  }
+  std::printf("wilson_benchmark: the CPU oracle (reference/wilson.h, reference/sparse_wilson.h), single thread\n");
+  std::printf("machine: %s, %u hardware threads, load average %s\n",
+              FirstLineWith("/proc/cpuinfo", "model name").c_str(), std::thread::hardware_concurrency(),
+              ReadAll("/proc/loadavg").c_str());
+  std::printf("compiler: %s, -O2 (tools/copts.bzl)\n", __VERSION__);
+  std::printf("operator: m = 0, DeGrand-Rossi, antiperiodic t, Haar-random links; min %.2f s of calls per row\n",
+              min_seconds);
+  std::printf("flops/site: Dslash %.0f, M_ee %.0f per even site; model bytes/site: Dslash %.0f reals, M_ee %.0f reals\n\n",
+              kHoppingFlopsPerSite, kSchurFlopsPerEvenSite, kDslashRealsPerSite, kSchurRealsPerEvenSite);
+  std::printf("%-6s  %-10s  %-14s  %10s  %8s  %10s  %8s\n", "prec", "lattice", "operator", "ms/call", "GFLOPS",
+              "model MB", "GB/s");
+  for (const char* precision : {"double", "float"}) {
+    for (int l : sizes) {
+      const Lattice lattice(l, l, l, l);
+      if (std::string(precision) == "double") {
+        BenchmarkOperators<double>(lattice, min_seconds, precision);
+      } else {
+        BenchmarkOperators<float>(lattice, min_seconds, precision);
+      }
+    }
+  }
+  if (direct) {
+    std::printf("\nDirectWilsonSolver (SparseLU, m = 0.1, Haar-random links): factorisation, memory, one solve\n");
+    std::printf("%-10s  %-5s  %6s  %8s  %10s  %9s  %8s\n", "lattice", "op", "n", "LU s", "nnz(L+U)M", "~MB",
+                "solve ms");
+    BenchmarkDirectSolver(Lattice(4, 4, 4, 4));
+    BenchmarkDirectSolver(Lattice(4, 4, 4, 8));
+  }
+  return 0;
+}
