@@ -1,0 +1,77 @@
+// heatbath_benchmark: time per link update of the heatbath and overrelaxation sweeps (heatbath.h) on this
+// CPU, for 1 thread and for all OpenMP threads. Prints; asserts nothing.
+//
+// Usage: heatbath_benchmark [L T [beta [sweeps]]]   (defaults 8 16 6.0 10; lattice L^3 x T)
+#include <omp.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "reference/heatbath.h"
+#include "reference/plaquette.h"
+
+namespace lqcd {
+namespace {
+
+double Seconds(const std::chrono::steady_clock::time_point& start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void Run(int extent, int time_extent, double beta, int sweeps) {
+  const Lattice lat(extent, extent, extent, time_extent);
+  const double links = static_cast<double>(kDims) * lat.volume();
+  std::printf("heatbath_benchmark: lattice %s, beta %.4f, %d sweeps per measurement, hardware threads %u\n",
+              lat.ToString().c_str(), beta, sweeps, std::thread::hardware_concurrency());
+  std::printf("nominal work per link update: %.0f flops, %.0f bytes\n", kLinkUpdateFlops, kLinkUpdateBytes);
+  GaugeField<double> u(lat);
+  HotStart(u, 1);
+  for (int s = 0; s < 5; ++s) HeatbathSweep(u, beta, 1, s);  // leave the trivial hot start behind
+  const int max_threads = omp_get_max_threads();
+  for (int threads : {1, max_threads}) {
+    omp_set_num_threads(threads);
+    auto start = std::chrono::steady_clock::now();
+    for (int s = 0; s < sweeps; ++s) HeatbathSweep(u, beta, 1, 100 + s);
+    const double heatbath = Seconds(start) / sweeps;
+    start = std::chrono::steady_clock::now();
+    for (int s = 0; s < sweeps; ++s) OverrelaxationSweep(u);
+    const double overrelax = Seconds(start) / sweeps;
+    start = std::chrono::steady_clock::now();
+    ReunitarizeField(u);
+    const double reunitarize = Seconds(start);
+    start = std::chrono::steady_clock::now();
+    const double plaquette = MeasurePlaquette(u).total;
+    const double measure = Seconds(start);
+    std::printf("threads %d: heatbath sweep %.4f s (%.3f us/link, %.2f us/site, %.2f GFlop/s); "
+                "overrelaxation sweep %.4f s (%.3f us/link, %.2f us/site, %.2f GFlop/s); reunitarize %.4f s; "
+                "plaquette %.4f s (P = %.6f)\n",
+                threads, heatbath, 1e6 * heatbath / links, 1e6 * heatbath / lat.volume(),
+                kLinkUpdateFlops * links / heatbath * 1e-9, overrelax, 1e6 * overrelax / links,
+                1e6 * overrelax / lat.volume(), kLinkUpdateFlops * links / overrelax * 1e-9, reunitarize, measure,
+                plaquette);
+  }
+  omp_set_num_threads(max_threads);
+}
+
+}  // namespace
+}  // namespace lqcd
+
+int main(int argc, char** argv) {
+  const int extent = argc > 1 ? std::atoi(argv[1]) : 8;
+  const int time_extent = argc > 2 ? std::atoi(argv[2]) : 16;
+  const double beta = argc > 3 ? std::atof(argv[3]) : 6.0;
+  const int sweeps = argc > 4 ? std::atoi(argv[4]) : 10;
+  if (sweeps < 1) {
+    std::fprintf(stderr, "heatbath_benchmark: sweeps must be >= 1\n");
+    return 1;
+  }
+  try {
+    lqcd::Run(extent, time_extent, beta, sweeps);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "heatbath_benchmark: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
