@@ -33,6 +33,8 @@ Lattice::Lattice(const Coordinates& extents) : extents_(extents) {
   tables->forward.resize(kDims * volume_);
   tables->backward.resize(kDims * volume_);
   tables->parity.resize(volume_);
+  tables->forward_wraps.resize(volume_);
+  tables->backward_wraps.resize(volume_);
   tables->full_index[0].resize(volume_ / 2);
   tables->full_index[1].resize(volume_ / 2);
   for (int site = 0; site < volume_; ++site) {
@@ -43,6 +45,8 @@ Lattice::Lattice(const Coordinates& extents) : extents_(extents) {
       down[mu] = (n[mu] - 1 + extents_[mu]) % extents_[mu];
       tables->forward[kDims * site + mu] = Index(up);
       tables->backward[kDims * site + mu] = Index(down);
+      if (n[mu] == extents_[mu] - 1) tables->forward_wraps[site] |= static_cast<std::uint8_t>(1u << mu);
+      if (n[mu] == 0) tables->backward_wraps[site] |= static_cast<std::uint8_t>(1u << mu);
     }
     tables->parity[site] = CoordsParity(n);
     tables->full_index[static_cast<int>(tables->parity[site])][CheckerboardIndex(site)] = site;

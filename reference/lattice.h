@@ -68,8 +68,9 @@ class Lattice {
   int Forward(int site, int mu) const { return tables_->forward[kDims * site + mu]; }
   int Backward(int site, int mu) const { return tables_->backward[kDims * site + mu]; }
   // Whether the hop site -> site + mu (resp. site - mu) wraps around the lattice in direction mu.
-  bool ForwardCrossesBoundary(int site, int mu) const { return Coords(site)[mu] == extents_[mu] - 1; }
-  bool BackwardCrossesBoundary(int site, int mu) const { return Coords(site)[mu] == 0; }
+  // (Table lookups: these sit in the innermost loop of every Dirac operator.)
+  bool ForwardCrossesBoundary(int site, int mu) const { return (tables_->forward_wraps[site] >> mu) & 1; }
+  bool BackwardCrossesBoundary(int site, int mu) const { return (tables_->backward_wraps[site] >> mu) & 1; }
 
   bool operator==(const Lattice& other) const { return extents_ == other.extents_; }
   bool operator!=(const Lattice& other) const { return !(*this == other); }
@@ -79,6 +80,7 @@ class Lattice {
   struct Tables {
     std::vector<int> forward, backward;
     std::vector<Parity> parity;
+    std::vector<std::uint8_t> forward_wraps, backward_wraps;  // bit mu set: the hop in direction +-mu wraps
     std::array<std::vector<int>, 2> full_index;
   };
   Coordinates extents_;
