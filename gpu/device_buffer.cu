@@ -1,0 +1,63 @@
+// device_buffer.cu: cudaMalloc/cudaFree/cudaMemcpy behind the plain C++ interface of device_buffer.h.
+#include "gpu/device_buffer.h"
+
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "gpu/cuda_check.h"
+
+namespace lqcd::gpu {
+
+DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
+  if (bytes > 0) LQCD_CUDA_CHECK(cudaMalloc(&data_, bytes));
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (data_ != nullptr) cudaFree(data_);  // no throw from a destructor; a fault shows at the next check
+}
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
+  if (this != &other) {
+    if (data_ != nullptr) cudaFree(data_);
+    data_ = std::exchange(other.data_, nullptr);
+    bytes_ = std::exchange(other.bytes_, 0);
+  }
+  return *this;
+}
+
+namespace {
+void RequireFits(std::size_t bytes, std::size_t capacity, const char* what) {
+  if (bytes > capacity) {
+    throw std::out_of_range(std::string("DeviceBuffer::") + what + ": " + std::to_string(bytes) +
+                            " bytes do not fit in a buffer of " + std::to_string(capacity));
+  }
+}
+}  // namespace
+
+void DeviceBuffer::CopyFromHost(const void* host, std::size_t bytes) {
+  RequireFits(bytes, bytes_, "CopyFromHost");
+  if (bytes > 0) LQCD_CUDA_CHECK(cudaMemcpy(data_, host, bytes, cudaMemcpyHostToDevice));
+}
+
+void DeviceBuffer::CopyToHost(void* host, std::size_t bytes) const {
+  RequireFits(bytes, bytes_, "CopyToHost");
+  if (bytes > 0) LQCD_CUDA_CHECK(cudaMemcpy(host, data_, bytes, cudaMemcpyDeviceToHost));
+}
+
+void DeviceBuffer::Fill(unsigned char byte) {
+  if (bytes_ > 0) LQCD_CUDA_CHECK(cudaMemset(data_, byte, bytes_));
+}
+
+void CopyDeviceToDevice(void* destination, const void* source, std::size_t bytes) {
+  if (bytes > 0) LQCD_CUDA_CHECK(cudaMemcpy(destination, source, bytes, cudaMemcpyDeviceToDevice));
+}
+
+void SynchronizeDevice() { LQCD_CUDA_CHECK(cudaDeviceSynchronize()); }
+
+}  // namespace lqcd::gpu

@@ -1,0 +1,279 @@
+// device_fields_test: device memory, spinor and gauge fields: layouts, precisions, the basis change and
+// the 18/12/8 link forms survive a round trip to the device, exactly or within a derived bound, and bad
+// input is refused with a message.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "gpu/device.h"
+#include "gpu/device_buffer.h"
+#include "gpu/device_gauge_field.h"
+#include "gpu/device_spinor_field.h"
+#include "gpu/oracle_comparison.h"
+#include "reference/spinor_field.h"
+#include "reference/su3.h"
+
+namespace lqcd::gpu {
+namespace {
+
+using testing::ChangeBasis;
+using testing::LinkErrorBound;
+using testing::Magnitudes;
+using testing::RandomLinks;
+using testing::SpinorStorageRoundoff;
+
+constexpr double kUd = 0x1p-53;
+
+class DeviceFieldsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (const std::string why = NoDeviceReason(); !why.empty()) GTEST_SKIP() << why;
+  }
+  // Extents all different, Lx / 2 odd: index mix-ups cannot cancel out.
+  const Lattice lattice_{6, 4, 10, 8};
+};
+
+bool ContainsText(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+TEST_F(DeviceFieldsTest, OutOfMemoryIsACudaErrorWithTheReason) {
+  try {
+    DeviceBuffer huge(std::size_t{1} << 50);  // 1 PiB
+    FAIL() << "allocating 1 PiB succeeded";
+  } catch (const CudaError& e) {
+    EXPECT_TRUE(ContainsText(e.what(), "cudaErrorMemoryAllocation")) << e.what();
+    EXPECT_TRUE(ContainsText(e.what(), "free")) << e.what();
+  }
+}
+
+TEST_F(DeviceFieldsTest, DoubleRoundTripInTheDeviceBasisIsBitExact) {
+  for (Subset subset : {Subset::kFull, Subset::kEven, Subset::kOdd}) {
+    for (int pad : {0, DeviceSpinorField::PaperPad(lattice_)}) {
+      SpinorField<double> host(lattice_, subset);
+      FillGaussian(host, 11);
+      DeviceSpinorField device(lattice_, subset, Precision::kDouble, pad);
+      device.FillBytes(0xff);
+      device.Upload(host, GammaBasis::kUkqcd);
+      const SpinorField<double> back = device.Download(GammaBasis::kUkqcd);
+      for (int i = 0; i < host.sites(); ++i) {
+        ASSERT_EQ(back[i], host[i]) << ToString(subset) << " pad " << pad << " site " << i;
+      }
+    }
+  }
+}
+
+TEST_F(DeviceFieldsTest, SingleStoresExactlyTheFloatRoundedValues) {
+  SpinorField<double> host(lattice_, Subset::kOdd);
+  FillGaussian(host, 12);
+  DeviceSpinorField device(lattice_, Subset::kOdd, Precision::kSingle, 3);
+  device.Upload(host, GammaBasis::kUkqcd);
+  const SpinorField<double> back = device.Download(GammaBasis::kUkqcd);
+  for (int i = 0; i < host.sites(); ++i) {
+    for (int s = 0; s < 4; ++s) {
+      for (int c = 0; c < 3; ++c) {
+        ASSERT_EQ(back[i](s, c).real(), static_cast<double>(static_cast<float>(host[i](s, c).real())));
+        ASSERT_EQ(back[i](s, c).imag(), static_cast<double>(static_cast<float>(host[i](s, c).imag())));
+      }
+    }
+  }
+}
+
+// Round trip through the basis change: upload converts DR -> UKQCD (3 roundings, <= 3 sqrt 2 u_d M per
+// real), storage adds eps_s M, download converts back (the error times sqrt 2, plus 3 sqrt 2 u_d M):
+// in total sqrt 2 eps_s M + (6 + 3 sqrt 2) u_d M < sqrt 2 eps_s M + 11 u_d M per real, M = the site's
+// largest real in either basis.
+TEST_F(DeviceFieldsTest, RoundTripThroughDeGrandRossiIsWithinTheStorageRounding) {
+  for (Precision precision : {Precision::kDouble, Precision::kSingle, Precision::kHalf}) {
+    for (Subset subset : {Subset::kFull, Subset::kEven}) {
+      SpinorField<double> host(lattice_, subset);
+      FillGaussian(host, 13);
+      DeviceSpinorField device(lattice_, subset, precision);
+      device.Upload(host);
+      const SpinorField<double> back = device.Download();
+      const std::vector<double> m = Magnitudes(host);
+      double max_ratio = 0;
+      for (int i = 0; i < host.sites(); ++i) {
+        const double bound = (std::sqrt(2.0) * SpinorStorageRoundoff(precision) + 11 * kUd) * m[host.SiteIndex(i)];
+        const double error = (back[i] - host[i]).cwiseAbs().maxCoeff();  // |complex| <= sqrt 2 max real error
+        ASSERT_LE(error, std::sqrt(2.0) * bound) << ToString(precision) << " site " << i;
+        max_ratio = std::max(max_ratio, error / (std::sqrt(2.0) * bound));
+      }
+      std::printf("%-6s %-4s round trip: max error / bound = %.3f\n", ToString(precision), ToString(subset), max_ratio);
+    }
+  }
+}
+
+// The point of the per-site norm (paper, section 4.6): sites of wildly different size all keep the
+// relative accuracy of 16 bits. With one global scale the small sites would be lost entirely.
+TEST_F(DeviceFieldsTest, HalfPrecisionKeepsEverySitesRelativeAccuracy) {
+  SpinorField<double> host(lattice_, Subset::kEven);
+  FillGaussian(host, 14);
+  for (int i = 0; i < host.sites(); ++i) host[i] *= std::pow(10.0, (i % 13) - 6);  // 1e-6 .. 1e6
+  DeviceSpinorField device(lattice_, Subset::kEven, Precision::kHalf);
+  device.Upload(host, GammaBasis::kUkqcd);
+  const SpinorField<double> back = device.Download(GammaBasis::kUkqcd);
+  for (int i = 0; i < host.sites(); ++i) {
+    const double m = std::max(host[i].real().cwiseAbs().maxCoeff(), host[i].imag().cwiseAbs().maxCoeff());
+    // Per real: half a level of the site's norm plus the float scale and decode (oracle_comparison.h).
+    const double bound = SpinorStorageRoundoff(Precision::kHalf) * m;
+    ASSERT_LE((back[i] - host[i]).real().cwiseAbs().maxCoeff(), bound) << "site " << i;
+    ASSERT_LE((back[i] - host[i]).imag().cwiseAbs().maxCoeff(), bound) << "site " << i;
+  }
+}
+
+TEST_F(DeviceFieldsTest, HalfPrecisionStoresZeroExactlyAndKeepsNaN) {
+  SpinorField<double> host(lattice_, Subset::kOdd);  // zero
+  host[7](2, 1) = {std::numeric_limits<double>::quiet_NaN(), 0.0};
+  host[8](0, 0) = {1.5, -2.0};
+  DeviceSpinorField device(lattice_, Subset::kOdd, Precision::kHalf);
+  device.Upload(host, GammaBasis::kUkqcd);
+  const SpinorField<double> back = device.Download(GammaBasis::kUkqcd);
+  for (int i = 0; i < host.sites(); ++i) {
+    if (i == 7) {
+      EXPECT_TRUE(std::isnan(back[i](2, 1).real())) << "a NaN must not vanish in the half-precision store";
+    } else if (i == 8) {
+      const double bound = SpinorStorageRoundoff(Precision::kHalf) * 2.0;  // the site's norm is 2
+      EXPECT_NEAR(back[i](0, 0).real(), 1.5, bound);
+      EXPECT_NEAR(back[i](0, 0).imag(), -2.0, bound);
+      EXPECT_EQ(back[i](3, 2), Complex<double>(0.0)) << "zeros stay exact in a non-zero site";
+    } else {
+      ASSERT_EQ(back[i], SiteSpinor<double>::Zero()) << "site " << i;
+    }
+  }
+}
+
+TEST_F(DeviceFieldsTest, PaddingAddsMemoryButNotContent) {
+  const int pad = DeviceSpinorField::PaperPad(lattice_);
+  EXPECT_EQ(pad, 6 * 4 * 10 / 2);
+  DeviceSpinorField plain(lattice_, Subset::kFull, Precision::kHalf, 0);
+  DeviceSpinorField padded(lattice_, Subset::kFull, Precision::kHalf, pad);
+  // 6 short4 words (48 bytes) + a 4-byte norm per site and parity.
+  EXPECT_EQ(plain.bytes(), 2u * lattice_.half_volume() * 52);
+  EXPECT_EQ(padded.bytes(), 2u * (lattice_.half_volume() + pad) * 52);
+  SpinorField<double> host(lattice_);
+  FillGaussian(host, 15);
+  plain.Upload(host);
+  padded.Upload(host);
+  const SpinorField<double> a = plain.Download(), b = padded.Download();
+  for (int i = 0; i < host.sites(); ++i) ASSERT_EQ(a[i], b[i]) << "site " << i;
+}
+
+TEST_F(DeviceFieldsTest, SpinorMisuseIsRefused) {
+  EXPECT_THROW(DeviceSpinorField(lattice_, Subset::kEven, Precision::kSingle, -1), std::invalid_argument);
+  DeviceSpinorField even(lattice_, Subset::kEven, Precision::kSingle);
+  EXPECT_THROW(even.View(Parity::kOdd), std::invalid_argument);
+  SpinorField<double> odd_host(lattice_, Subset::kOdd);
+  EXPECT_THROW(even.Upload(odd_host), std::invalid_argument);
+  SpinorField<double> other_lattice(Lattice(4, 4, 4, 4), Subset::kEven);
+  try {
+    even.Upload(other_lattice);
+    FAIL() << "uploading a field of another lattice succeeded";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_TRUE(ContainsText(e.what(), "4x4x4x4")) << e.what();
+  }
+  DeviceSpinorField full(lattice_, Subset::kFull, Precision::kDouble);
+  EXPECT_THROW(full.View(), std::invalid_argument);
+}
+
+TEST_F(DeviceFieldsTest, Double18GaugeRoundTripIsBitExact) {
+  const GaugeField<double> u = RandomLinks(lattice_, 21, false);
+  for (int pad : {0, DeviceGaugeField::PaperPad(lattice_)}) {
+    const DeviceGaugeField device(u, {Precision::kDouble, Reconstruct::k18, false, pad});
+    const GaugeField<double> back = device.Download();
+    for (std::size_t k = 0; k < u.links().size(); ++k) ASSERT_EQ(back.links()[k], u.links()[k]) << "link " << k;
+  }
+}
+
+// Every precision x reconstruction, with and without temporal gauge fixing: every rebuilt link is within
+// LinkErrorBound of the host link (oracle_comparison.cc derives it), and the gauge-fixed t-links are
+// exactly 1. The bound must also say something: below 1, since |U_ij| <= 1 for any unitary matrix.
+TEST_F(DeviceFieldsTest, EveryLinkFormRebuildsWithinItsBound) {
+  for (bool gauge_fixed : {false, true}) {
+    const GaugeField<double> u = RandomLinks(lattice_, 22, gauge_fixed);
+    for (Precision precision : {Precision::kDouble, Precision::kSingle, Precision::kHalf}) {
+      for (Reconstruct reconstruct : {Reconstruct::k18, Reconstruct::k12, Reconstruct::k8}) {
+        const DeviceGaugeField device(u, {precision, reconstruct, gauge_fixed, 5});
+        const GaugeField<double> back = device.Download();
+        double max_ratio = 0, max_error = 0;
+        for (int site = 0; site < lattice_.volume(); ++site) {
+          for (int mu = 0; mu < 4; ++mu) {
+            const double error = (back.Link(site, mu) - u.Link(site, mu)).cwiseAbs().maxCoeff();
+            if (gauge_fixed && mu == 3 && lattice_.Coords(site)[3] < lattice_.extent(3) - 1) {
+              ASSERT_EQ(back.Link(site, mu), ColorMatrix<double>::Identity());
+              continue;
+            }
+            const double bound = LinkErrorBound(u.Link(site, mu), precision, reconstruct);
+            ASSERT_LE(error, bound) << ToString(precision) << "/" << ToString(reconstruct) << " link (" << site << ", "
+                                    << mu << ")";
+            ASSERT_LT(bound, 1.0);
+            max_ratio = std::max(max_ratio, bound > 0 ? error / bound : 0.0);
+            max_error = std::max(max_error, error);
+          }
+        }
+        std::printf("links %-6s/%-2s%s: max error %.2e, max error / bound %.3f\n", ToString(precision),
+                    ToString(reconstruct), gauge_fixed ? " gf" : "   ", max_error, max_ratio);
+      }
+    }
+  }
+}
+
+// The 8-parameter form near its singularity: accepted down to N = 2^-10, with the error growing like 1/N
+// (the bound follows it), refused below.
+TEST_F(DeviceFieldsTest, EightParameterFormNearItsSingularity) {
+  auto rotation = [](double n) {  // SU(3), rows a = (sqrt(1 - n^2), n, 0), ...: N = n
+    ColorMatrix<double> r = ColorMatrix<double>::Identity();
+    const double c = std::sqrt(1 - n * n);
+    r(0, 0) = c;
+    r(0, 1) = n;
+    r(1, 0) = -n;
+    r(1, 1) = c;
+    return r;
+  };
+  GaugeField<double> u = RandomLinks(lattice_, 23, false);
+  u.Link(17, 2) = rotation(0x1p-9);
+  const DeviceGaugeField device(u, {Precision::kSingle, Reconstruct::k8, false, 0});
+  const double error = (device.Download().Link(17, 2) - u.Link(17, 2)).cwiseAbs().maxCoeff();
+  EXPECT_LE(error, LinkErrorBound(u.Link(17, 2), Precision::kSingle, Reconstruct::k8));
+  u.Link(17, 2) = rotation(0x1p-11);
+  try {
+    DeviceGaugeField refused(u, {Precision::kSingle, Reconstruct::k8, false, 0});
+    FAIL() << "a link with N = 2^-11 was accepted for 8 reals";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_TRUE(ContainsText(e.what(), "singular")) << e.what();
+  }
+  // The same link is fine with 12 reals.
+  EXPECT_NO_THROW(DeviceGaugeField(u, {Precision::kSingle, Reconstruct::k12, false, 0}));
+}
+
+TEST_F(DeviceFieldsTest, GaugeMisuseIsRefusedWithTheReason) {
+  auto message = [](auto&& make) -> std::string {
+    try {
+      make();
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "(no exception)";
+  };
+  const GaugeField<double> random = RandomLinks(lattice_, 24, false);
+  const GaugeField<double> integer = testing::IntegerLinks(lattice_, 25, false);
+  const GaugeField<double> unit(lattice_);
+  EXPECT_TRUE(ContainsText(message([&] { DeviceGaugeField(integer, {Precision::kDouble, Reconstruct::k12, false, 0}); }),
+                           "SU(3)"));
+  EXPECT_TRUE(ContainsText(message([&] { DeviceGaugeField(unit, {Precision::kDouble, Reconstruct::k8, false, 0}); }),
+                           "singular"));
+  EXPECT_TRUE(ContainsText(message([&] { DeviceGaugeField(random, {Precision::kSingle, Reconstruct::k12, true, 0}); }),
+                           "temporally gauge fixed"));
+  EXPECT_TRUE(ContainsText(message([&] { DeviceGaugeField(integer, {Precision::kHalf, Reconstruct::k18, false, 0}); }),
+                           "[-1, 1]"));
+  EXPECT_TRUE(ContainsText(message([&] { DeviceGaugeField(random, {Precision::kHalf, Reconstruct::k18, false, -2}); }),
+                           "pad"));
+  // What is accepted: integer links with 18 reals in double, unit links with 12.
+  EXPECT_NO_THROW(DeviceGaugeField(integer, {Precision::kDouble, Reconstruct::k18, false, 0}));
+  EXPECT_NO_THROW(DeviceGaugeField(unit, {Precision::kHalf, Reconstruct::k12, true, 0}));
+}
+
+}  // namespace
+}  // namespace lqcd::gpu

@@ -1,0 +1,150 @@
+// device_gauge_field.cc: validation, allocation and the host side of gauge transfers (see the header);
+// the device side is field_packing.cu.
+#include "gpu/device_gauge_field.h"
+
+#include <Eigen/LU>  // determinant(), which reference/su3.h uses
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gpu/field_packing.h"
+#include "reference/su3.h"
+
+namespace lqcd::gpu {
+namespace {
+
+// Bytes of one link's words (gauge_accessor.cuh): reals per link x bytes per real.
+std::size_t LinkBytes(const GaugeLayout& layout) {
+  return static_cast<std::size_t>(RealsPerLink(layout.reconstruct)) * BytesPerReal(layout.precision);
+}
+
+std::string Where(const Lattice& lattice, int site, int mu) {
+  const Coordinates n = lattice.Coords(site);
+  std::ostringstream s;
+  s << "link U_" << mu << "(" << n[0] << "," << n[1] << "," << n[2] << "," << n[3] << ")";
+  return s.str();
+}
+
+[[noreturn]] void Reject(const std::string& what) { throw std::invalid_argument("DeviceGaugeField: " + what); }
+
+template <typename T>
+void Validate(const GaugeField<T>& host, const GaugeLayout& layout) {
+  if (layout.pad < 0) Reject("pad must be >= 0, got " + std::to_string(layout.pad));
+  const Lattice& lat = host.lattice();
+  const int lt = lat.extent(3);
+  for (int site = 0; site < lat.volume(); ++site) {
+    for (int mu = 0; mu < kDims; ++mu) {
+      const ColorMatrix<double> u = host.Link(site, mu).template cast<Complex<double>>();
+      const bool unit_by_gauge = layout.temporal_gauge_fixed && mu == 3 && lat.Coords(site)[3] < lt - 1;
+      if (unit_by_gauge) {
+        const double deviation = (u - ColorMatrix<double>::Identity()).cwiseAbs().maxCoeff();
+        if (!(deviation <= kUnitLinkTolerance)) {
+          std::ostringstream s;
+          s << "the field is marked temporally gauge fixed, but " << Where(lat, site, mu) << " differs from 1 by "
+            << deviation << " (> 2^-40); gauge fix it first (all t-links 1 except on t = Lt - 1)";
+          Reject(s.str());
+        }
+        continue;  // never loaded by the kernels
+      }
+      if (layout.reconstruct != Reconstruct::k18) {
+        const double unitarity = UnitarityDeviation(u), determinant = DeterminantDeviation(u);
+        if (!(unitarity <= kSu3Tolerance && determinant <= kSu3Tolerance)) {
+          std::ostringstream s;
+          s << ToString(layout.reconstruct) << "-parameter reconstruction needs SU(3) links, but "
+            << Where(lat, site, mu) << " has max|U U^dag - 1| = " << unitarity << ", |det U - 1| = " << determinant
+            << " (> 2^-18); Reunitarize the field or use 18 reals";
+          Reject(s.str());
+        }
+      }
+      if (layout.reconstruct == Reconstruct::k8) {
+        const double n = std::sqrt(std::norm(u(0, 1)) + std::norm(u(0, 2)));
+        if (!(n >= kMinimum8ParameterN)) {
+          std::ostringstream s;
+          s << "8-parameter reconstruction is singular at N = |(U_01, U_02)| = 0, and " << Where(lat, site, mu)
+            << " has N = " << n << " (< 2^-10); use 12 or 18 reals";
+          Reject(s.str());
+        }
+      }
+      if (layout.precision == Precision::kHalf) {
+        const double largest = std::max(u.real().cwiseAbs().maxCoeff(), u.imag().cwiseAbs().maxCoeff());
+        if (!(largest <= 1.0 + 0x1p-20)) {
+          std::ostringstream s;
+          s << "half precision stores links in [-1, 1], but " << Where(lat, site, mu) << " has an element of size "
+            << largest;
+          Reject(s.str());
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+DeviceGaugeField::DeviceGaugeField(const GaugeField<double>& host, const GaugeLayout& layout)
+    : lattice_(host.lattice()), layout_(layout) {
+  Upload(host);
+}
+
+DeviceGaugeField::DeviceGaugeField(const GaugeField<float>& host, const GaugeLayout& layout)
+    : lattice_(host.lattice()), layout_(layout) {
+  Upload(host);
+}
+
+template <typename T>
+void DeviceGaugeField::Upload(const GaugeField<T>& host) {
+  Validate(host, layout_);
+  data_ = DeviceBuffer(2 * kDims * static_cast<std::size_t>(stride()) * LinkBytes(layout_));
+  const int half = lattice_.half_volume();
+  std::vector<double> canonical(18 * 8 * static_cast<std::size_t>(half));
+  for (int p = 0; p < 2; ++p) {
+    for (int cb = 0; cb < half; ++cb) {
+      const int site = lattice_.FullIndex(static_cast<Parity>(p), cb);
+      for (int mu = 0; mu < kDims; ++mu) {
+        const auto& u = host.Link(site, mu);
+        double* link = canonical.data() + 18 * ((p * 4 + mu) * static_cast<std::size_t>(half) + cb);
+        for (int i = 0; i < 3; ++i) {
+          for (int j = 0; j < 3; ++j) {
+            link[2 * (3 * i + j)] = u(i, j).real();
+            link[2 * (3 * i + j) + 1] = u(i, j).imag();
+          }
+        }
+      }
+    }
+  }
+  PackGauge(View(), canonical.data());
+}
+
+GaugeView DeviceGaugeField::View() const {
+  GaugeView v;
+  v.precision = layout_.precision;
+  v.reconstruct = layout_.reconstruct;
+  v.temporal_gauge_fixed = layout_.temporal_gauge_fixed;
+  v.extents = {lattice_.extent(0), lattice_.extent(1), lattice_.extent(2), lattice_.extent(3)};
+  v.stride = stride();
+  // Kernels only read the links; the view's pointer is mutable because packing writes through it.
+  v.data = const_cast<void*>(data_.data());
+  return v;
+}
+
+GaugeField<double> DeviceGaugeField::Download() const {
+  const int half = lattice_.half_volume();
+  std::vector<double> canonical(18 * 8 * static_cast<std::size_t>(half));
+  UnpackGauge(View(), canonical.data());
+  GaugeField<double> host(lattice_);
+  for (int p = 0; p < 2; ++p) {
+    for (int cb = 0; cb < half; ++cb) {
+      const int site = lattice_.FullIndex(static_cast<Parity>(p), cb);
+      for (int mu = 0; mu < kDims; ++mu) {
+        const double* link = canonical.data() + 18 * ((p * 4 + mu) * static_cast<std::size_t>(half) + cb);
+        for (int i = 0; i < 3; ++i) {
+          for (int j = 0; j < 3; ++j) host.Link(site, mu)(i, j) = {link[2 * (3 * i + j)], link[2 * (3 * i + j) + 1]};
+        }
+      }
+    }
+  }
+  return host;
+}
+
+}  // namespace lqcd::gpu

@@ -1,0 +1,144 @@
+// device_spinor_field.cc: allocation, views, and the host side of the transfers (basis change and
+// checkerboard ordering); the device side is field_packing.cu.
+#include "gpu/device_spinor_field.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gpu/field_packing.h"
+
+namespace lqcd::gpu {
+namespace {
+
+std::size_t WordBytes(Precision p) { return p == Precision::kDouble ? 16 : p == Precision::kSingle ? 16 : 8; }
+std::size_t WordsPerSite(Precision p) { return p == Precision::kDouble ? 12 : 6; }
+
+Extents ExtentsOf(const Lattice& lattice) {
+  return {lattice.extent(0), lattice.extent(1), lattice.extent(2), lattice.extent(3)};
+}
+
+}  // namespace
+
+template <typename T>
+SiteSpinor<T> ChangeSpinorBasis(const SiteSpinor<T>& psi) {
+  const T r = static_cast<T>(1.0 / std::sqrt(2.0));
+  SiteSpinor<T> out;
+  for (int s = 0; s < 2; ++s) {
+    for (int c = 0; c < 3; ++c) {
+      out(s, c) = (psi(s, c) + psi(s + 2, c)) * r;
+      out(s + 2, c) = (psi(s, c) - psi(s + 2, c)) * r;
+    }
+  }
+  return out;
+}
+
+template SiteSpinor<double> ChangeSpinorBasis(const SiteSpinor<double>&);
+template SiteSpinor<float> ChangeSpinorBasis(const SiteSpinor<float>&);
+
+DeviceSpinorField::DeviceSpinorField(const Lattice& lattice, Subset subset, Precision precision, int pad)
+    : lattice_(lattice), subset_(subset), precision_(precision), pad_(pad) {
+  if (pad < 0) throw std::invalid_argument("DeviceSpinorField: pad must be >= 0, got " + std::to_string(pad));
+  const std::size_t stride = static_cast<std::size_t>(lattice.half_volume()) + pad;
+  data_ = DeviceBuffer(parities() * WordsPerSite(precision) * stride * WordBytes(precision));
+  if (precision == Precision::kHalf) norm_ = DeviceBuffer(parities() * stride * sizeof(float));
+}
+
+int DeviceSpinorField::ParityBlock(Parity parity) const {
+  if (subset_ == Subset::kFull) return static_cast<int>(parity);
+  if (SubsetOf(parity) != subset_) {
+    throw std::invalid_argument(std::string("DeviceSpinorField::View: the field holds the ") + ToString(subset_) +
+                                " sites, not the " + ToString(parity) + " ones");
+  }
+  return 0;
+}
+
+SpinorView DeviceSpinorField::View(Parity parity) {
+  const int block = ParityBlock(parity);
+  SpinorView v;
+  v.precision = precision_;
+  v.parity = static_cast<int>(parity);
+  v.extents = ExtentsOf(lattice_);
+  v.sites = lattice_.half_volume();
+  v.stride = stride();
+  v.data = static_cast<char*>(data_.data()) + block * WordsPerSite(precision_) * stride() * WordBytes(precision_);
+  v.norm = precision_ == Precision::kHalf ? static_cast<float*>(norm_.data()) + block * stride() : nullptr;
+  return v;
+}
+
+ConstSpinorView DeviceSpinorField::View(Parity parity) const {
+  // The mutable view of the same memory, handed out read-only.
+  return const_cast<DeviceSpinorField*>(this)->View(parity);
+}
+
+SpinorView DeviceSpinorField::View() {
+  if (subset_ == Subset::kFull) {
+    throw std::invalid_argument("DeviceSpinorField::View(): a full-lattice field needs a parity");
+  }
+  return View(subset_ == Subset::kEven ? Parity::kEven : Parity::kOdd);
+}
+
+ConstSpinorView DeviceSpinorField::View() const { return const_cast<DeviceSpinorField*>(this)->View(); }
+
+namespace {
+
+template <typename T>
+void UploadField(DeviceSpinorField& field, const SpinorField<T>& host, GammaBasis basis) {
+  if (host.lattice() != field.lattice() || host.subset() != field.subset()) {
+    throw std::invalid_argument("DeviceSpinorField::Upload: host field is " + host.lattice().ToString() + " " +
+                                ToString(host.subset()) + ", device field " + field.lattice().ToString() + " " +
+                                ToString(field.subset()));
+  }
+  const Lattice& lat = field.lattice();
+  std::vector<double> canonical(24 * static_cast<std::size_t>(lat.half_volume()));
+  for (int p = 0; p < 2; ++p) {
+    const Parity parity = static_cast<Parity>(p);
+    if (field.subset() != Subset::kFull && SubsetOf(parity) != field.subset()) continue;
+    for (int cb = 0; cb < lat.half_volume(); ++cb) {
+      const int i = field.subset() == Subset::kFull ? lat.FullIndex(parity, cb) : cb;
+      SiteSpinor<double> psi = host[i].template cast<Complex<double>>();
+      if (basis == GammaBasis::kDeGrandRossi) psi = ChangeSpinorBasis(psi);
+      for (int s = 0; s < 4; ++s) {
+        for (int c = 0; c < 3; ++c) {
+          canonical[24 * cb + 2 * (3 * s + c)] = psi(s, c).real();
+          canonical[24 * cb + 2 * (3 * s + c) + 1] = psi(s, c).imag();
+        }
+      }
+    }
+    PackSpinors(field.View(parity), canonical.data());
+  }
+}
+
+}  // namespace
+
+void DeviceSpinorField::Upload(const SpinorField<double>& host, GammaBasis basis) { UploadField(*this, host, basis); }
+void DeviceSpinorField::Upload(const SpinorField<float>& host, GammaBasis basis) { UploadField(*this, host, basis); }
+
+SpinorField<double> DeviceSpinorField::Download(GammaBasis basis) const {
+  SpinorField<double> host(lattice_, subset_);
+  std::vector<double> canonical(24 * static_cast<std::size_t>(lattice_.half_volume()));
+  for (int p = 0; p < 2; ++p) {
+    const Parity parity = static_cast<Parity>(p);
+    if (subset_ != Subset::kFull && SubsetOf(parity) != subset_) continue;
+    UnpackSpinors(View(parity), canonical.data());
+    for (int cb = 0; cb < lattice_.half_volume(); ++cb) {
+      SiteSpinor<double> psi;
+      for (int s = 0; s < 4; ++s) {
+        for (int c = 0; c < 3; ++c) {
+          psi(s, c) = {canonical[24 * cb + 2 * (3 * s + c)], canonical[24 * cb + 2 * (3 * s + c) + 1]};
+        }
+      }
+      if (basis == GammaBasis::kDeGrandRossi) psi = ChangeSpinorBasis(psi);
+      host[subset_ == Subset::kFull ? lattice_.FullIndex(parity, cb) : cb] = psi;
+    }
+  }
+  return host;
+}
+
+void DeviceSpinorField::FillBytes(unsigned char byte) {
+  data_.Fill(byte);
+  norm_.Fill(byte);
+}
+
+}  // namespace lqcd::gpu

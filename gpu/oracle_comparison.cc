@@ -1,0 +1,246 @@
+// oracle_comparison.cc: test inputs and the error bounds of oracle_comparison.h.
+#include "gpu/oracle_comparison.h"
+
+#include <Eigen/LU>  // determinant(), which reference/su3.h uses
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "reference/gamma.h"
+#include "reference/gauge_transform.h"
+#include "reference/random.h"
+#include "reference/su3.h"
+#include "reference/su3_random.h"
+
+namespace lqcd::gpu::testing {
+namespace {
+
+constexpr double kUd = 0x1p-53;
+constexpr double kUf = 0x1p-24;
+const double kSqrt2 = std::sqrt(2.0);
+const double kHopTermSum = 2 * std::sqrt(6.0);  // sum of |terms| per hop, per unit M (item 3)
+
+double ArithmeticRoundoffOf(Precision p) { return p == Precision::kDouble ? kUd : kUf; }
+
+// Half a fixed-point level (of the full scale).
+constexpr double kHalfLevel = 0.5 / 32767.0;
+
+}  // namespace
+
+GaugeField<double> RandomLinks(const Lattice& lattice, std::uint64_t seed, bool temporal_gauge) {
+  GaugeField<double> u = RandomGaugeField<double>(lattice, seed);
+  if (!temporal_gauge) return u;
+  return TemporalGaugeFix(u).field;
+}
+
+GaugeField<double> SmoothLinks(const Lattice& lattice, std::uint64_t seed, double epsilon) {
+  return RandomNearUnitGaugeField<double>(lattice, seed, epsilon);
+}
+
+GaugeField<double> IntegerLinks(const Lattice& lattice, std::uint64_t seed, bool temporal_gauge) {
+  GaugeField<double> u(lattice);
+  for (int site = 0; site < lattice.volume(); ++site) {
+    for (int mu = 0; mu < kDims; ++mu) {
+      RandomStream rng(seed, kDims * static_cast<std::uint64_t>(site) + mu);
+      for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) {
+          const double re = static_cast<int>(rng.NextWord() % 5) - 2, im = static_cast<int>(rng.NextWord() % 5) - 2;
+          u.Link(site, mu)(i, j) = {re, im};
+        }
+      }
+    }
+  }
+  if (temporal_gauge) {
+    for (int site = 0; site < lattice.volume(); ++site) {
+      if (lattice.Coords(site)[3] < lattice.extent(3) - 1) u.Link(site, 3) = ColorMatrix<double>::Identity();
+    }
+  }
+  return u;
+}
+
+SpinorField<double> IntegerSpinors(const Lattice& lattice, Subset subset, std::uint64_t seed) {
+  SpinorField<double> psi(lattice, subset);
+  for (int i = 0; i < psi.sites(); ++i) {
+    RandomStream rng(seed, static_cast<std::uint64_t>(psi.SiteIndex(i)));
+    for (int s = 0; s < 4; ++s) {
+      for (int c = 0; c < 3; ++c) {
+        const double re = static_cast<int>(rng.NextWord() % 7) - 3, im = static_cast<int>(rng.NextWord() % 7) - 3;
+        psi[i](s, c) = {re, im};
+      }
+    }
+  }
+  return psi;
+}
+
+SpinorField<double> ChangeBasis(const SpinorField<double>& psi) {
+  const SpinMatrix& s = DeGrandRossiToUkqcd();
+  SpinorField<double> out(psi.lattice(), psi.subset());
+  for (int i = 0; i < psi.sites(); ++i) out[i] = s * psi[i];
+  return out;
+}
+
+namespace {
+double MaxReal(const SiteSpinor<double>& psi) {
+  return std::max(psi.real().cwiseAbs().maxCoeff(), psi.imag().cwiseAbs().maxCoeff());
+}
+}  // namespace
+
+std::vector<double> Magnitudes(const SpinorField<double>& dr) {
+  const SpinMatrix& s = DeGrandRossiToUkqcd();
+  std::vector<double> m(dr.lattice().volume(), 0.0);
+  for (int i = 0; i < dr.sites(); ++i) {
+    const SiteSpinor<double> uk = s * dr[i];
+    m[dr.SiteIndex(i)] = std::max(MaxReal(dr[i]), MaxReal(uk));
+  }
+  return m;
+}
+
+double SpinorStorageRoundoff(Precision precision) {
+  switch (precision) {
+    case Precision::kDouble: return 0;  // double -> double is exact; the basis change is counted apart
+    case Precision::kSingle: return kUf;
+    case Precision::kHalf: return kHalfLevel + 6 * kUf;
+  }
+  return 1;
+}
+
+std::vector<double> UploadErrors(const SpinorField<double>& dr, Precision precision) {
+  std::vector<double> e = Magnitudes(dr);
+  const double per_m = SpinorStorageRoundoff(precision) + 3 * kSqrt2 * kUd;
+  for (double& x : e) x *= per_m;
+  return e;
+}
+
+// Item 2 of the header, in three cases.
+//  18 reals: each stored real is off by eps (relative for double/single, in which |U_ij| <= 1 makes it
+//    absolute too; half: half a level plus the float decode, 1/65534 + 2 u_f): E18 = sqrt 2 eps.
+//  12 reals: rows a, b as above. c' = conj(a' x b') in u_c arithmetic: each component a_i b_j - a_j b_i has
+//    the 4 real products summed (gamma_4 < 5 u_c, relative to |a_i||b_j| + |a_j||b_i| <= 1, per real), a
+//    perturbation of a, b by E18 per element moves it by at most 4 E18, and the host link's own third row
+//    differs from conj(a x b) by its unitarity residual r (measured here, +8 u_d for measuring it):
+//    E12 = 4 E18 + 5 sqrt 2 u_c + r + 8 u_d.
+//  8 reals: with e = E18 for the stored a2, a3, b1 and eps_theta for the phases (atan2 in double, 2 ulp of
+//    pi = 8 u_d; single rounds the phase, pi u_f; half stores phase / pi to half a level and decodes with
+//    three float roundings, pi (1/65534 + 3 u_f)):
+//      dN2  <= 2 sqrt 2 N e + 2 e^2 + 5 u_c N^2                       (N2 = |a2|^2 + |a3|^2)
+//      d|a1| <= min(sqrt d1, d1 / |a1|) + u_c |a1|,   d1 = dN2 + u_c + 2 r   (|sqrt(x + d) - sqrt x| <= min(sqrt d, d / sqrt x))
+//      d|c1| <= min(sqrt d2, d2 / |c1|) + u_c |c1|,   d2 = dN2 + 2 N e + e^2 + 6 u_c N^2 + 2 r
+//      da1  <= d|a1| + sqrt 2 |a1| (eps_theta + t + u_c), dc1 alike, with t the sincos error: within 2 ulp,
+//              t = 4 u_c, in double and single; half's __sincosf, t = 2^-21.41
+//    and for b2 = -(conj(c1 a3) + b1 conj(a1) a2) / N2 (b3, c2, c3 alike): the numerator has magnitude
+//    <= 2 N^2 (|b1|, |c1|, |a2|, |a3| <= N), moves by <= N (dc1 + N da1 + 3 e), and rounds by <= 16 u_c N^2;
+//    dividing by N2 (relative error q = dN2 / (N^2 - dN2) + u_c):
+//      |db2| <= (dc1 + N da1 + 3 e) / N (1 + q) + 16 u_c + q + u_c.
+//    r = the host link's deviation from SU(3) (the reconstruction assumes exact SU(3)): it enters d1 and d2
+//    (|a1|^2 + N^2 = 1 and |b1|^2 + |c1|^2 = N^2 hold only to r), and the rotated rows as 4 r / N.
+double LinkErrorBound(const ColorMatrix<double>& u, Precision precision, Reconstruct reconstruct) {
+  const double uc = ArithmeticRoundoffOf(precision);
+  const double eps = precision == Precision::kDouble   ? 0.0
+                     : precision == Precision::kSingle ? kUf
+                                                       : kHalfLevel + 2 * kUf;
+  const double e18 = kSqrt2 * eps;
+  if (reconstruct == Reconstruct::k18) return e18;
+  const double residual = std::max(UnitarityDeviation(u), DeterminantDeviation(u));
+  if (reconstruct == Reconstruct::k12) {
+    const Eigen::Matrix<Complex<double>, 1, 3> c = ThirdRow<double>(u.row(0), u.row(1));
+    const double third_row_residual = (c - u.row(2)).cwiseAbs().maxCoeff();
+    return 4 * e18 + 5 * kSqrt2 * uc + third_row_residual + 8 * kUd;
+  }
+  const double eps_theta = precision == Precision::kDouble   ? 8 * kUd
+                           : precision == Precision::kSingle ? M_PI * kUf + 8 * kUd
+                                                             : M_PI * (kHalfLevel + 3 * kUf) + 8 * kUd;
+  const double e = e18;
+  const double n = std::sqrt(std::norm(u(0, 1)) + std::norm(u(0, 2)));
+  const double a1 = std::abs(u(0, 0)), c1 = std::abs(u(2, 0));
+  const double dn2 = 2 * kSqrt2 * n * e + 2 * e * e + 5 * uc * n * n;
+  // The host link satisfies |a1|^2 + N^2 = 1 and |b1|^2 + |c1|^2 = N^2 only to its residual r.
+  const double d1 = dn2 + uc + 2 * residual, d2 = dn2 + 2 * n * e + e * e + 6 * uc * n * n + 2 * residual;
+  auto sqrt_error = [](double d, double x) { return x > 0 ? std::min(std::sqrt(d), d / x) : std::sqrt(d); };
+  const double d_a1_modulus = sqrt_error(d1, a1) + uc * a1;
+  const double d_c1_modulus = sqrt_error(d2, c1) + uc * c1;
+  // sincos: within 2 ulp (4 u_c absolute) in double and single; half uses __sincosf, 2^-21.41 absolute.
+  const double trig = precision == Precision::kHalf ? std::pow(2.0, -21.41) : 4 * uc;
+  const double da1 = d_a1_modulus + kSqrt2 * a1 * (eps_theta + trig + uc);
+  const double dc1 = d_c1_modulus + kSqrt2 * c1 * (eps_theta + trig + uc);
+  const double q = dn2 / (n * n - dn2) + uc;
+  const double rotated = (dc1 + n * da1 + 3 * e) / n * (1 + q) + 16 * uc + q + uc;
+  return std::max({e, da1, dc1, rotated}) + 4 * residual / n;
+}
+
+std::vector<double> LinkErrorBounds(const GaugeField<double>& u, const GaugeLayout& layout) {
+  const Lattice& lat = u.lattice();
+  std::vector<double> bounds(kDims * static_cast<std::size_t>(lat.volume()), 0.0);
+  for (int site = 0; site < lat.volume(); ++site) {
+    for (int mu = 0; mu < kDims; ++mu) {
+      const bool unit = layout.temporal_gauge_fixed && mu == 3 && lat.Coords(site)[3] < lat.extent(3) - 1;
+      bounds[kDims * site + mu] = unit ? 0.0 : LinkErrorBound(u.Link(site, mu), layout.precision, layout.reconstruct);
+    }
+  }
+  return bounds;
+}
+
+std::vector<double> DslashErrorBound(const Lattice& lat, const DslashBoundInputs& in) {
+  const double uc = ArithmeticRoundoffOf(in.precision);
+  const double eps_out = in.precision == Precision::kDouble   ? kUd
+                         : in.precision == Precision::kSingle ? kUf
+                                                              : SpinorStorageRoundoff(Precision::kHalf);
+  const double hop_rounding = kHopTermSum * (14 * uc + 15 * kUd);
+  std::vector<double> bound(lat.volume(), 0.0);
+  for (int site = 0; site < lat.volume(); ++site) {
+    if (lat.SiteParity(site) != in.out_parity) continue;
+    double d_error = 0;
+    for (int mu = 0; mu < kDims; ++mu) {
+      const int forward = lat.Forward(site, mu), backward = lat.Backward(site, mu);
+      const int hops[2] = {forward, backward};
+      const double link_errors[2] = {in.link_error[kDims * site + mu], in.link_error[kDims * backward + mu]};
+      for (int k = 0; k < 2; ++k) {
+        const double m = in.in_magnitude[hops[k]], e = in.in_error[hops[k]];
+        d_error += kHopTermSum * e + (hop_rounding + 6 * kSqrt2 * link_errors[k]) * (m + e);
+      }
+    }
+    double error = d_error;
+    if (in.xpay) {
+      const double ax = std::abs(in.a) * (in.x_magnitude[site] + in.x_error[site]);
+      const double by = std::abs(in.b) * (in.d_magnitude[site] + d_error);
+      error = std::abs(in.b) * d_error + std::abs(in.a) * in.x_error[site] + (4 * uc + 3 * kUd) * (ax + by);
+    }
+    bound[site] = error + eps_out * (in.out_magnitude[site] + error);
+  }
+  return bound;
+}
+
+Comparison CompareWithBound(const SpinorField<double>& device_dr, const SpinorField<double>& oracle_dr,
+                            const std::vector<double>& ukqcd_bound, const std::vector<double>& out_magnitude) {
+  Comparison result;
+  for (int i = 0; i < oracle_dr.sites(); ++i) {
+    const int site = oracle_dr.SiteIndex(i);
+    const double tolerance = kSqrt2 * ukqcd_bound[site] + 3 * kSqrt2 * kUd * out_magnitude[site];
+    for (int s = 0; s < 4; ++s) {
+      for (int c = 0; c < 3; ++c) {
+        for (int part = 0; part < 2; ++part) {
+          const double got = part == 0 ? device_dr[i](s, c).real() : device_dr[i](s, c).imag();
+          const double want = part == 0 ? oracle_dr[i](s, c).real() : oracle_dr[i](s, c).imag();
+          const double error = std::abs(got - want);
+          const double ratio = tolerance > 0 ? error / tolerance : (error == 0 ? 0 : INFINITY);
+          if (!(error <= tolerance)) {  // NaN fails too
+            if (result.violations++ == 0) {
+              std::ostringstream where;
+              where << "site " << site << " spin " << s << " colour " << c << (part ? " imag" : " real") << ": got "
+                    << got << ", oracle " << want << ", bound " << tolerance;
+              result.first_violation = where.str();
+            }
+          }
+          if (std::isnan(error)) {
+            result.max_ratio = INFINITY;
+          } else {
+            result.max_ratio = std::max(result.max_ratio, ratio);
+            result.max_error = std::max(result.max_error, error);
+          }
+        }
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace lqcd::gpu::testing

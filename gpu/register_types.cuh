@@ -1,0 +1,110 @@
+// register_types.cuh: the small per-thread objects the kernels compute with: a complex number, a colour
+// spinor (4 spins x 3 colours), a half spinor (2 spins x 3 colours) and an SU(3) link (3 x 3).
+//
+// Device-side header (included by .cu files only). All arrays are indexed with compile-time constants
+// inside fully unrolled loops, so they live in registers, never in local memory.
+// Index conventions follow reference/types.h: spinor(s, c) with spin s = 0..3 and colour c = 0..2;
+// link(i, j) row i, column j; U acts on a colour vector v as (U v)_i = sum_j U_ij v_j.
+#pragma once
+
+namespace lqcd::gpu {
+
+template <typename Real>
+struct DeviceComplex {
+  Real re, im;
+};
+
+template <typename Real>
+__host__ __device__ __forceinline__ DeviceComplex<Real> operator+(DeviceComplex<Real> a, DeviceComplex<Real> b) {
+  return {a.re + b.re, a.im + b.im};
+}
+template <typename Real>
+__host__ __device__ __forceinline__ DeviceComplex<Real> operator-(DeviceComplex<Real> a, DeviceComplex<Real> b) {
+  return {a.re - b.re, a.im - b.im};
+}
+template <typename Real>
+__host__ __device__ __forceinline__ DeviceComplex<Real> operator-(DeviceComplex<Real> a) {
+  return {-a.re, -a.im};
+}
+template <typename Real>
+__host__ __device__ __forceinline__ DeviceComplex<Real> operator*(Real s, DeviceComplex<Real> a) {
+  return {s * a.re, s * a.im};
+}
+template <typename Real>
+__host__ __device__ __forceinline__ DeviceComplex<Real> operator*(DeviceComplex<Real> a, DeviceComplex<Real> b) {
+  return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+}
+template <typename Real>
+__host__ __device__ __forceinline__ DeviceComplex<Real> Conj(DeviceComplex<Real> a) {
+  return {a.re, -a.im};
+}
+// conj(a) * b
+template <typename Real>
+__host__ __device__ __forceinline__ DeviceComplex<Real> ConjTimes(DeviceComplex<Real> a, DeviceComplex<Real> b) {
+  return {a.re * b.re + a.im * b.im, a.re * b.im - a.im * b.re};
+}
+template <typename Real>
+__host__ __device__ __forceinline__ Real Norm2(DeviceComplex<Real> a) {
+  return a.re * a.re + a.im * a.im;
+}
+
+// i^k * a for k = 0..3 (1, i, -1, -i): exact, no flops. The spin projectors of the UKQCD basis have only
+// such entries, so projecting and reconstructing spinors never rounds.
+template <int k, typename Real>
+__host__ __device__ __forceinline__ DeviceComplex<Real> TimesIPower(DeviceComplex<Real> a) {
+  static_assert(k >= 0 && k < 4, "power of i must be 0..3");
+  if constexpr (k == 0) {
+    return a;
+  } else if constexpr (k == 1) {
+    return {-a.im, a.re};
+  } else if constexpr (k == 2) {
+    return {-a.re, -a.im};
+  } else {
+    return {a.im, -a.re};
+  }
+}
+
+template <typename Real>
+struct ColorSpinor {
+  DeviceComplex<Real> v[4][3];  // v[spin][colour]
+};
+
+template <typename Real>
+struct HalfSpinor {
+  DeviceComplex<Real> v[2][3];
+};
+
+template <typename Real>
+struct Link {
+  DeviceComplex<Real> m[3][3];  // m[row][column]
+};
+
+// r_s = U h_s for both spins.
+template <typename Real>
+__device__ __forceinline__ HalfSpinor<Real> Multiply(const Link<Real>& u, const HalfSpinor<Real>& h) {
+  HalfSpinor<Real> r;
+#pragma unroll
+  for (int s = 0; s < 2; ++s) {
+#pragma unroll
+    for (int i = 0; i < 3; ++i) {
+      r.v[s][i] = u.m[i][0] * h.v[s][0] + u.m[i][1] * h.v[s][1] + u.m[i][2] * h.v[s][2];
+    }
+  }
+  return r;
+}
+
+// r_s = U^dag h_s for both spins: (U^dag h)_i = sum_j conj(U_ji) h_j.
+template <typename Real>
+__device__ __forceinline__ HalfSpinor<Real> MultiplyAdjoint(const Link<Real>& u, const HalfSpinor<Real>& h) {
+  HalfSpinor<Real> r;
+#pragma unroll
+  for (int s = 0; s < 2; ++s) {
+#pragma unroll
+    for (int i = 0; i < 3; ++i) {
+      r.v[s][i] = ConjTimes(u.m[0][i], h.v[s][0]) + ConjTimes(u.m[1][i], h.v[s][1]) + ConjTimes(u.m[2][i], h.v[s][2]);
+    }
+  }
+  return r;
+}
+
+}  // namespace lqcd::gpu

@@ -1,0 +1,54 @@
+// schur_operator.h: the even-odd preconditioned Wilson operator of the paper's Eq. (2) on the GPU,
+//     M_pp = 1 - kappa^2 D_{p,p'} D_{p',p}      (p = even is the paper's \hat M_ee),
+// its dagger M_pp^dag = 1 - kappa^2 D^dag_{p,p'} D^dag_{p',p}, and the normal operator M_pp^dag M_pp.
+// Same operator as reference/wilson.h's ApplySchur, in the device's UKQCD basis.
+//
+// Host-only header (no CUDA types). Each application is two Dslash launches, the xpay fused into the
+// second: t = D_{p',p} in (plain), out = in + (-kappa^2) D_{p,p'} t (xpay). The operator owns the
+// temporary t (on parity p', allocated on first use in the precision and padding of `in`).
+// out may be the same field as in. Asynchronous like every launch; errors as in wilson_dslash.h.
+//
+// Cost per application (V/2 sites of parity p): 2 x 1320 + 48 flops per site, and the bytes of one
+// plain and one xpay Dslash (WilsonDslashCost).
+#pragma once
+
+#include <memory>
+
+#include "gpu/device_gauge_field.h"
+#include "gpu/device_spinor_field.h"
+#include "gpu/wilson_dslash.h"
+#include "reference/fermion_boundary.h"
+#include "reference/lattice.h"
+
+namespace lqcd::gpu {
+
+class DeviceSchurOperator {
+ public:
+  // `gauge` must outlive the operator. kappa > 0 and finite.
+  DeviceSchurOperator(const DeviceGaugeField& gauge, double kappa, Parity parity,
+                      const FermionBoundary& boundary = FermionBoundary::AntiperiodicTime());
+
+  // out_p = M_pp in_p (or M_pp^dag in_p). in and out on parity p.
+  void Apply(const SpinorView& out, const ConstSpinorView& in, Dagger dagger) const;
+  // out_p = M_pp^dag M_pp in_p.
+  void ApplyNormal(const SpinorView& out, const ConstSpinorView& in) const;
+
+  KernelCost Cost(Precision precision) const;  // of one Apply
+
+  double kappa() const { return kappa_; }
+  Parity parity() const { return parity_; }
+  const DeviceGaugeField& gauge() const { return gauge_; }
+
+ private:
+  // A device field on `subset` matching `like`'s precision and padding, reused across calls.
+  DeviceSpinorField& Temporary(std::unique_ptr<DeviceSpinorField>& slot, Subset subset,
+                               const ConstSpinorView& like) const;
+  const DeviceGaugeField& gauge_;
+  double kappa_;
+  Parity parity_;
+  FermionBoundary boundary_;
+  mutable std::unique_ptr<DeviceSpinorField> other_parity_;  // t = D_{p',p} in
+  mutable std::unique_ptr<DeviceSpinorField> same_parity_;   // M in, for the normal operator
+};
+
+}  // namespace lqcd::gpu

@@ -1,0 +1,229 @@
+// spinor_accessor.cuh: where the reals of a single-parity spinor field live on the device, and how they
+// turn into a ColorSpinor in registers and back. Kernels read and write spinors only through this, so
+// the stencil never sees the storage format.
+//
+// Device-side header (included by .cu files only).
+//
+// Layout (the paper's section 4.1): structure of arrays. A site's 24 reals, in the order
+//     real index r = 2 * (3 * spin + colour) + (0 for the real part, 1 for the imaginary part),
+// are grouped into words of kRealsPerWord reals; word w of checkerboard site cb sits at
+//     data[w * stride + cb],   stride = sites + pad,
+// so consecutive threads (sites) read consecutive words: coalesced. The pad (in sites) separates the
+// sub-arrays (the paper's fix for partition camping).
+//
+//   precision   word     words per site   arithmetic   extra
+//   double      double2  12               double
+//   single      float4   6                float
+//   half        short4   6                float        norm[cb]: one float per site
+//
+// Half: real = q * norm / 32767 with norm the largest |real| of the site (section 4.6). Storing rounds
+// to the nearest level; a zero spinor stores norm 0; a NaN or Inf anywhere in the site stores norm NaN.
+// Spins 0, 1 are reals 0..11 and spins 2, 3 reals 12..23: whole words in every precision, so the
+// temporal hop of the UKQCD basis loads exactly half the words (LoadSpinPair).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "gpu/precision.h"
+#include "gpu/register_types.cuh"
+
+namespace lqcd::gpu {
+
+template <Precision P>
+struct SpinorStorage;
+
+template <>
+struct SpinorStorage<Precision::kDouble> {
+  using Word = double2;
+  using Real = double;
+  static constexpr int kRealsPerWord = 2;
+  static constexpr bool kHasNorm = false;
+};
+
+template <>
+struct SpinorStorage<Precision::kSingle> {
+  using Word = float4;
+  using Real = float;
+  static constexpr int kRealsPerWord = 4;
+  static constexpr bool kHasNorm = false;
+};
+
+template <>
+struct SpinorStorage<Precision::kHalf> {
+  using Word = short4;
+  using Real = float;
+  static constexpr int kRealsPerWord = 4;
+  static constexpr bool kHasNorm = true;
+};
+
+// Word <-> reals. For half the reals are the raw levels q (scaled by the caller).
+template <typename T>
+__device__ __forceinline__ void Unpack(double2 w, T* r) {
+  r[0] = w.x;
+  r[1] = w.y;
+}
+template <typename T>
+__device__ __forceinline__ void Unpack(float4 w, T* r) {
+  r[0] = w.x;
+  r[1] = w.y;
+  r[2] = w.z;
+  r[3] = w.w;
+}
+template <typename T>
+__device__ __forceinline__ void Unpack(short4 w, T* r) {
+  r[0] = w.x;
+  r[1] = w.y;
+  r[2] = w.z;
+  r[3] = w.w;
+}
+template <typename T>
+__device__ __forceinline__ void Unpack(float2 w, T* r) {
+  r[0] = w.x;
+  r[1] = w.y;
+}
+template <typename T>
+__device__ __forceinline__ void Unpack(short2 w, T* r) {
+  r[0] = w.x;
+  r[1] = w.y;
+}
+
+// Rounds to the nearest storable value: IEEE round-to-nearest for double and float words; for short
+// words the caller has already scaled to levels, and rounding is to the nearest integer.
+template <typename Word>
+struct WordMaker;
+
+template <>
+struct WordMaker<double2> {
+  template <typename T>
+  __device__ static double2 Make(const T* r) {
+    return make_double2(r[0], r[1]);
+  }
+};
+template <>
+struct WordMaker<float4> {
+  template <typename T>
+  __device__ static float4 Make(const T* r) {
+    return make_float4(static_cast<float>(r[0]), static_cast<float>(r[1]), static_cast<float>(r[2]),
+                       static_cast<float>(r[3]));
+  }
+};
+template <>
+struct WordMaker<float2> {
+  template <typename T>
+  __device__ static float2 Make(const T* r) {
+    return make_float2(static_cast<float>(r[0]), static_cast<float>(r[1]));
+  }
+};
+
+__device__ __forceinline__ short RoundToLevel(float x) { return static_cast<short>(__float2int_rn(x)); }
+__device__ __forceinline__ short RoundToLevel(double x) { return static_cast<short>(__double2int_rn(x)); }
+
+template <>
+struct WordMaker<short4> {
+  template <typename T>
+  __device__ static short4 Make(const T* r) {
+    return make_short4(RoundToLevel(r[0]), RoundToLevel(r[1]), RoundToLevel(r[2]), RoundToLevel(r[3]));
+  }
+};
+template <>
+struct WordMaker<short2> {
+  template <typename T>
+  __device__ static short2 Make(const T* r) {
+    return make_short2(RoundToLevel(r[0]), RoundToLevel(r[1]));
+  }
+};
+
+template <Precision P>
+struct SpinorAccessor {
+  using Storage = SpinorStorage<P>;
+  using Word = typename Storage::Word;
+  using Real = typename Storage::Real;
+  static constexpr int kRealsPerWord = Storage::kRealsPerWord;
+  static constexpr int kWords = 24 / kRealsPerWord;
+
+  Word* data = nullptr;
+  float* norm = nullptr;  // half only
+  int stride = 0;
+
+  // Scale from stored levels to values (half); 1 otherwise.
+  __device__ __forceinline__ Real LoadScale(int cb) const {
+    if constexpr (Storage::kHasNorm) {
+      return __ldg(norm + cb) * (1.0f / kHalfScale);
+    } else {
+      return Real(1);
+    }
+  }
+
+  // Words [first_word, first_word + count) of site cb, as reals (scaled for half).
+  template <int first_word, int count>
+  __device__ __forceinline__ void LoadReals(int cb, Real* r) const {
+    const Real scale = LoadScale(cb);
+#pragma unroll
+    for (int w = 0; w < count; ++w) {
+      Unpack(__ldg(data + (first_word + w) * stride + cb), r + w * kRealsPerWord);
+    }
+    if constexpr (Storage::kHasNorm) {
+#pragma unroll
+      for (int i = 0; i < count * kRealsPerWord; ++i) r[i] *= scale;
+    }
+  }
+
+  __device__ __forceinline__ ColorSpinor<Real> Load(int cb) const {
+    Real r[24];
+    LoadReals<0, kWords>(cb, r);
+    ColorSpinor<Real> psi;
+#pragma unroll
+    for (int s = 0; s < 4; ++s) {
+#pragma unroll
+      for (int c = 0; c < 3; ++c) psi.v[s][c] = {r[2 * (3 * s + c)], r[2 * (3 * s + c) + 1]};
+    }
+    return psi;
+  }
+
+  // Spins first_spin and first_spin + 1 (first_spin = 0 or 2) only: half the words.
+  template <int first_spin>
+  __device__ __forceinline__ HalfSpinor<Real> LoadSpinPair(int cb) const {
+    static_assert(first_spin == 0 || first_spin == 2, "spin pairs are (0, 1) and (2, 3)");
+    Real r[12];
+    LoadReals<first_spin * 6 / kRealsPerWord, kWords / 2>(cb, r);
+    HalfSpinor<Real> h;
+#pragma unroll
+    for (int s = 0; s < 2; ++s) {
+#pragma unroll
+      for (int c = 0; c < 3; ++c) h.v[s][c] = {r[2 * (3 * s + c)], r[2 * (3 * s + c) + 1]};
+    }
+    return h;
+  }
+
+  // Stores psi (T = the arithmetic type, or double when packing from the host), rounding to storage.
+  template <typename T>
+  __device__ __forceinline__ void Store(int cb, const ColorSpinor<T>& psi) const {
+    T r[24];
+#pragma unroll
+    for (int s = 0; s < 4; ++s) {
+#pragma unroll
+      for (int c = 0; c < 3; ++c) {
+        r[2 * (3 * s + c)] = psi.v[s][c].re;
+        r[2 * (3 * s + c) + 1] = psi.v[s][c].im;
+      }
+    }
+    if constexpr (Storage::kHasNorm) {
+      T largest = 0;
+      T poison = 0;  // 0 * x is 0 for finite x and NaN for NaN or Inf (IEEE; no fast-math here)
+#pragma unroll
+      for (int i = 0; i < 24; ++i) {
+        largest = fmax(largest, fabs(r[i]));
+        poison += T(0) * r[i];
+      }
+      const T to_levels = largest > T(0) ? T(kHalfScale) / largest : T(0);
+#pragma unroll
+      for (int i = 0; i < 24; ++i) r[i] *= to_levels;
+      // A non-finite value anywhere makes the norm NaN, so it survives the store instead of vanishing.
+      norm[cb] = static_cast<float>(largest + poison);
+    }
+#pragma unroll
+    for (int w = 0; w < kWords; ++w) data[w * stride + cb] = WordMaker<Word>::Make(r + w * kRealsPerWord);
+  }
+};
+
+}  // namespace lqcd::gpu

@@ -1,0 +1,114 @@
+// tune.cu: the block-size tuner (see tune.h).
+#include "gpu/tune.h"
+
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "gpu/cuda_check.h"
+#include "gpu/device_buffer.h"
+
+namespace lqcd::gpu {
+namespace {
+
+// A refused configuration: try the next candidate. cudaGetLastError() has already cleared these (they
+// are not sticky), so the context stays usable.
+bool IsRefusedConfiguration(int status) {
+  return status == cudaErrorLaunchOutOfResources || status == cudaErrorInvalidConfiguration;
+}
+
+struct EventPair {
+  EventPair() {
+    LQCD_CUDA_CHECK(cudaEventCreate(&start));
+    LQCD_CUDA_CHECK(cudaEventCreate(&stop));
+  }
+  ~EventPair() {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+  }
+  cudaEvent_t start, stop;
+};
+
+}  // namespace
+
+LaunchTuner& LaunchTuner::Instance() {
+  static LaunchTuner tuner;
+  return tuner;
+}
+
+LaunchTuner::LaunchTuner() {
+  if (const char* v = std::getenv("LQCD_TUNE_VERBOSE")) verbose_ = std::string(v) == "1";
+  if (const char* path = std::getenv("LQCD_TUNE_CACHE")) cache_path_ = path;
+  if (!cache_path_.empty()) {
+    std::ifstream in(cache_path_);
+    std::string line;
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string key;
+      TuneResult r;
+      if (std::getline(fields, key, '\t') && fields >> r.block >> r.microseconds && r.block > 0) results_[key] = r;
+    }
+  }
+}
+
+void LaunchTuner::AppendToCache(const std::string& key, const TuneResult& result) const {
+  if (cache_path_.empty()) return;
+  std::ofstream out(cache_path_, std::ios::app);
+  out << key << '\t' << result.block << '\t' << result.microseconds << '\n';
+}
+
+int LaunchTuner::BlockSize(const std::string& key, int max_block,
+                           const std::vector<std::pair<void*, std::size_t>>& preserve,
+                           const std::function<void(int block)>& launch) {
+  if (forced_) return *forced_;
+  if (device_name_.empty()) {
+    int device = 0;
+    cudaDeviceProp prop;
+    LQCD_CUDA_CHECK(cudaGetDevice(&device));
+    LQCD_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    device_name_ = prop.name;
+  }
+  const std::string full_key = key + " @" + device_name_;
+  if (auto found = results_.find(full_key); found != results_.end()) return found->second.block;
+
+  std::vector<DeviceBuffer> backups;
+  for (const auto& [pointer, bytes] : preserve) {
+    backups.emplace_back(bytes);
+    CopyDeviceToDevice(backups.back().data(), pointer, bytes);
+  }
+  EventPair events;
+  TuneResult best;
+  for (int block = 32; block <= max_block; block += 32) {
+    try {
+      launch(block);  // warm-up; throws CudaError if the configuration is refused
+    } catch (const CudaError& e) {
+      if (IsRefusedConfiguration(e.cuda_status())) continue;
+      throw;
+    }
+    LQCD_CUDA_CHECK(cudaEventRecord(events.start));
+    for (int i = 0; i < kTimedLaunches; ++i) launch(block);
+    LQCD_CUDA_CHECK(cudaEventRecord(events.stop));
+    LQCD_CUDA_CHECK(cudaEventSynchronize(events.stop));
+    float ms = 0;
+    LQCD_CUDA_CHECK(cudaEventElapsedTime(&ms, events.start, events.stop));
+    const double microseconds = 1e3 * ms / kTimedLaunches;
+    if (best.block == 0 || microseconds < best.microseconds) best = {block, microseconds};
+  }
+  for (std::size_t i = 0; i < preserve.size(); ++i) {
+    CopyDeviceToDevice(preserve[i].first, backups[i].data(), preserve[i].second);
+  }
+  if (best.block == 0) {
+    throw CudaError("LaunchTuner: no block size from 32 to " + std::to_string(max_block) + " could launch " + key,
+                    cudaErrorLaunchOutOfResources);
+  }
+  results_[full_key] = best;
+  ++tunings_;
+  AppendToCache(full_key, best);
+  if (verbose_) std::fprintf(stderr, "tuned %s: block %d, %.2f us\n", full_key.c_str(), best.block, best.microseconds);
+  return best.block;
+}
+
+}  // namespace lqcd::gpu

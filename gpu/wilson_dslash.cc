@@ -1,0 +1,105 @@
+// wilson_dslash.cc: argument checks, cost model and dispatch to the per-precision launchers.
+#include "gpu/wilson_dslash.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "gpu/wilson_dslash_launch.h"
+
+namespace lqcd::gpu {
+namespace {
+
+[[noreturn]] void Reject(const char* where, const std::string& what) {
+  throw std::invalid_argument(std::string(where) + ": " + what);
+}
+
+std::string ExtentsString(const Extents& e) {
+  return std::to_string(e[0]) + "x" + std::to_string(e[1]) + "x" + std::to_string(e[2]) + "x" + std::to_string(e[3]);
+}
+
+void CheckSpinor(const char* where, const char* name, const ConstSpinorView& v, const GaugeView& gauge) {
+  if (v.data == nullptr) Reject(where, std::string(name) + " has no device memory");
+  if (v.precision != gauge.precision) {
+    Reject(where, std::string(name) + " is in " + ToString(v.precision) + " precision but the gauge field in " +
+                      ToString(gauge.precision) + " (all fields of one call share a precision)");
+  }
+  if (v.extents != gauge.extents) {
+    Reject(where, std::string(name) + " lives on " + ExtentsString(v.extents) + " but the gauge field on " +
+                      ExtentsString(gauge.extents));
+  }
+  if (v.parity != 0 && v.parity != 1) Reject(where, std::string(name) + " has parity " + std::to_string(v.parity));
+  if (v.sites != HalfVolume(v.extents) || v.stride < v.sites) Reject(where, std::string(name) + " has a bad layout");
+  if (v.precision == Precision::kHalf && v.norm == nullptr) Reject(where, std::string(name) + " has no norms");
+}
+
+void Launch(const char* where, const SpinorView& out, const DeviceGaugeField& gauge, const ConstSpinorView& in,
+            Dagger dagger, const ConstSpinorView* x, double a, double b, const FermionBoundary& boundary) {
+  WilsonDslashLaunch l;
+  l.gauge = gauge.View();
+  CheckSpinor(where, "out", out, l.gauge);
+  CheckSpinor(where, "in", in, l.gauge);
+  if (out.parity == in.parity) {
+    Reject(where, std::string("out and in are both ") + (out.parity == 0 ? "even" : "odd") +
+                      "; D maps one parity to the other");
+  }
+  if (out.data == in.data) Reject(where, "out and in are the same memory");
+  if (x != nullptr) {
+    CheckSpinor(where, "x", *x, l.gauge);
+    if (x->parity != out.parity) Reject(where, "x must be on the parity of out");
+    if (!std::isfinite(a) || !std::isfinite(b)) Reject(where, "a and b must be finite");
+    l.x = *x;
+    l.xpay = true;
+    l.a = a;
+    l.b = b;
+  }
+  l.out = out;
+  l.in = in;
+  l.dagger = dagger == Dagger::kYes;
+  for (int mu = 0; mu < 4; ++mu) l.antiperiodic[mu] = boundary.WrapSign(mu) < 0;
+  switch (l.gauge.precision) {
+    case Precision::kDouble: return LaunchWilsonDslashDouble(l);
+    case Precision::kSingle: return LaunchWilsonDslashSingle(l);
+    case Precision::kHalf: return LaunchWilsonDslashHalf(l);
+  }
+}
+
+}  // namespace
+
+std::string DslashVariant::Name() const {
+  return std::string(ToString(precision)) + "/" + ToString(reconstruct) + (temporal_gauge_fixed ? "/gf" : "") +
+         (dagger == Dagger::kYes ? "/dagger" : "") + (xpay ? "/xpay" : "");
+}
+
+KernelCost WilsonDslashCost(const DslashVariant& v, const Extents& extents) {
+  const double sites = HalfVolume(extents);
+  const double real_bytes = BytesPerReal(v.precision);
+  const double norm_bytes = v.precision == Precision::kHalf ? 4 : 0;
+  const double link_reals = RealsPerLink(v.reconstruct);
+  // t-links loaded per site: 2, or 2 / Lt on average with temporal gauge fixing (1/Lt of the sites sit on
+  // t = Lt - 1 and need the forward t-link, 1/Lt on t = 0 and need the backward one).
+  const double temporal_links = v.temporal_gauge_fixed ? 2.0 / extents[3] : 2.0;
+  const double gauge_bytes = (6 + temporal_links) * link_reals * real_bytes;
+  const double in_spinor_bytes = (6 * 24 + 2 * 12) * real_bytes + 8 * norm_bytes;
+  const double out_bytes = 24 * real_bytes + norm_bytes;
+  const double x_bytes = v.xpay ? 24 * real_bytes + norm_bytes : 0;
+
+  KernelCost cost;
+  cost.flops = sites * (kDslashFlopsPerSite + (v.xpay ? kXpayFlopsPerSite : 0));
+  cost.bytes = sites * (in_spinor_bytes + gauge_bytes + out_bytes + x_bytes);
+  cost.minimum_bytes = sites * (gauge_bytes + (24 * real_bytes + norm_bytes) + out_bytes + x_bytes);
+  return cost;
+}
+
+void ApplyWilsonDslash(const SpinorView& out, const DeviceGaugeField& gauge, const ConstSpinorView& in, Dagger dagger,
+                       const FermionBoundary& boundary) {
+  Launch("ApplyWilsonDslash", out, gauge, in, dagger, nullptr, 0, 0, boundary);
+}
+
+void ApplyWilsonDslashXpay(const SpinorView& out, const DeviceGaugeField& gauge, const ConstSpinorView& in,
+                           Dagger dagger, const ConstSpinorView& x, double a, double b,
+                           const FermionBoundary& boundary) {
+  Launch("ApplyWilsonDslashXpay", out, gauge, in, dagger, &x, a, b, boundary);
+}
+
+}  // namespace lqcd::gpu

@@ -1,0 +1,69 @@
+// wilson_dslash.h: the Wilson hopping term D (the paper's "Dslash", Eq. (1)) on the GPU, between the two
+// parities of device spinor fields, and its cost model.
+//
+// Host-only header (no CUDA types). Computes, in the UKQCD basis the device fields hold,
+//     ApplyWilsonDslash:      out_p = D_{p,p'} in_{p'}                (or D^dag)
+//     ApplyWilsonDslashXpay:  out_p = a x_p + b D_{p,p'} in_{p'}      (or with D^dag)
+// with D exactly as reference/wilson.h defines it (projectors 1 -+ gamma_mu on forward/backward hops,
+// hops wrapping around an antiperiodic direction times -1), p = out's parity, p' = in's parity.
+// The kernel variant follows from the arguments: precision (of all fields), the gauge field's
+// reconstruction and temporal gauge fixing, dagger, xpay. See wilson_dslash_kernel.cuh.
+//
+// Arguments are checked (std::invalid_argument, naming the problem): every field on the same lattice and
+// in the same precision, out and in on opposite parities, x on out's parity, out distinct from in,
+// finite a and b. out may be the same memory as x (out = a out + b D in). CUDA failures throw CudaError.
+// Calls are asynchronous (queued on the default stream), like any kernel launch.
+//
+// Cost model, per output site (the paper's conventions):
+//   flops: 1320 per Dslash; xpay adds 48 (a x + b y on 24 reals). Reconstruction work is not counted.
+//   bytes (what the kernel loads and stores):
+//     spinor reads   6 spatial hops x 24 reals + 2 temporal hops x 12 reals (UKQCD: half spinors)
+//                    (+ 8 norms of 4 bytes in half precision)
+//     gauge reads    6 spatial links x R reals + 2 t-links x R reals, R = 18, 12 or 8; with temporal gauge
+//                    fixing the t-links are read only on the boundary slices: 2 R / Lt on average
+//     output         24 reals (+ 1 norm in half); xpay reads x: 24 reals (+ 1 norm)
+//   minimum bytes (the roofline's: every link, input spinor and output spinor moved once):
+//     8 R reals of links per output site (4 V links, V/2 output sites; 6 R + 2 R / Lt with gauge fixing),
+//     24 reals in, 24 out (+24 for x), + norms in half.
+//   Reals are 8, 4 or 2 bytes.
+#pragma once
+
+#include <string>
+
+#include "gpu/device_gauge_field.h"
+#include "gpu/field_views.h"
+#include "gpu/precision.h"
+#include "reference/fermion_boundary.h"
+#include "reference/wilson.h"  // enum Dagger only; the device code shares nothing else with the oracle
+
+namespace lqcd::gpu {
+
+inline constexpr double kDslashFlopsPerSite = 1320;
+inline constexpr double kXpayFlopsPerSite = 48;
+
+struct DslashVariant {
+  Precision precision = Precision::kDouble;
+  Reconstruct reconstruct = Reconstruct::k18;
+  bool temporal_gauge_fixed = false;
+  Dagger dagger = Dagger::kNo;
+  bool xpay = false;
+  std::string Name() const;  // e.g. "single/12/gf/dagger/xpay"
+};
+
+struct KernelCost {
+  double flops = 0;
+  double bytes = 0;          // the kernel's loads and stores (model above)
+  double minimum_bytes = 0;  // each link, input and output spinor once
+};
+
+// Cost of one call on one parity (V/2 output sites) of a lattice with these extents.
+KernelCost WilsonDslashCost(const DslashVariant& variant, const Extents& extents);
+
+void ApplyWilsonDslash(const SpinorView& out, const DeviceGaugeField& gauge, const ConstSpinorView& in, Dagger dagger,
+                       const FermionBoundary& boundary = FermionBoundary::AntiperiodicTime());
+
+void ApplyWilsonDslashXpay(const SpinorView& out, const DeviceGaugeField& gauge, const ConstSpinorView& in,
+                           Dagger dagger, const ConstSpinorView& x, double a, double b,
+                           const FermionBoundary& boundary = FermionBoundary::AntiperiodicTime());
+
+}  // namespace lqcd::gpu

@@ -1,0 +1,109 @@
+// wilson_dslash_benchmark: Dslash and M_ee for every precision x reconstruction x temporal gauge fixing,
+// on Haar-random links, with GFLOPS (1320 flops per site per Dslash), the modelled bytes and their rate, and
+// the fraction of the bandwidth roofline (minimum bytes at the copy bandwidth measured in the same run).
+//
+//   wilson_dslash_benchmark [LXxLYxLZxLT ...] [--repetitions N]      (default 32x32x32x32, 50)
+//
+// Times with CUDA events around each launch after a warm-up launch (which also tunes the block size);
+// prints the median. Cost model: gpu/wilson_dslash.h. Measures and prints; asserts nothing about speed.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "gpu/copy_bandwidth.h"
+#include "gpu/device.h"
+#include "gpu/device_gauge_field.h"
+#include "gpu/device_spinor_field.h"
+#include "gpu/event_timer.h"
+#include "gpu/schur_operator.h"
+#include "gpu/tune.h"
+#include "gpu/wilson_dslash.h"
+#include "reference/gauge_transform.h"
+#include "reference/su3_random.h"
+
+namespace lqcd::gpu {
+namespace {
+
+template <typename F>
+double MedianMilliseconds(int repetitions, F&& run) {
+  EventTimer timer;
+  run();  // warm-up; tunes on first sight
+  std::vector<double> ms;
+  for (int r = 0; r < repetitions; ++r) {
+    timer.Start();
+    run();
+    ms.push_back(timer.Stop());
+  }
+  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+  return ms[ms.size() / 2];
+}
+
+Lattice ParseLattice(const std::string& s) {
+  Coordinates e{};
+  if (std::sscanf(s.c_str(), "%dx%dx%dx%d", &e[0], &e[1], &e[2], &e[3]) != 4) {
+    throw std::invalid_argument("lattice '" + s + "' is not of the form LXxLYxLZxLT");
+  }
+  return Lattice(e);
+}
+
+void Run(const Lattice& lattice, int repetitions, double copy_gbs) {
+  std::printf("\nlattice %s, %d repetitions, median; roofline = minimum bytes at %.0f GB/s\n",
+              lattice.ToString().c_str(), repetitions, copy_gbs);
+  std::printf("%-16s %9s %8s %8s %7s | %9s %8s %7s\n", "variant", "Dslash us", "GFLOPS", "GB/s", "roof%", "M_ee us",
+              "GFLOPS", "roof%");
+  const GaugeField<double> links = RandomGaugeField<double>(lattice, 1);
+  const GaugeField<double> fixed = TemporalGaugeFix(links).field;
+  SpinorField<double> source(lattice, Subset::kEven);
+  FillGaussian(source, 2);
+  const Extents extents{lattice.extent(0), lattice.extent(1), lattice.extent(2), lattice.extent(3)};
+  for (bool gauge_fixed : {false, true}) {
+    for (Precision precision : {Precision::kDouble, Precision::kSingle, Precision::kHalf}) {
+      for (Reconstruct reconstruct : {Reconstruct::k18, Reconstruct::k12, Reconstruct::k8}) {
+        const DeviceGaugeField gauge(gauge_fixed ? fixed : links, {precision, reconstruct, gauge_fixed, 0});
+        DeviceSpinorField in(lattice, Subset::kEven, precision), out(lattice, Subset::kOdd, precision);
+        DeviceSpinorField m_out(lattice, Subset::kEven, precision);
+        in.Upload(source);
+        const DeviceSchurOperator m(gauge, 0.12, Parity::kEven);
+        const double dslash_ms = MedianMilliseconds(
+            repetitions, [&] { ApplyWilsonDslash(out.View(), gauge, in.View(), Dagger::kNo); });
+        const double m_ms = MedianMilliseconds(repetitions, [&] { m.Apply(m_out.View(), in.View(), Dagger::kNo); });
+        const DslashVariant v{precision, reconstruct, gauge_fixed, Dagger::kNo, false};
+        const KernelCost d = WilsonDslashCost(v, extents), mc = m.Cost(precision);
+        std::printf("%-16s %9.1f %8.0f %8.0f %6.1f%% | %9.1f %8.0f %6.1f%%\n", v.Name().c_str(), 1e3 * dslash_ms,
+                    d.flops / dslash_ms / 1e6, d.bytes / dslash_ms / 1e6,
+                    100 * d.minimum_bytes / dslash_ms / 1e6 / copy_gbs, 1e3 * m_ms, mc.flops / m_ms / 1e6,
+                    100 * mc.minimum_bytes / m_ms / 1e6 / copy_gbs);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lqcd::gpu
+
+int main(int argc, char** argv) {
+  using namespace lqcd;
+  using namespace lqcd::gpu;
+  std::vector<std::string> lattices;
+  int repetitions = 50;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--repetitions" && i + 1 < argc) {
+      repetitions = std::atoi(argv[++i]);
+    } else {
+      lattices.push_back(arg);
+    }
+  }
+  if (lattices.empty()) lattices = {"32x32x32x32"};
+  if (const std::string why = NoDeviceReason(); !why.empty()) {
+    std::printf("wilson_dslash_benchmark: %s\n", why.c_str());
+    return 1;
+  }
+  std::printf("wilson_dslash_benchmark: %s\n", Describe(CurrentDeviceInfo()).c_str());
+  const CopyBandwidth copy = MeasureCopyBandwidth(std::size_t{1} << 30, 10);
+  std::printf("copy kernel %.0f GB/s (read + write, 1 GiB buffers, best of 10)\n", copy.kernel_gbs);
+  for (const std::string& l : lattices) Run(ParseLattice(l), repetitions, copy.kernel_gbs);
+  return 0;
+}
