@@ -1,7 +1,6 @@
 // gauge_file_common.cc: shared pieces of the configuration-file readers and writers (see the header).
 #include "reference/gauge_file_common.h"
 
-#include <Eigen/LU>  // determinant(), used by su3.h DeterminantDeviation
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
