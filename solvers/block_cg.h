@@ -1,0 +1,256 @@
+// block_cg.h: CG on n Hermitian positive definite systems A x_k = b_k with the same A, iterated in
+// lockstep so that every operator application serves all systems at once (a block operator,
+// block_operators.h: the gauge field is loaded once per site for the whole block).
+//
+// Each system runs EXACTLY the algorithm of cg.h (Hestenes-Stiefel CG in Saad's Algorithm 6.18, with the
+// true-residual verification, restarts and stagnation detection of detail::RestartLoop), with its own
+// Krylov space: this is multiple-RHS CG in the sense of "several CGs sharing the matrix loads", not
+// O'Leary's block CG (Linear Algebra Appl. 29 (1980) 293), which would share one block Krylov space and
+// couple the systems. So each system needs the iterations it would need alone, and its record is the one
+// ConjugateGradient would return (same operations in the same order; a test checks equality); what the
+// block buys is memory traffic (BlockSolveResult::bytes, from the operator's BytesPerApply model).
+// Per-system state machine (one pass of the outer loop advances every system by one step):
+//     kVerify:  r = b - A x (true residual; batched);  converged -> done;  NaN -> done;
+//               stagnating / too many restarts -> done;  else restart: p = r -> kIterate
+//     kIterate: [iterations >= max: -> kConclude]  q = A p (batched);  alpha = (r, r) / (p, q)
+//               [(p, q) <= 0 or NaN: -> kConclude];  x += alpha p, r -= alpha q;
+//               |r| <= tol_k |b_k| -> kVerify;  else p = r + beta p
+//     kConclude: r = b - A x (batched), status kept, detail::Conclude -> done
+// A system that is done is never touched again: its fields and its record are frozen while the others
+// continue. tolerances[k] (optional) gives each system its own tolerance (default params.tolerance).
+// Aliasing: x[k] distinct and different from every b[j].
+#pragma once
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "solvers/block_operators.h"
+#include "solvers/cg.h"
+#include "solvers/solve_result.h"
+#include "solvers/solver_common.h"
+
+namespace lqcd::solvers {
+
+namespace block_detail {
+
+enum class Phase { kVerify, kIterate, kConclude, kDone };
+
+// Checks of a block solve; returns the tolerance of every system.
+template <typename BlockOp>
+std::vector<double> CheckBlockSystem(const BlockOp& A, const std::vector<typename BlockOp::Field>& x,
+                                     const std::vector<typename BlockOp::Field>& b, const SolverParams& params,
+                                     const std::vector<double>& tolerances, const char* solver) {
+  params.Validate(solver);
+  const std::string name(solver);
+  if (b.empty()) throw std::invalid_argument(name + ": no right-hand sides");
+  if (x.size() != b.size()) {
+    throw std::invalid_argument(name + ": " + std::to_string(b.size()) + " right-hand sides but " +
+                                std::to_string(x.size()) + " solution fields");
+  }
+  if (!tolerances.empty() && tolerances.size() != b.size()) {
+    throw std::invalid_argument(name + ": " + std::to_string(tolerances.size()) + " tolerances for " +
+                                std::to_string(b.size()) + " systems");
+  }
+  std::vector<double> tol(b.size(), params.tolerance);
+  for (std::size_t k = 0; k < b.size(); ++k) {
+    detail::CheckSystem(A, x[k], b[k], solver);
+    if (!tolerances.empty()) {
+      SolverParams p = params;
+      p.tolerance = tolerances[k];
+      p.Validate(solver);
+      tol[k] = tolerances[k];
+    }
+  }
+  return tol;
+}
+
+// Applies A to the fields `from(k)` of the systems listed in `which`, into `to(k)`, with one block
+// application; counts it in `out` and one vector application in each system's record.
+template <typename BlockOp, typename To, typename From>
+void ApplyToSystems(const BlockOp& A, const std::vector<std::size_t>& which, To&& to, From&& from,
+                    BlockSolveResult& out) {
+  if (which.empty()) return;
+  std::vector<typename BlockOp::Field*> o;
+  std::vector<const typename BlockOp::Field*> i;
+  for (std::size_t k : which) {
+    o.push_back(&to(k));
+    i.push_back(&from(k));
+  }
+  A.ApplyBlock(o, i);
+  out.block_applications += 1;
+  out.vector_applications += static_cast<long long>(which.size());
+  out.bytes += A.BytesPerApply(static_cast<int>(which.size()));
+  for (std::size_t k : which) {
+    out.systems[k].operator_applications += 1;
+    out.systems[k].flops += A.FlopsPerApply();
+  }
+}
+
+}  // namespace block_detail
+
+// Solves A x[k] = b[k] for every k; x[k] holds the initial guess on entry. See the file comment.
+template <typename BlockOp>
+BlockSolveResult BlockCg(const BlockOp& A, std::vector<typename BlockOp::Field>& x,
+                         const std::vector<typename BlockOp::Field>& b, const SolverParams& params,
+                         const std::vector<double>& tolerances = {}) {
+  using B = typename BlockOp::Backend;
+  using block_detail::Phase;
+  namespace vf = vector_flops;
+  const std::vector<double> tol = block_detail::CheckBlockSystem(A, x, b, params, tolerances, "BlockCg");
+  detail::Stopwatch clock;
+  const std::size_t n = b.size();
+  BlockSolveResult out;
+  out.solver = std::string("block-CG<") + PrecisionTraits<typename BlockOp::Precision>::kName + "> n=" +
+               std::to_string(n);
+  out.systems.resize(n);
+  struct System {
+    typename BlockOp::Field r, p, q;
+    Phase phase = Phase::kVerify;
+    double b_norm2 = 0, stop_rr = 0, rr = 0;
+    double previous_true = std::numeric_limits<double>::infinity();
+    int pass = 0;
+  };
+  std::vector<System> sys;
+  sys.reserve(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    SolveResult& rec = out.systems[k];
+    rec.solver = std::string("CG<") + PrecisionTraits<typename BlockOp::Precision>::kName + "> in " + out.solver;
+    rec.system = A.Name() + " x = b";
+    sys.push_back(System{A.NewField(), A.NewField(), A.NewField()});
+    System& s = sys.back();
+    s.b_norm2 = B::Norm2(b[k]);
+    s.stop_rr = tol[k] * tol[k] * s.b_norm2;
+    if (detail::HandleZeroSource<BlockOp>(x[k], s.b_norm2, rec)) s.phase = Phase::kDone;
+  }
+  const double reals = B::Reals(b[0]);
+  auto systems_in = [&](Phase phase) {
+    std::vector<std::size_t> which;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (sys[k].phase == phase) which.push_back(k);
+    }
+    return which;
+  };
+  auto residuals = [&](const std::vector<std::size_t>& which) {  // r = b - A x, returns nothing; rr set
+    block_detail::ApplyToSystems(
+        A, which, [&](std::size_t k) -> typename BlockOp::Field& { return sys[k].r; },
+        [&](std::size_t k) -> const typename BlockOp::Field& { return x[k]; }, out);
+    for (std::size_t k : which) {
+      B::Xpay(b[k], -1.0, sys[k].r);
+      out.systems[k].flops += (vf::kXpay + vf::kNorm2) * reals;
+      sys[k].rr = B::Norm2(sys[k].r);
+    }
+  };
+
+  for (;;) {
+    // Verification passes (detail::RestartLoop's loop head).
+    std::vector<std::size_t> verify = systems_in(Phase::kVerify);
+    residuals(verify);
+    for (std::size_t k : verify) {
+      System& s = sys[k];
+      SolveResult& rec = out.systems[k];
+      const double true_residual = std::sqrt(s.rr / s.b_norm2);
+      if (s.pass > 0) rec.updates.push_back({rec.krylov_iterations, rec.iterated_residual, true_residual});
+      s.phase = Phase::kDone;
+      rec.true_residual = true_residual;
+      if (s.rr <= s.stop_rr) {
+        detail::Stop(rec, SolveStatus::kConverged,
+                     "true residual " + detail::Num(true_residual) + " <= " + detail::Num(tol[k]));
+        continue;
+      }
+      if (!detail::Finite(s.rr)) {
+        detail::Stop(rec, SolveStatus::kNotFinite, "true residual is " + detail::Num(true_residual));
+        continue;
+      }
+      if (s.pass > 0) {
+        if (true_residual > 0.5 * s.previous_true) {
+          detail::Stop(rec, SolveStatus::kStagnation,
+                       "a restart reduced the true residual only from " + detail::Num(s.previous_true) + " to " +
+                           detail::Num(true_residual) + " (tolerance " + detail::Num(tol[k]) + ")");
+          continue;
+        }
+        if (rec.restarts >= params.max_restarts) {
+          detail::Stop(rec, SolveStatus::kStagnation,
+                       "true residual " + detail::Num(true_residual) + " still above tolerance after " +
+                           std::to_string(rec.restarts) + " restarts");
+          continue;
+        }
+        rec.restarts += 1;
+      }
+      s.previous_true = true_residual;
+      s.pass += 1;
+      B::Copy(s.p, s.r);  // CgIterate's start: p = r
+      s.phase = Phase::kIterate;
+    }
+    // Final residuals of systems whose iteration failed.
+    std::vector<std::size_t> conclude = systems_in(Phase::kConclude);
+    residuals(conclude);
+    for (std::size_t k : conclude) {
+      detail::Conclude(out.systems[k], std::sqrt(sys[k].rr / sys[k].b_norm2), tol[k]);
+      sys[k].phase = Phase::kDone;
+    }
+    // One CG iteration of every iterating system (detail::CgIterate's loop body).
+    std::vector<std::size_t> iterate;
+    for (std::size_t k : systems_in(Phase::kIterate)) {
+      SolveResult& rec = out.systems[k];
+      if (rec.iterations >= params.max_iterations) {
+        detail::Stop(rec, SolveStatus::kMaxIterations,
+                     "reached " + std::to_string(params.max_iterations) + " iterations at residual " +
+                         detail::Num(std::sqrt(sys[k].rr / sys[k].b_norm2)));
+        sys[k].phase = Phase::kConclude;
+      } else {
+        iterate.push_back(k);
+      }
+    }
+    if (iterate.empty() && systems_in(Phase::kVerify).empty() && systems_in(Phase::kConclude).empty()) break;
+    block_detail::ApplyToSystems(
+        A, iterate, [&](std::size_t k) -> typename BlockOp::Field& { return sys[k].q; },
+        [&](std::size_t k) -> const typename BlockOp::Field& { return sys[k].p; }, out);
+    for (std::size_t k : iterate) {
+      System& s = sys[k];
+      SolveResult& rec = out.systems[k];
+      const double pAp = B::ReDot(s.p, s.q);
+      rec.flops += vf::kReDot * reals;
+      if (!detail::Finite(pAp)) {
+        detail::Stop(rec, SolveStatus::kNotFinite, "p^dag A p = " + detail::Num(pAp));
+        s.phase = Phase::kConclude;
+        continue;
+      }
+      if (pAp <= 0) {
+        detail::Stop(rec, SolveStatus::kNonPositiveCurvature,
+                     "p^dag A p = " + detail::Num(pAp) + " <= 0 at iteration " + std::to_string(rec.iterations) +
+                         ": the operator is not positive definite");
+        s.phase = Phase::kConclude;
+        continue;
+      }
+      const double alpha = s.rr / pAp;
+      const double rr_new = B::CgUpdate(alpha, s.p, s.q, x[k], s.r);
+      rec.flops += vf::kCgUpdate * reals;
+      rec.iterations += 1;
+      rec.krylov_iterations += 1;
+      rec.iterated_residual = std::sqrt(rr_new / s.b_norm2);
+      if (params.record_history) rec.residual_history.push_back(rec.iterated_residual);
+      if (!detail::Finite(rr_new)) {
+        detail::Stop(rec, SolveStatus::kNotFinite,
+                     "|r|^2 = " + detail::Num(rr_new) + " at iteration " + std::to_string(rec.iterations));
+        s.phase = Phase::kConclude;
+        continue;
+      }
+      if (rr_new <= s.stop_rr) {
+        s.phase = Phase::kVerify;
+        continue;
+      }
+      const double beta = rr_new / s.rr;
+      s.rr = rr_new;
+      B::Xpay(s.r, beta, s.p);
+      rec.flops += vf::kXpay * reals;
+    }
+  }
+  for (const SolveResult& rec : out.systems) out.flops += rec.flops;
+  out.seconds = clock.Seconds();
+  for (SolveResult& rec : out.systems) rec.seconds = out.seconds;
+  return out;
+}
+
+}  // namespace lqcd::solvers
