@@ -331,7 +331,7 @@ TEST(BlockBiCGstab, EqualsSeparateBiCGstabSolvesOnTheSchurComplement) {
 
 TEST(BlockBiCGstab, FailureStatusesAreReportedPerSystem) {
   const Lattice lattice(4, 4, 4, 4);
-  // J = [[0, -1], [1, 0]] on spin pairs (krylov_test.cc): a real source gives (r0, A p) = 0 at once, a
+  // J = [[0, -1], [1, 0]] on spin pairs (solvers/testing.h): a real source gives (r0, A p) = 0 at once, a
   // complex one does not. The breakdown of system 0 must not stop system 1.
   SpinMatrix j = SpinMatrix::Zero();
   j(0, 1) = -1;
@@ -348,20 +348,11 @@ TEST(BlockBiCGstab, FailureStatusesAreReportedPerSystem) {
   const BlockSolveResult r = BlockBiCGstab(a, x, b, SolverParams{});
   EXPECT_EQ(r.systems[0].status, SolveStatus::kBreakdown) << r.Summary();
   EXPECT_EQ(r.systems[1].status, SolveStatus::kConverged) << r.Summary();
-  {  // omega = 0 exactly for G = [[1, -1], [1, 0]] and b = (1, 0) per spin pair (krylov_test.cc)
-    SpinMatrix g = SpinMatrix::Zero();
-    g(0, 0) = 1;
-    g(0, 1) = -1;
-    g(1, 0) = 1;
-    g(2, 2) = 1;
-    g(2, 3) = -1;
-    g(3, 2) = 1;
-    SiteSpinor<double> site = SiteSpinor<double>::Zero();
-    site.row(0).setOnes();
-    site.row(2).setOnes();
+  {  // omega = 0 exactly for G = [[1, -1], [1, 0]] and b = (1, 0) per spin pair (solvers/testing.h)
+    const SpinMatrix g = testing::OmegaBreakdownSpinMatrix();
     const testing::SpinMatrixOperator<> gop(lattice, Subset::kFull, g);
     const LoopedBlockOperator<testing::SpinMatrixOperator<>> ga(gop, 0.0);
-    std::vector<SpinorField<double>> gb = {testing::UniformField(lattice, Subset::kFull, site)};
+    std::vector<SpinorField<double>> gb = {testing::OmegaBreakdownSource(lattice)};
     std::vector<SpinorField<double>> gx(1, SpinorField<double>(lattice));
     const BlockSolveResult gr = BlockBiCGstab(ga, gx, gb, SolverParams{});
     EXPECT_EQ(gr.systems[0].status, SolveStatus::kBreakdown) << gr.Summary();

@@ -145,22 +145,12 @@ TEST(BiCGstab, LanczosBreakdownIsReported) {
   EXPECT_GT(r.true_residual, 0.5);
 }
 
-// G = [[1, -1], [1, 0]] on spin pairs, b = (1, 0) per pair: v = G b = (1, 1), alpha = |b|^2 / (b, v) = 1,
-// s = b - v = (0, -1), t = G s = (1, 0), (t, s) = 0: omega = 0 exactly (all numbers are small integers).
+// The exact omega = 0 problem of testing::OmegaBreakdownSpinMatrix (derived in solvers/testing.h).
 TEST(BiCGstab, OmegaBreakdownIsReported) {
   const Lattice lattice(4, 4, 4, 4);
-  SpinMatrix g = SpinMatrix::Zero();
-  g(0, 0) = 1;
-  g(0, 1) = -1;
-  g(1, 0) = 1;
-  g(2, 2) = 1;
-  g(2, 3) = -1;
-  g(3, 2) = 1;
-  SiteSpinor<double> site = SiteSpinor<double>::Zero();
-  site.row(0).setOnes();
-  site.row(2).setOnes();
+  const SpinMatrix g = testing::OmegaBreakdownSpinMatrix();
   const testing::SpinMatrixOperator<> a(lattice, Subset::kFull, g);
-  const SpinorField<double> b = testing::UniformField(lattice, Subset::kFull, site);
+  const SpinorField<double> b = testing::OmegaBreakdownSource(lattice);
   SpinorField<double> x(lattice);
   const SolveResult r = BiCGstab(a, x, b, SolverParams{});
   EXPECT_EQ(r.status, SolveStatus::kBreakdown) << r.Summary();

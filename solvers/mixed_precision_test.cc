@@ -174,18 +174,9 @@ TYPED_TEST(MixedPrecision, MaxIterationsFoldsTheLowPrecisionSolutionIn) {
 
 TYPED_TEST(MixedPrecision, BreakdownCurvatureAndNaNAreReported) {
   const Lattice lattice(4, 4, 4, 4);
-  // omega breakdown (krylov_test.cc derives it): G = [[1, -1], [1, 0]] per spin pair, b = (1, 0).
-  SpinMatrix g = SpinMatrix::Zero();
-  g(0, 0) = 1;
-  g(0, 1) = -1;
-  g(1, 0) = 1;
-  g(2, 2) = 1;
-  g(2, 3) = -1;
-  g(3, 2) = 1;
-  SiteSpinor<double> site = SiteSpinor<double>::Zero();
-  site.row(0).setOnes();
-  site.row(2).setOnes();
-  const SpinorField<double> b = testing::UniformField(lattice, Subset::kFull, site);
+  // omega breakdown (solvers/testing.h derives it): G = [[1, -1], [1, 0]] per spin pair, b = (1, 0).
+  const SpinMatrix g = testing::OmegaBreakdownSpinMatrix();
+  const SpinorField<double> b = testing::OmegaBreakdownSource(lattice);
   const testing::SpinMatrixOperator<double> a(lattice, Subset::kFull, g);
   const testing::SpinMatrixOperator<TypeParam> a_low(lattice, Subset::kFull, g);
   SpinorField<double> x(lattice);

@@ -247,7 +247,7 @@ TEST(MultiShift, IndefiniteSeedGivesNonPositiveCurvature) {
 }
 
 TEST(MultiShift, LanczosBreakdownOfTheSeedIsReported) {
-  // J = [[0, -1], [1, 0]] on spin pairs (krylov_test.cc): (b, J b) = 0 for a real b, so (r0, A p) = 0 at the
+  // J = [[0, -1], [1, 0]] on spin pairs (solvers/testing.h): (b, J b) = 0 for a real b, so (r0, A p) = 0 at the
   // first step of the seed (shift 0); the shifted system J + 2 is regular but shares the seed's Krylov space.
   const Lattice lattice(4, 4, 4, 4);
   SpinMatrix j = SpinMatrix::Zero();
@@ -265,22 +265,13 @@ TEST(MultiShift, LanczosBreakdownOfTheSeedIsReported) {
   }
 }
 
-// G = [[1, -1], [1, 0]] on spin pairs, b = (1, 0) per pair (krylov_test.cc): omega = (t, s) / (t, t) = 0
+// G = [[1, -1], [1, 0]] on spin pairs, b = (1, 0) per pair (solvers/testing.h): omega = (t, s) / (t, t) = 0
 // exactly at the first step of the seed, so every shift driven by it stops with kBreakdown.
 TEST(MultiShift, OmegaBreakdownOfTheSeedIsReported) {
   const Lattice lattice(4, 4, 4, 4);
-  SpinMatrix g = SpinMatrix::Zero();
-  g(0, 0) = 1;
-  g(0, 1) = -1;
-  g(1, 0) = 1;
-  g(2, 2) = 1;
-  g(2, 3) = -1;
-  g(3, 2) = 1;
-  SiteSpinor<double> site = SiteSpinor<double>::Zero();
-  site.row(0).setOnes();
-  site.row(2).setOnes();
+  const SpinMatrix g = testing::OmegaBreakdownSpinMatrix();
   const testing::SpinMatrixOperator<> a(lattice, Subset::kFull, g);
-  const SpinorField<double> b = testing::UniformField(lattice, Subset::kFull, site);
+  const SpinorField<double> b = testing::OmegaBreakdownSource(lattice);
   std::vector<SpinorField<double>> x = Fields(lattice, 2);
   const MultiShiftResult r = MultiShiftBiCGstab(a, {0.0, 0.5}, x, b, SolverParams{});
   for (const SolveResult& rec : r.per_shift) {

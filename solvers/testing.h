@@ -112,4 +112,26 @@ inline SpinorField<double> UniformField(const Lattice& lattice, Subset subset, c
   return f;
 }
 
+// An exact BiCGstab omega breakdown, built from small integers so no rounding is involved:
+// A = G per site with G = [[1, -1], [1, 0]] on each spin pair (0,1) and (2,3), b = (1, 0) per pair.
+// Then v = A b = (1, 1), alpha = |b|^2 / (b, v) = 1, s = b - v = (0, -1), t = A s = (1, 0), and
+// (t, s) = 0, so omega = (t, s) / (t, t) = 0 at the first step.
+inline SpinMatrix OmegaBreakdownSpinMatrix() {
+  SpinMatrix g = SpinMatrix::Zero();
+  g(0, 0) = 1;
+  g(0, 1) = -1;
+  g(1, 0) = 1;
+  g(2, 2) = 1;
+  g(2, 3) = -1;
+  g(3, 2) = 1;
+  return g;
+}
+
+inline SpinorField<double> OmegaBreakdownSource(const Lattice& lattice) {
+  SiteSpinor<double> site = SiteSpinor<double>::Zero();
+  site.row(0).setOnes();
+  site.row(2).setOnes();
+  return UniformField(lattice, Subset::kFull, site);
+}
+
 }  // namespace lqcd::solvers::testing
