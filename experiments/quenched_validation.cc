@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "reference/machine_info.h"
 #include "reference/one_link_integral.h"
 #include "reference/quenched_generator.h"
 
@@ -95,7 +96,7 @@ int Main(int argc, char** argv) {
   if (!(scale > 0)) throw std::invalid_argument("--scale must be > 0");
   std::ostringstream table;
   table << "quenched_validation: seed " << seed << ", scale " << scale << ", OpenMP threads " << omp_get_max_threads()
-        << ", hardware threads " << std::thread::hardware_concurrency() << "\n\n";
+        << "; machine: " << DescribeMachine() << "\n\n";
   table << "| check | lattice | beta | sweeps (therm + measured) | <P> (error in last digits) | tau_int | reference | "
            "deviation (sigma) |\n|---|---|---|---|---|---|---|---|\n";
   std::vector<Measured> all;

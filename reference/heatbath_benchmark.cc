@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "reference/heatbath.h"
+#include "reference/machine_info.h"
 #include "reference/plaquette.h"
 
 namespace lqcd {
@@ -23,8 +24,8 @@ double Seconds(const std::chrono::steady_clock::time_point& start) {
 void Run(int extent, int time_extent, double beta, int sweeps) {
   const Lattice lat(extent, extent, extent, time_extent);
   const double links = static_cast<double>(kDims) * lat.volume();
-  std::printf("heatbath_benchmark: lattice %s, beta %.4f, %d sweeps per measurement, hardware threads %u\n",
-              lat.ToString().c_str(), beta, sweeps, std::thread::hardware_concurrency());
+  std::printf("heatbath_benchmark: lattice %s, beta %.4f, %d sweeps per measurement\nmachine: %s\n",
+              lat.ToString().c_str(), beta, sweeps, DescribeMachine().c_str());
   std::printf("nominal work per link update: %.0f flops, %.0f bytes\n", kLinkUpdateFlops, kLinkUpdateBytes);
   GaugeField<double> u(lat);
   HotStart(u, 1);

@@ -48,18 +48,21 @@ void ValidateQuenchedOptions(const QuenchedOptions& o) {
   Require(o.overrelaxation_steps >= 0, "overrelaxation steps must be >= 0");
   Require(o.reunitarize_every >= 1, "reunitarize-every must be >= 1");
   Require(o.progress_every >= 0, "progress-every must be >= 0");
+  Require(o.first_sweep >= 0, "first sweep must be >= 0");
   const long total = static_cast<long>(o.thermalisation_sweeps) + static_cast<long>(o.configurations) * o.separation_sweeps;
   Require(total <= 100000000L, "thermalisation + configurations * separation must be <= 1e8 sweeps");
 }
 
-std::string DescribeQuenchedOptions(const QuenchedOptions& o) {
+std::string DescribeQuenchedOptions(const QuenchedOptions& o, bool given_start) {
   std::ostringstream out;
   out << std::setprecision(10);
   out << "action = Wilson plaquette, S = beta sum_p (1 - Re Tr U_p / 3)\n"
       << "lattice = " << Lattice(o.extents).ToString() << "\n"
       << "beta = " << o.beta << "\n"
       << "seed = " << o.seed << "\n"
-      << "start = " << (o.hot_start ? "hot (Haar random links)" : "cold (unit links)") << "\n"
+      << "start = "
+      << (given_start ? "the given field (continuing a run)" : (o.hot_start ? "hot (Haar random links)" : "cold (unit links)"))
+      << "\n"
       << "update = Cabibbo-Marinari heatbath (3 SU(2) subgroups) + " << o.overrelaxation_steps
       << " overrelaxation sweeps per sweep, checkerboarded\n"
       << "reunitarize_every = " << o.reunitarize_every << " sweeps\n"
@@ -68,36 +71,46 @@ std::string DescribeQuenchedOptions(const QuenchedOptions& o) {
       << "configurations = " << o.configurations << "\n"
       << "total_sweeps = " << (static_cast<long>(o.thermalisation_sweeps) + static_cast<long>(o.configurations) * o.separation_sweeps)
       << "\n"
+      << "first_sweep = " << o.first_sweep << "\n"
       << "openmp_threads = " << omp_get_max_threads() << " (hardware threads " << std::thread::hardware_concurrency()
       << "; results do not depend on it)\n";
   return out.str();
 }
 
 QuenchedSummary GenerateQuenched(const QuenchedOptions& o, std::ostream& log, const ConfigurationSink& sink,
-                                 GaugeField<double>* final_field) {
+                                 GaugeField<double>* final_field, const GaugeField<double>* initial_field) {
   ValidateQuenchedOptions(o);
   const auto run_start = std::chrono::steady_clock::now();
   const Lattice lattice(o.extents);
   GaugeField<double> u(lattice);
-  if (o.hot_start) HotStart(u, o.seed);
+  if (initial_field != nullptr) {
+    Require(initial_field->lattice() == lattice, "the starting field is " + initial_field->lattice().ToString() +
+                                                     ", the options say " + lattice.ToString());
+    Require(!o.hot_start, "a starting field and a hot start exclude each other");
+    u = *initial_field;
+  } else if (o.hot_start) {
+    HotStart(u, o.seed);
+  }
 
   QuenchedSummary summary;
   const PlaquetteAverages start_plaquette = MeasurePlaquette(u);
   SweepRecord start;
+  start.sweep = o.first_sweep - 1;
   start.plaquette = start_plaquette.total;
   start.spatial = start_plaquette.spatial;
   start.temporal = start_plaquette.temporal;
   summary.history.push_back(start);
-  log << DescribeQuenchedOptions(o);
+  log << DescribeQuenchedOptions(o, initial_field != nullptr);
   log << std::fixed << std::setprecision(8) << "start plaquette = " << start.plaquette << "\n";
 
   const long total = static_cast<long>(o.thermalisation_sweeps) + static_cast<long>(o.configurations) * o.separation_sweeps;
   double update_seconds = 0;
   std::vector<double> production;
-  for (long sweep = 0; sweep < total; ++sweep) {
+  for (long step = 0; step < total; ++step) {
+    const long sweep = o.first_sweep + step;
     SweepRecord record;
     record.sweep = sweep;
-    record.thermalisation = sweep < o.thermalisation_sweeps;
+    record.thermalisation = step < o.thermalisation_sweeps;
     auto t0 = std::chrono::steady_clock::now();
     HeatbathSweep(u, o.beta, o.seed, static_cast<std::uint64_t>(sweep));
     record.heatbath_seconds = SecondsSince(t0);
@@ -112,7 +125,7 @@ QuenchedSummary GenerateQuenched(const QuenchedOptions& o, std::ostream& log, co
     record.spatial = p.spatial;
     record.temporal = p.temporal;
     if (!record.thermalisation) production.push_back(p.total);
-    const long after_thermalisation = sweep + 1 - o.thermalisation_sweeps;
+    const long after_thermalisation = step + 1 - o.thermalisation_sweeps;
     if (after_thermalisation > 0 && after_thermalisation % o.separation_sweeps == 0) {
       record.saved = true;
       const int index = static_cast<int>(after_thermalisation / o.separation_sweeps) - 1;
@@ -120,14 +133,14 @@ QuenchedSummary GenerateQuenched(const QuenchedOptions& o, std::ostream& log, co
     }
     summary.history.push_back(record);
 
-    if (o.progress_every > 0 && ((sweep + 1) % o.progress_every == 0 || sweep + 1 == total)) {
-      const double per_sweep = update_seconds / (sweep + 1);
+    if (o.progress_every > 0 && ((step + 1) % o.progress_every == 0 || step + 1 == total)) {
+      const double per_sweep = update_seconds / (step + 1);
       log << "sweep " << std::setw(6) << sweep << " " << (record.thermalisation ? "therm" : "prod ") << "  P = "
           << std::setprecision(8) << record.plaquette << "  (s " << std::setprecision(6) << record.spatial << ", t "
           << record.temporal << ")  hb " << std::setprecision(4) << record.heatbath_seconds << " s  or "
           << record.overrelaxation_seconds << " s  " << std::setprecision(3)
           << 1e6 * (record.heatbath_seconds + record.overrelaxation_seconds) / lattice.volume() << " us/site"
-          << (record.saved ? "  [saved]" : "") << "  eta " << FormatSeconds(per_sweep * (total - sweep - 1)) << "\n";
+          << (record.saved ? "  [saved]" : "") << "  eta " << FormatSeconds(per_sweep * (total - step - 1)) << "\n";
       log.flush();
     }
   }
@@ -155,7 +168,8 @@ void WritePlaquetteHistoryCsv(const std::string& path, const std::vector<SweepRe
   out << "sweep,phase,plaquette,spatial,temporal,heatbath_seconds,overrelaxation_seconds,saved\n";
   out << std::setprecision(17);
   for (const SweepRecord& r : history) {
-    out << r.sweep << "," << (r.sweep < 0 ? "start" : (r.thermalisation ? "thermalisation" : "production")) << ","
+    const bool is_start = &r == &history.front();
+    out << r.sweep << "," << (is_start ? "start" : (r.thermalisation ? "thermalisation" : "production")) << ","
         << r.plaquette << "," << r.spatial << "," << r.temporal << "," << r.heatbath_seconds << ","
         << r.overrelaxation_seconds << "," << (r.saved ? 1 : 0) << "\n";
   }

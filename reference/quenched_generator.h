@@ -2,16 +2,22 @@
 // by a fixed number of update sweeps -- with the plaquette measured after every sweep.
 //
 // One "sweep" here is one heatbath sweep followed by `overrelaxation_steps` overrelaxation sweeps
-// (heatbath.h); every `reunitarize_every` sweeps the links are reunitarised (su3.h). Sweep s (counted
-// from 0 over the whole run) uses heatbath random streams numbered s, so the run is a function of the
-// options alone (and not of the thread count). Configuration k (k = 0 .. configurations-1) is the field
-// after sweep thermalisation_sweeps + (k + 1) * separation_sweeps - 1.
+// (heatbath.h); the links are reunitarised (su3.h) after every sweep s with (s + 1) % reunitarize_every == 0.
+// Sweeps are numbered s = first_sweep, first_sweep + 1, ...; sweep s uses the heatbath random streams of
+// sweep number s, so the run is a function of the options (and the starting field) alone, not of the thread
+// count. Configuration k (k = 0 .. configurations-1) is the field after sweep
+// first_sweep + thermalisation_sweeps + (k + 1) * separation_sweeps - 1.
+//
+// Continuing a run: start from the final field of a run that ended after sweep n - 1 (e.g. read back from
+// its double-precision NERSC file) with first_sweep = n and hot_start = false; the continuation is
+// bit-identical to one longer run (tested).
 //
 // The plaquette statistics (BinnedMean, binning.h) use every sweep after thermalisation, not only the saved
 // configurations. The CSV history has one row per sweep:
 //     sweep,phase,plaquette,spatial,temporal,heatbath_seconds,overrelaxation_seconds,saved
 // (phase = thermalisation | production; plaquette = <Re Tr U_p>/3, plaquette.h; saved = 1 where a
-// configuration was handed to the callback). Row "-1,start" holds the starting field.
+// configuration was handed to the callback). The row with phase "start" (sweep first_sweep - 1) holds the
+// starting field.
 // Bad options throw std::invalid_argument naming the option.
 #pragma once
 
@@ -38,13 +44,14 @@ struct QuenchedOptions {
   int overrelaxation_steps = 4;
   int reunitarize_every = 1;
   int progress_every = 1;  // print a progress line every this many sweeps (0: none)
+  long first_sweep = 0;    // number of the first sweep (random streams, reunitarisation, file names)
 };
 
 // Throws std::invalid_argument if an option is out of range.
 void ValidateQuenchedOptions(const QuenchedOptions& options);
 
 struct SweepRecord {
-  long sweep = -1;  // -1: the starting field
+  long sweep = -1;  // first_sweep - 1: the starting field
   bool thermalisation = true;
   double plaquette = 0, spatial = 0, temporal = 0;
   double heatbath_seconds = 0, overrelaxation_seconds = 0;
@@ -63,12 +70,16 @@ struct QuenchedSummary {
 using ConfigurationSink = std::function<void(const GaugeField<double>& u, int index, long sweep)>;
 
 // Runs the ensemble. `log` receives the parameters, progress lines and a summary; `sink` (may be empty)
-// receives the configurations. The final field is left in *final_field if non-null.
+// receives the configurations. The final field is left in *final_field if non-null. If initial_field is
+// non-null the run starts from it (its lattice must be options.extents and hot_start must be false)
+// instead of a cold or hot start.
 QuenchedSummary GenerateQuenched(const QuenchedOptions& options, std::ostream& log, const ConfigurationSink& sink,
-                                 GaugeField<double>* final_field = nullptr);
+                                 GaugeField<double>* final_field = nullptr,
+                                 const GaugeField<double>* initial_field = nullptr);
 
-// The parameters as "key = value" lines (also what the run prints first).
-std::string DescribeQuenchedOptions(const QuenchedOptions& options);
+// The parameters as "key = value" lines (also what the run prints first); `given_start` says the run
+// starts from a given field rather than a cold or hot start.
+std::string DescribeQuenchedOptions(const QuenchedOptions& options, bool given_start = false);
 
 // Writes the history as CSV (format in the file comment). Throws std::runtime_error if the file cannot
 // be written.
