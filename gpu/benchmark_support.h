@@ -1,0 +1,43 @@
+// benchmark_support.h (testonly): what the GPU benchmarks and experiments of the ladder, sweep and accuracy
+// family share -- kernel timing, argument parsing, and fast host-side inputs for large lattices.
+//
+// Host-only header (no CUDA types).
+//   MedianMilliseconds(n, run): one warm-up call (which also tunes the block size on first sight), then n
+//       calls, each between two CUDA events on the default stream; returns the median in milliseconds.
+//   ParseLattice("24x24x24x32"), ParseIntList("8,16,24") / ParseIntList("8:128:8") (first:last:step):
+//       std::invalid_argument naming the text otherwise.
+//   ParallelFor(n, threads, body): body(0..n-1) on `threads` host threads; the first exception is rethrown.
+//   ParallelRandomGaugeField(lattice, seed, threads): EXACTLY reference/su3_random.h's RandomGaugeField (same
+//       per-link streams RandomStream(seed, 4 site + mu)), generated on several threads.
+//   ParallelFillGaussian(field, seed, threads): EXACTLY reference/spinor_field.h's FillGaussian, in parallel.
+//   UnitTemporalLinks(u): u with U_t(n) = 1 for every n with t < Lt - 1 (the last slice keeps its links): a
+//       field in temporal gauge by construction, which the gauge-fixed kernels accept. It is a different gauge
+//       field from u (not a gauge transform of it), fine for timing, where link values do not matter; tests
+//       use reference/gauge_transform.h's TemporalGaugeFix instead.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "reference/gauge_field.h"
+#include "reference/lattice.h"
+#include "reference/spinor_field.h"
+
+namespace lqcd::gpu {
+
+double MedianMilliseconds(int repetitions, const std::function<void()>& run);
+
+Lattice ParseLattice(const std::string& text);
+std::vector<int> ParseIntList(const std::string& text);
+
+void ParallelFor(int n, int threads, const std::function<void(int)>& body);
+// Host threads to use by default: the hardware's, at least 1.
+int DefaultThreads();
+
+GaugeField<double> ParallelRandomGaugeField(const Lattice& lattice, std::uint64_t seed, int threads);
+void ParallelFillGaussian(SpinorField<double>& field, std::uint64_t seed, int threads);
+GaugeField<double> UnitTemporalLinks(const GaugeField<double>& u);
+
+}  // namespace lqcd::gpu
