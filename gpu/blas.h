@@ -1,0 +1,106 @@
+// blas.h: the fused vector operations of the solvers' backend interface (solvers/README.md) on device
+// spinor fields, in double, single and half precision: the paper's section 5.1 kernels ("the AXPY
+// operation to update the residual and the calculation of its norm can be combined into a single kernel").
+//
+// Host-only header (no CUDA types); kernels in blas.cu, checks and dispatch in blas.cc.
+//
+// Semantics: exactly those of solvers/README.md, on DeviceSpinorField (full lattice or one parity):
+//   (x, y) = sum_i conj(x_i) y_i; scalars arrive in double and are rounded to the compute type first.
+//   Compute type: double for double fields, float for single AND half fields. Each kernel loads a site
+//   (half: level q times (norm * (1 / 32767)), the product rounded to float, as the Dslash kernels
+//   decode), combines in the compute type, and stores rounded to the storage (half: the per-site norm
+//   quantisation of spinor_accessor.cuh, the same format the Dslash writes). Returned norms and dots are
+//   of the values AS STORED (for half: the decoded stored values), accumulated with explicit fused
+//   multiply-adds in one fixed order, so e.g. AxpyNorm(a, x, y) returns bit for bit what Norm2(y) returns
+//   afterwards, and ReDot what Re Dot returns. Inside an operation nvcc contracts a * b + c into fused
+//   multiply-adds, so an element-wise result may differ from the CPU backend's (which does not) by the
+//   rounding of a product (bounded in blas_test.cc).
+//
+// Reductions are accumulated in double and are DETERMINISTIC: the launch geometry depends only on the
+// number of sites (kBlasBlock threads per block, min(ceil(n / kBlasBlock), kBlasMaxBlocks) blocks, a
+// grid-stride loop over the sites in index order), each thread sums its sites in that order, each block
+// sums its threads in a fixed shared-memory tree and writes one partial per block; the last block to
+// finish (an integer atomic counter: which block that is varies with timing, what it sums and in which
+// order does not) sums the partials, block 0 first, in the same fixed tree and writes the result into
+// pinned host memory mapped into the device, which the host reads after a stream synchronisation. No
+// floating-point atomics, no tuner: the same inputs give the same bits on every run, whatever else ran
+// before, on any device. The launch tuner is therefore not
+// used here: the block size decides the summation order. (The element-wise kernels share the geometry;
+// solver_benchmark reports the bandwidth they reach with it.)
+//
+// Aliasing: element-wise; every thread loads all inputs of a site before it stores any output, so an
+// output may be the same field as any input (y may alias x in Axpy, etc.). Fields of one call must have
+// the same lattice and subset (std::invalid_argument otherwise, naming the operation and both shapes) and,
+// except in Convert, the same precision; their pads may differ.
+//
+// Cost (Cost()): flops per real component as solvers/vector_flops.h (a complex multiply-add 8 per complex
+// number); bytes = every field read once and every field written once, 24 reals per site plus a 4-byte
+// norm per site in half (a Zero and a Copy are memset/memcpy of that many bytes).
+#pragma once
+
+#include <complex>
+#include <string>
+
+#include "gpu/blas_operation.h"
+#include "gpu/device_spinor_field.h"
+#include "gpu/precision.h"
+
+namespace lqcd::gpu::blas {
+
+struct OperationInfo {
+  const char* name;
+  double flops_per_real;  // as solvers/vector_flops.h
+  int fields_read;
+  int fields_written;
+};
+OperationInfo InfoOf(Operation op);
+
+struct BlasCost {
+  double flops = 0;
+  double bytes = 0;
+};
+// One call on `sites` sites; fields in `precision` (Convert: read in `precision`, written in `written`).
+BlasCost Cost(Operation op, Precision precision, double sites, Precision written);
+inline BlasCost Cost(Operation op, Precision precision, double sites) { return Cost(op, precision, sites, precision); }
+
+struct DotAndNorm {
+  std::complex<double> dot;  // (x, y)
+  double norm2;              // |x|^2
+};
+struct NormAndDot {
+  double norm2;              // |r|^2 of the new r
+  std::complex<double> dot;  // (r0, r) of the new r
+};
+
+void Zero(DeviceSpinorField& x);                                    // x = 0 (memset: +0.0, half q = 0, norm 0)
+void Copy(DeviceSpinorField& y, const DeviceSpinorField& x);        // y = x bit for bit (raw words and norms)
+void Convert(DeviceSpinorField& y, const DeviceSpinorField& x);     // y = x rounded to y's precision
+double Norm2(const DeviceSpinorField& x);                            // |x|^2
+std::complex<double> Dot(const DeviceSpinorField& x, const DeviceSpinorField& y);  // (x, y)
+double ReDot(const DeviceSpinorField& x, const DeviceSpinorField& y);              // Re (x, y)
+DotAndNorm DotNorm(const DeviceSpinorField& x, const DeviceSpinorField& y);        // (x, y) and |x|^2
+bool AllFinite(const DeviceSpinorField& x);  // no NaN or Inf among the loaded values (sum of 0 * x_i is 0)
+void Axpy(double a, const DeviceSpinorField& x, DeviceSpinorField& y);                    // y += a x
+double AxpyNorm(double a, const DeviceSpinorField& x, DeviceSpinorField& y);              // y += a x; |y|^2
+void Xpay(const DeviceSpinorField& x, double a, DeviceSpinorField& y);                    // y = x + a y
+void Caxpy(std::complex<double> a, const DeviceSpinorField& x, DeviceSpinorField& y);     // y += a x
+double CaxpyNorm(std::complex<double> a, const DeviceSpinorField& x, DeviceSpinorField& y);
+// x += alpha p; r -= alpha q; returns |r|^2.
+double CgUpdate(double alpha, const DeviceSpinorField& p, const DeviceSpinorField& q, DeviceSpinorField& x,
+                DeviceSpinorField& r);
+// p = r + beta (p - omega v).
+void BicgstabDirection(const DeviceSpinorField& r, std::complex<double> beta, std::complex<double> omega,
+                       const DeviceSpinorField& v, DeviceSpinorField& p);
+// r holds s on entry: x += alpha p + omega s; r = s - omega t; returns |r|^2 and (r0, r).
+NormAndDot BicgstabUpdate(std::complex<double> alpha, const DeviceSpinorField& p, std::complex<double> omega,
+                          const DeviceSpinorField& t, DeviceSpinorField& x, DeviceSpinorField& r,
+                          const DeviceSpinorField& r0);
+
+// Raw copy of one parity's storage between views of the same precision (words and norms, any pads):
+// the restriction of a full field to a parity and its inverse. Asynchronous (default stream).
+void CopyParity(const SpinorView& to, const ConstSpinorView& from);
+
+// "4x4x4x8 even double" (for messages).
+std::string Describe(const DeviceSpinorField& x);
+
+}  // namespace lqcd::gpu::blas

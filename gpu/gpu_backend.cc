@@ -1,0 +1,149 @@
+// gpu_backend.cc: the GPU Wilson operators of gpu_backend.h (argument checks, and the Dslash launches that
+// make M, the even-odd source and the reconstruction).
+#include "gpu/gpu_backend.h"
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace lqcd::gpu {
+namespace {
+
+std::shared_ptr<const DeviceGaugeField> RequirePrecision(std::shared_ptr<const DeviceGaugeField> gauge,
+                                                         Precision precision, const char* who) {
+  if (!gauge) throw std::invalid_argument(std::string(who) + ": no gauge field");
+  if (gauge->layout().precision != precision) {
+    throw std::invalid_argument(std::string(who) + ": the links are in " + ToString(gauge->layout().precision) +
+                                " precision but the operator works in " + ToString(precision));
+  }
+  return gauge;
+}
+
+template <typename P>
+const char* TagName() {
+  return solvers::PrecisionTraits<P>::kName;
+}
+
+}  // namespace
+
+std::string LayoutName(const DeviceGaugeField& gauge) {
+  const GaugeLayout& l = gauge.layout();
+  return std::string(ToString(l.precision)) + "/" + ToString(l.reconstruct) + (l.temporal_gauge_fixed ? "/gf" : "");
+}
+
+// ---- GpuWilson ----
+
+template <typename P>
+GpuWilson<P>::GpuWilson(const GaugeField<double>& u, const WilsonParams& params, const GpuOperatorLayout& layout)
+    : GpuWilson(UploadGauge<P>(u, layout), params) {}
+
+template <typename P>
+GpuWilson<P>::GpuWilson(std::shared_ptr<const DeviceGaugeField> gauge, const WilsonParams& params)
+    : gauge_(RequirePrecision(std::move(gauge), DevicePrecisionOf<P>::kValue, "GpuWilson")), params_(params) {
+  params_.kappa();  // validates the mass
+}
+
+template <typename P>
+std::string GpuWilson<P>::Name() const {
+  return "M<" + LayoutName(*gauge_) + ">";
+}
+
+template <typename P>
+void GpuWilson<P>::Run(Field& out, const Field& in, Dagger dagger) const {
+  if (&out == &in) throw std::invalid_argument(Name() + ": out and in must be different fields");
+  if (out.subset() != Subset::kFull || in.subset() != Subset::kFull || out.lattice() != gauge_->lattice() ||
+      in.lattice() != gauge_->lattice()) {
+    throw std::invalid_argument(Name() + ": needs full-lattice fields on " + gauge_->lattice().ToString() + " (got " +
+                                blas::Describe(out.device()) + " and " + blas::Describe(in.device()) + ")");
+  }
+  // out_p = (4 + m) in_p - (1/2) D_{p,p'} in_{p'}, one fused launch per parity.
+  for (Parity p : {Parity::kEven, Parity::kOdd}) {
+    ApplyWilsonDslashXpay(out.device().View(p), *gauge_, in.device().View(Opposite(p)), dagger, in.device().View(p),
+                          4.0 + params_.mass, -0.5, params_.boundary);
+  }
+}
+
+// ---- GpuWilsonSchur ----
+
+template <typename P>
+GpuWilsonSchur<P>::GpuWilsonSchur(const GaugeField<double>& u, const WilsonParams& params, Parity parity,
+                                  const GpuOperatorLayout& layout)
+    : GpuWilsonSchur(UploadGauge<P>(u, layout), params, parity) {}
+
+template <typename P>
+GpuWilsonSchur<P>::GpuWilsonSchur(std::shared_ptr<const DeviceGaugeField> gauge, const WilsonParams& params,
+                                  Parity parity)
+    : gauge_(RequirePrecision(std::move(gauge), DevicePrecisionOf<P>::kValue, "GpuWilsonSchur")),
+      params_(params),
+      parity_(parity),
+      op_(*gauge_, params.kappa(), parity, params.boundary) {}
+
+template <typename P>
+std::string GpuWilsonSchur<P>::Name() const {
+  return std::string(parity_ == Parity::kEven ? "M_ee<" : "M_oo<") + LayoutName(*gauge_) + ">";
+}
+
+template <typename P>
+void GpuWilsonSchur<P>::RequireFull(const Field& f, const char* where) const {
+  if (f.subset() != Subset::kFull || f.lattice() != gauge_->lattice()) {
+    throw std::invalid_argument(Name() + "::" + where + ": needs a full-lattice field on " +
+                                gauge_->lattice().ToString() + " (got " + blas::Describe(f.device()) + ")");
+  }
+}
+
+template <typename P>
+void GpuWilsonSchur<P>::RequireParity(const Field& f, const char* where) const {
+  if (f.subset() != SubsetOf(parity_) || f.lattice() != gauge_->lattice()) {
+    throw std::invalid_argument(Name() + "::" + where + ": needs a " + ToString(SubsetOf(parity_)) +
+                                "-parity field on " + gauge_->lattice().ToString() + " (got " +
+                                blas::Describe(f.device()) + ")");
+  }
+}
+
+template <typename P>
+void GpuWilsonSchur<P>::Run(Field& out, const Field& in, Dagger dagger) const {
+  if (&out == &in) throw std::invalid_argument(Name() + ": out and in must be different fields");
+  RequireParity(in, "Apply");
+  RequireParity(out, "Apply");
+  op_.Apply(out.device().View(), in.device().View(), dagger);
+}
+
+template <typename P>
+void GpuWilsonSchur<P>::PrepareSource(Field& b_p, const Field& b_full) const {
+  RequireFull(b_full, "PrepareSource");
+  RequireParity(b_p, "PrepareSource");
+  const double kappa = params_.kappa();
+  // b'_p = 2 kappa b_p + 2 kappa^2 D_{p,p'} b_{p'}
+  ApplyWilsonDslashXpay(b_p.device().View(), *gauge_, b_full.device().View(Opposite(parity_)), Dagger::kNo,
+                        b_full.device().View(parity_), 2 * kappa, 2 * kappa * kappa, params_.boundary);
+}
+
+template <typename P>
+void GpuWilsonSchur<P>::RestrictGuess(Field& x_p, const Field& x_full) const {
+  RequireFull(x_full, "RestrictGuess");
+  RequireParity(x_p, "RestrictGuess");
+  blas::CopyParity(x_p.device().View(), x_full.device().View(parity_));
+}
+
+template <typename P>
+void GpuWilsonSchur<P>::Reconstruct(Field& x_full, const Field& x_p, const Field& b_full) const {
+  RequireFull(b_full, "Reconstruct");
+  RequireFull(x_full, "Reconstruct");
+  RequireParity(x_p, "Reconstruct");
+  if (&x_full == &b_full) throw std::invalid_argument(Name() + "::Reconstruct: x_full and b_full must differ");
+  const double kappa = params_.kappa();
+  blas::CopyParity(x_full.device().View(parity_), x_p.device().View());
+  // x_{p'} = 2 kappa b_{p'} + kappa D_{p',p} x_p
+  const Parity other = Opposite(parity_);
+  ApplyWilsonDslashXpay(x_full.device().View(other), *gauge_, x_p.device().View(), Dagger::kNo,
+                        b_full.device().View(other), 2 * kappa, kappa, params_.boundary);
+}
+
+template class GpuWilson<double>;
+template class GpuWilson<float>;
+template class GpuWilson<solvers::Half>;
+template class GpuWilsonSchur<double>;
+template class GpuWilsonSchur<float>;
+template class GpuWilsonSchur<solvers::Half>;
+
+}  // namespace lqcd::gpu

@@ -1,0 +1,286 @@
+// gpu_backend.h: the solvers' backend interface (solvers/README.md) on the GPU, and the Wilson operators
+// the solvers run on there. The algorithms of solvers/ (CG, BiCGstab, the drivers, reliable updates,
+// defect correction) run on it unchanged.
+//
+// Host-only header (no CUDA types).
+//
+//   GpuBackend::Field<P> = GpuSpinorField<P>, P = double, float or solvers::Half: a DeviceSpinorField of
+//       precision double, single or half (16-bit fixed point with a float norm per site). A new field is
+//       zero. The fused vector operations are gpu/blas.h (double accumulation, deterministic reductions).
+//   GpuWilson<P>       M = (4 + m) - D / 2 on the full lattice (and M^dag): per parity one Dslash launch
+//                      with the xpay fused, out_p = (4 + m) in_p - (1/2) D_{p,p'} in_{p'}.
+//   GpuWilsonSchur<P>  M_pp = 1 - kappa^2 D_{p,p'} D_{p',p} (and M_pp^dag) through DeviceSchurOperator, with
+//                      the even-odd reduction done ON THE DEVICE:
+//       PrepareSource  b'_p = 2 kappa b_p + 2 kappa^2 D_{p,p'} b_{p'}        one Dslash launch with xpay
+//       RestrictGuess  x_p = parity-p block of x_full                        raw copy of the block
+//       Reconstruct    x_full = (x_p on p, 2 kappa b_{p'} + kappa D_{p',p} x_p on p')   copy + one xpay Dslash
+//       FullResidualPerSchurResidual() = 1 / (2 kappa)
+// Operators in precision P keep their links in P (half: 16-bit fixed point, no norm) with the
+// reconstruction (18, 12 or 8 reals) and temporal gauge fixing of their GpuOperatorLayout: the low
+// precision operator of a mixed solve chooses them freely, since it represents the same matrix.
+// Temporal gauge fixing needs links that ARE in temporal gauge (DeviceGaugeField checks and refuses
+// others): fix the gauge on the host first (reference/gauge_transform.h TemporalGaugeFix) and give that
+// field to both operators of the solve; the solution is then that of the gauge-fixed system.
+//
+// Basis: the device holds spinors in the UKQCD basis and the operators act there (S M S with the basis
+// change S of device_spinor_field.h, which is its own inverse). Host fields enter and leave through
+// GpuSpinorField::Upload / Download with their own basis (the oracle's default DeGrand-Rossi); the
+// operators ignore WilsonParams::basis. The boundary condition is WilsonParams::boundary.
+//
+// Aliasing: as the interface says: an operator's out must differ from in (throws); Reconstruct's x_full
+// must differ from b_full. Operators keep scratch (the Schur temporary): not thread-safe. Everything is
+// queued on the default stream; reductions (and downloads) wait for it.
+#pragma once
+
+#include <complex>
+#include <memory>
+#include <string>
+
+#include "gpu/blas.h"
+#include "gpu/device_gauge_field.h"
+#include "gpu/device_spinor_field.h"
+#include "gpu/precision.h"
+#include "gpu/schur_operator.h"
+#include "gpu/wilson_dslash.h"
+#include "reference/gamma.h"
+#include "reference/gauge_field.h"
+#include "reference/lattice.h"
+#include "reference/spinor_field.h"
+#include "reference/wilson.h"
+#include "solvers/precision.h"
+
+namespace lqcd::gpu {
+
+// The device precision of a solvers precision tag.
+template <typename P>
+struct DevicePrecisionOf;
+template <>
+struct DevicePrecisionOf<double> {
+  static constexpr Precision kValue = Precision::kDouble;
+};
+template <>
+struct DevicePrecisionOf<float> {
+  static constexpr Precision kValue = Precision::kSingle;
+};
+template <>
+struct DevicePrecisionOf<solvers::Half> {
+  static constexpr Precision kValue = Precision::kHalf;
+};
+
+template <typename P>
+class GpuSpinorField {
+ public:
+  using PrecisionTag = P;
+  // A zero field on `subset` of `lattice` (pad: DeviceSpinorField's).
+  GpuSpinorField(const Lattice& lattice, Subset subset, int pad = 0)
+      : field_(lattice, subset, DevicePrecisionOf<P>::kValue, pad) {
+    blas::Zero(field_);
+  }
+
+  const Lattice& lattice() const { return field_.lattice(); }
+  Subset subset() const { return field_.subset(); }
+  int sites() const { return field_.parities() * field_.lattice().half_volume(); }
+  DeviceSpinorField& device() { return field_; }
+  const DeviceSpinorField& device() const { return field_; }
+
+  // Host <-> device; `basis` is the host field's (the device holds UKQCD).
+  void Upload(const SpinorField<double>& host, GammaBasis basis = GammaBasis::kDeGrandRossi) {
+    field_.Upload(host, basis);
+  }
+  SpinorField<double> Download(GammaBasis basis = GammaBasis::kDeGrandRossi) const { return field_.Download(basis); }
+
+ private:
+  DeviceSpinorField field_;
+};
+
+struct GpuBackend {
+  template <typename P>
+  using Field = GpuSpinorField<P>;
+
+  static const char* Name() { return "gpu"; }
+
+  // ---- shape, creation, checks ----
+  template <typename P, typename F>
+  static Field<P> NewLike(const F& shape) {
+    return Field<P>(shape.lattice(), shape.subset(), shape.device().pad());
+  }
+  template <typename A, typename B>
+  static bool Compatible(const A& a, const B& b) {
+    return a.lattice() == b.lattice() && a.subset() == b.subset();
+  }
+  template <typename A, typename B>
+  static void RequireCompatible(const A& a, const B& b, const char* where) {
+    if (!Compatible(a, b)) {
+      throw std::invalid_argument(std::string(where) + ": fields differ (" + Describe(a) + " vs " + Describe(b) + ")");
+    }
+  }
+  template <typename F>
+  static std::string Describe(const F& x) {
+    return blas::Describe(x.device());
+  }
+  template <typename F>
+  static double Reals(const F& x) {
+    return 24.0 * x.sites();
+  }
+  template <typename F>
+  static bool AllFinite(const F& x) {
+    return blas::AllFinite(x.device());
+  }
+
+  // ---- copies ----
+  template <typename F>
+  static void Zero(F& x) {
+    blas::Zero(x.device());
+  }
+  template <typename P>
+  static void Copy(Field<P>& y, const Field<P>& x) {
+    blas::Copy(y.device(), x.device());
+  }
+  template <typename G, typename F>
+  static void Convert(G& y, const F& x) {
+    blas::Convert(y.device(), x.device());
+  }
+
+  // ---- reductions ----
+  template <typename P>
+  static double Norm2(const Field<P>& x) {
+    return blas::Norm2(x.device());
+  }
+  template <typename P>
+  static std::complex<double> Dot(const Field<P>& x, const Field<P>& y) {
+    return blas::Dot(x.device(), y.device());
+  }
+  template <typename P>
+  static double ReDot(const Field<P>& x, const Field<P>& y) {
+    return blas::ReDot(x.device(), y.device());
+  }
+  using DotAndNorm = blas::DotAndNorm;
+  template <typename P>
+  static DotAndNorm DotNorm(const Field<P>& x, const Field<P>& y) {
+    return blas::DotNorm(x.device(), y.device());
+  }
+
+  // ---- updates ----
+  template <typename P>
+  static void Axpy(double a, const Field<P>& x, Field<P>& y) {
+    blas::Axpy(a, x.device(), y.device());
+  }
+  template <typename P>
+  static double AxpyNorm(double a, const Field<P>& x, Field<P>& y) {
+    return blas::AxpyNorm(a, x.device(), y.device());
+  }
+  template <typename P>
+  static void Xpay(const Field<P>& x, double a, Field<P>& y) {
+    blas::Xpay(x.device(), a, y.device());
+  }
+  template <typename P>
+  static void Caxpy(std::complex<double> a, const Field<P>& x, Field<P>& y) {
+    blas::Caxpy(a, x.device(), y.device());
+  }
+  template <typename P>
+  static double CaxpyNorm(std::complex<double> a, const Field<P>& x, Field<P>& y) {
+    return blas::CaxpyNorm(a, x.device(), y.device());
+  }
+  template <typename P>
+  static double CgUpdate(double alpha, const Field<P>& p, const Field<P>& q, Field<P>& x, Field<P>& r) {
+    return blas::CgUpdate(alpha, p.device(), q.device(), x.device(), r.device());
+  }
+  template <typename P>
+  static void BicgstabDirection(const Field<P>& r, std::complex<double> beta, std::complex<double> omega,
+                                const Field<P>& v, Field<P>& p) {
+    blas::BicgstabDirection(r.device(), beta, omega, v.device(), p.device());
+  }
+  using NormAndDot = blas::NormAndDot;
+  template <typename P>
+  static NormAndDot BicgstabUpdate(std::complex<double> alpha, const Field<P>& p, std::complex<double> omega,
+                                   const Field<P>& t, Field<P>& x, Field<P>& r, const Field<P>& r0) {
+    return blas::BicgstabUpdate(alpha, p.device(), omega, t.device(), x.device(), r.device(), r0.device());
+  }
+};
+
+// How an operator stores its links and pads its fields.
+struct GpuOperatorLayout {
+  Reconstruct reconstruct = Reconstruct::k18;
+  bool temporal_gauge_fixed = false;
+  int pad = 0;  // of the gauge field and of the fields NewField() makes
+};
+
+// The links of an operator in precision P: uploaded once, shareable between operators (e.g. GpuWilson and
+// GpuWilsonSchur of one precision).
+template <typename P>
+std::shared_ptr<const DeviceGaugeField> UploadGauge(const GaugeField<double>& u, const GpuOperatorLayout& layout) {
+  return std::make_shared<const DeviceGaugeField>(
+      u, GaugeLayout{DevicePrecisionOf<P>::kValue, layout.reconstruct, layout.temporal_gauge_fixed, layout.pad});
+}
+
+// "half/12/gf": precision, reconstruction, gauge fixing.
+std::string LayoutName(const DeviceGaugeField& gauge);
+
+// M = (4 + m) - D / 2 on the full lattice, in precision P.
+template <typename P>
+class GpuWilson {
+ public:
+  using Backend = GpuBackend;
+  using Precision = P;
+  using Field = GpuSpinorField<P>;
+
+  GpuWilson(const GaugeField<double>& u, const WilsonParams& params, const GpuOperatorLayout& layout = {});
+  // Shares links already on the device (their precision must be P's).
+  GpuWilson(std::shared_ptr<const DeviceGaugeField> gauge, const WilsonParams& params);
+
+  void Apply(Field& out, const Field& in) const { Run(out, in, Dagger::kNo); }
+  void ApplyDagger(Field& out, const Field& in) const { Run(out, in, Dagger::kYes); }
+  Field NewField() const { return Field(gauge_->lattice(), Subset::kFull, gauge_->layout().pad); }
+  double FlopsPerApply() const { return (kDslashFlopsPerSite + kXpayFlopsPerSite) * gauge_->lattice().volume(); }
+  std::string Name() const;
+  const WilsonParams& params() const { return params_; }
+  const DeviceGaugeField& gauge() const { return *gauge_; }
+
+ private:
+  void Run(Field& out, const Field& in, Dagger dagger) const;
+  std::shared_ptr<const DeviceGaugeField> gauge_;
+  WilsonParams params_;
+};
+
+// M_pp = 1 - kappa^2 D_{p,p'} D_{p',p} on parity p, in precision P, with the even-odd reduction.
+template <typename P>
+class GpuWilsonSchur {
+ public:
+  using Backend = GpuBackend;
+  using Precision = P;
+  using Field = GpuSpinorField<P>;
+
+  GpuWilsonSchur(const GaugeField<double>& u, const WilsonParams& params, Parity parity = Parity::kEven,
+                 const GpuOperatorLayout& layout = {});
+  GpuWilsonSchur(std::shared_ptr<const DeviceGaugeField> gauge, const WilsonParams& params,
+                 Parity parity = Parity::kEven);
+
+  void Apply(Field& out, const Field& in) const { Run(out, in, Dagger::kNo); }
+  void ApplyDagger(Field& out, const Field& in) const { Run(out, in, Dagger::kYes); }
+  Field NewField() const { return Field(gauge_->lattice(), SubsetOf(parity_), gauge_->layout().pad); }
+  double FlopsPerApply() const {
+    return (2 * kDslashFlopsPerSite + kXpayFlopsPerSite) * gauge_->lattice().half_volume();
+  }
+  std::string Name() const;
+  Parity parity() const { return parity_; }
+  const WilsonParams& params() const { return params_; }
+  const DeviceGaugeField& gauge() const { return *gauge_; }
+  // Flops and the Dslash byte model of one Apply (wilson_dslash.h).
+  KernelCost Cost() const { return op_.Cost(DevicePrecisionOf<P>::kValue); }
+
+  void PrepareSource(Field& b_p, const Field& b_full) const;
+  void RestrictGuess(Field& x_p, const Field& x_full) const;
+  void Reconstruct(Field& x_full, const Field& x_p, const Field& b_full) const;
+  double FullResidualPerSchurResidual() const { return 1.0 / (2.0 * params_.kappa()); }
+
+ private:
+  void Run(Field& out, const Field& in, Dagger dagger) const;
+  void RequireFull(const Field& f, const char* where) const;
+  void RequireParity(const Field& f, const char* where) const;
+  std::shared_ptr<const DeviceGaugeField> gauge_;
+  WilsonParams params_;
+  Parity parity_;
+  DeviceSchurOperator op_;
+};
+
+}  // namespace lqcd::gpu
