@@ -1,0 +1,110 @@
+"""End to end on a 4^4 lattice: solver_tables_cc generates one quenched configuration, caches it, solves
+one Gaussian source at two given masses with every solver of the paper's Tables 3-5, and writes CSV that
+the report turns into tables and a PNG.
+
+Checks: the CSV is well formed (header, one row per solve, every variant at every mass), every solve
+converged with a true residual (recomputed in double by the program) <= eps = 1e-12, the iteration
+bookkeeping of each method (k + l for reliable updates, restarts for defect correction), a rerun reads the
+cached configuration and reproduces every iteration count, and bad options exit with status 2 and a
+message naming the option."""
+import csv
+import os
+import subprocess
+import tempfile
+import unittest
+
+from experiments import solver_tables_report
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BINARY = os.path.join(HERE, "solver_tables_cc")
+TINY = ["--lattice=4x4x4x4", "--configs=1", "--sources=1", "--masses=-0.5,-0.7", "--therm=5", "--sep=2",
+        "--threads=2"]
+EXPECTED_COLUMNS = ["config", "config_sweep", "source", "source_seed", "mass_index", "mass", "kappa", "mass_fraction",
+                    "m_minus_mc", "table", "solver", "precision", "parameter_name", "parameter", "iterations",
+                    "krylov_iterations", "updates", "restarts", "operator_applications",
+                    "low_precision_applications", "true_residual", "iterated_residual", "seconds", "gflops", "status",
+                    "reason"]
+
+
+def run(args):
+    return subprocess.run([BINARY] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+
+
+class TinyRunTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp()
+        cls.first = run(TINY + ["--out=" + cls.dir])
+        with open(os.path.join(cls.dir, "solves.csv"), newline="") as f:
+            cls.rows = list(csv.DictReader(f))
+        cls.header = cls.rows[0].keys() if cls.rows else []
+
+    def test_runs_and_prints_what_it_ran_on(self):
+        self.assertEqual(self.first.returncode, 0, self.first.stderr)
+        self.assertIn("machine:", self.first.stdout)
+        self.assertIn("lattice = 4x4x4x4", self.first.stdout)
+
+    def test_csv_is_well_formed(self):
+        self.assertEqual(list(self.header), EXPECTED_COLUMNS)
+        # 14 variants (2 + 6 + 6, experiments/solver_variants.h) x 2 masses x 1 configuration x 1 source.
+        self.assertEqual(len(self.rows), 28)
+        seen = {(r["solver"], r["precision"], r["parameter"], r["mass"]) for r in self.rows}
+        self.assertEqual(len(seen), 28)
+        self.assertEqual({r["mass"] for r in self.rows}, {"-0.5", "-0.7"})
+        self.assertEqual({r["table"] for r in self.rows}, {"3", "4", "5"})
+
+    def test_every_solve_converged_to_eps(self):
+        for r in self.rows:
+            label = "%s %s %s at m = %s" % (r["solver"], r["precision"], r["parameter"], r["mass"])
+            self.assertEqual(r["status"], "converged", label + ": " + r["reason"])
+            self.assertLessEqual(float(r["true_residual"]), 1e-12, label)
+            self.assertGreater(int(r["iterations"]), 0, label)
+
+    def test_iteration_bookkeeping(self):
+        for r in self.rows:
+            k, l, total = int(r["krylov_iterations"]), int(r["updates"]), int(r["iterations"])
+            if r["solver"] == "reliable-update":
+                self.assertEqual(total, k + l)  # the paper's k + l
+                self.assertGreater(l, 0)
+                self.assertGreater(int(r["low_precision_applications"]), 0)
+            elif r["solver"] == "defect-correction":
+                self.assertEqual(total, k)  # all inner iterations of all restarts
+                self.assertGreaterEqual(int(r["restarts"]), 1)
+            else:
+                self.assertEqual(int(r["low_precision_applications"]), 0)
+
+    def test_rerun_reads_the_cache_and_reproduces_the_counts(self):
+        second_dir = os.path.join(self.dir, "again")
+        os.makedirs(second_dir)
+        os.symlink(os.path.join(self.dir, "ensemble"), os.path.join(second_dir, "ensemble"))
+        second = run(TINY + ["--out=" + second_dir])
+        self.assertEqual(second.returncode, 0, second.stderr)
+        self.assertIn("reading 1 cached configurations", second.stdout)
+        with open(os.path.join(second_dir, "solves.csv"), newline="") as f:
+            again = list(csv.DictReader(f))
+        self.assertEqual([r["iterations"] for r in again], [r["iterations"] for r in self.rows])
+        self.assertEqual([r["true_residual"] for r in again], [r["true_residual"] for r in self.rows])
+
+    def test_report_writes_tables_and_png(self):
+        md, png = solver_tables_report.report(self.dir)
+        text = open(md).read()
+        self.assertIn("Table 3 analogue", text)
+        self.assertIn("Table 5 analogue", text)
+        self.assertIn("no critical mass was determined", text)
+        with open(png, "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+
+    def test_bad_options_exit_2_naming_the_problem(self):
+        for args, message in ((["--lattice=4x4x4x4"], "--out"),
+                              (["--out=x", "--lattice=5x4x4x4"], "even"),
+                              (["--out=x", "--variants=ru:half:1e-6"], "delta"),
+                              (["--out=x", "--variants=dc:double:0.1"], "precision"),
+                              (["--out=x", "--critical_mass=-1"], "--strange_mass"),
+                              (["--out=x", "--frobnicate=1"], "unknown option")):
+            result = run(args)
+            self.assertEqual(result.returncode, 2, args)
+            self.assertIn(message, result.stderr, args)
+
+
+if __name__ == "__main__":
+    unittest.main()
