@@ -189,7 +189,7 @@ TEST(PropagatorTest, CorrelatorIsGaugeInvariant) {
 }
 
 TEST(PropagatorTest, CorrelatorIsIndependentOfTheGammaBasis) {
-  const Lattice lattice(4, 4, 4, 4);
+  const Lattice lattice(4, 4, 2, 4);
   const GaugeField<double> u = RandomNearUnitGaugeField<double>(lattice, 51, 0.3);
   for (FermionAction action : {FermionAction::WilsonFromKappa(0.12), FermionAction::CloverFromKappa(0.1, 1.0)}) {
     const PropagatorSolverOptions options = Options(PropagatorSolver::kBiCGstab);
@@ -205,7 +205,7 @@ TEST(PropagatorTest, CorrelatorIsIndependentOfTheGammaBasis) {
 }
 
 TEST(PropagatorTest, CloverWithZeroCswIsWilson) {
-  const Lattice lattice(4, 4, 4, 4);
+  const Lattice lattice(4, 4, 2, 4);
   const GaugeField<double> u = RandomGaugeField<double>(lattice, 61);
   const FermionAction wilson = FermionAction::WilsonFromKappa(0.115);
   const PropagatorSolverOptions options = Options(PropagatorSolver::kBiCGstab);
@@ -254,10 +254,10 @@ TEST(PropagatorTest, CorrelatorIsTimeReflectionSymmetricOnASymmetricField) {
   // reflected field; the antiperiodic sign moves to the other side of the source slice, which flips the sign
   // of S on some slices and leaves |S|^2 alone (docs/conventions.md). A random gauge transformation on top
   // hides the symmetry from the links themselves.
-  const Lattice lattice(4, 4, 2, 8);
+  const Lattice lattice(2, 4, 2, 8);
   const GaugeField<double> sym = TimeReflectionSymmetric(RandomNearUnitGaugeField<double>(lattice, 71, 0.3));
   const GaugeField<double> u = ApplyGaugeTransformation(RandomGaugeTransformation<double>(lattice, 72), sym);
-  const int source = lattice.Index({1, 3, 1, 0});
+  const int source = lattice.Index({1, 3, 1, 0});  // every coordinate inside 2x4x2x8
   for (const FermionAction& action : {FermionAction::WilsonFromKappa(0.12), FermionAction::CloverFromKappa(0.1, 1.0)}) {
     const PropagatorSolverOptions options = Options(PropagatorSolver::kBiCGstab);
     const PropagatorRun run = ComputePropagator(u, action, options, source);
@@ -276,7 +276,7 @@ TEST(PropagatorTest, CorrelatorIsTimeReflectionSymmetricOnASymmetricField) {
 }
 
 TEST(PropagatorTest, FreeFieldMatchesTheMomentumSum) {
-  const Lattice lattice(4, 4, 4, 8);
+  const Lattice lattice(4, 4, 2, 8);
   const GaugeField<double> u(lattice);
   FermionAction action = FermionAction::WilsonFromKappa(0.122);  // m = 0.098: light, still no zero mode
   const PropagatorSolverOptions options = Options(PropagatorSolver::kBiCGstab, LowPrecision::kSingle, 1e-12);
@@ -285,7 +285,8 @@ TEST(PropagatorTest, FreeFieldMatchesTheMomentumSum) {
   Norms norms{4 + action.mass, FreeWilsonInverseNorm(lattice, action.mass, action.boundary)};
   const double eps = PropagatorError(run, norms);
   const std::vector<double> expected = FreeWilsonPionCorrelator(lattice, action.mass, action.boundary);
-  // Momentum-sum rounding as in reference/propagator_test.cc: 120 (gamma_{L_t+6} + u) N^2 + gamma_{V_s} C.
+  // Momentum-sum rounding as in reference/propagator_test.cc: 120 (gamma_{L_t+6} + u) N^2 + gamma_{V_s} C
+  // (V_s = 32 here; gamma_64 is larger, hence also a bound).
   const double n2 = norms.inverse * norms.inverse;
   const std::vector<double> c = PionCorrelator(run.propagator);
   for (int t = 0; t < 8; ++t) {
@@ -297,7 +298,7 @@ TEST(PropagatorTest, FreeFieldMatchesTheMomentumSum) {
 }
 
 TEST(PropagatorTest, ThreadsDoNotChangeResultsOrReportOrder) {
-  const Lattice lattice(4, 4, 4, 4);
+  const Lattice lattice(4, 4, 2, 4);
   const GaugeField<double> u = RandomNearUnitGaugeField<double>(lattice, 95, 0.5);
   for (const FermionAction& action : {FermionAction::WilsonFromKappa(0.12), FermionAction::CloverFromKappa(0.1, 1.0)}) {
     PropagatorSolverOptions options = Options(PropagatorSolver::kReliableBiCGstab, LowPrecision::kHalf);
