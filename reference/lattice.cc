@@ -63,6 +63,12 @@ Coordinates Lattice::Coords(int site) const {
   return n;
 }
 
+void Lattice::ThrowCoordinateOutOfRange(const Coordinates& n, int mu) const {
+  static const char* kNames[kDims] = {"x", "y", "z", "t"};
+  throw std::out_of_range("Lattice::Index: coordinate " + std::string(kNames[mu]) + " = " + std::to_string(n[mu]) +
+                          " outside [0, " + std::to_string(extents_[mu]) + ") on " + ToString());
+}
+
 std::string Lattice::ToString() const {
   std::ostringstream out;
   out << extents_[0] << "x" << extents_[1] << "x" << extents_[2] << "x" << extents_[3];

@@ -49,7 +49,12 @@ class Lattice {
   int half_volume() const { return volume_ / 2; }
   std::string ToString() const;  // "4x4x4x8"
 
+  // Throws std::out_of_range unless 0 <= n[mu] < L_mu for every mu (no silent wrap-around: an
+  // out-of-range coordinate would otherwise name a different site). Inner loops use the neighbour tables.
   int Index(const Coordinates& n) const {
+    for (int mu = 0; mu < kDims; ++mu) {
+      if (n[mu] < 0 || n[mu] >= extents_[mu]) ThrowCoordinateOutOfRange(n, mu);
+    }
     return n[0] + extents_[0] * (n[1] + extents_[1] * (n[2] + extents_[2] * n[3]));
   }
   Coordinates Coords(int site) const;
@@ -76,6 +81,8 @@ class Lattice {
   bool operator!=(const Lattice& other) const { return !(*this == other); }
 
  private:
+  [[noreturn]] void ThrowCoordinateOutOfRange(const Coordinates& n, int mu) const;
+
   // Neighbour and parity tables, shared by copies: every field holds a Lattice by value.
   struct Tables {
     std::vector<int> forward, backward;

@@ -35,6 +35,19 @@ TEST(LatticeTest, LexicographicIndexIsXFastestAndRoundTrips) {
   EXPECT_EQ(lat.ToString(), "4x6x2x8");
 }
 
+TEST(LatticeTest, OutOfRangeCoordinatesAreRejectedNotWrapped) {
+  const Lattice lat(4, 6, 2, 8);
+  EXPECT_THROW(lat.Index({4, 0, 0, 0}), std::out_of_range);
+  EXPECT_THROW(lat.Index({0, -1, 0, 0}), std::out_of_range);
+  EXPECT_THROW(lat.Index({0, 0, 0, 8}), std::out_of_range);
+  try {
+    lat.Index({0, 0, 2, 0});
+    FAIL() << "z = 2 accepted on Lz = 2";
+  } catch (const std::out_of_range& e) {
+    EXPECT_NE(std::string(e.what()).find("z = 2 outside [0, 2)"), std::string::npos) << e.what();
+  }
+}
+
 TEST(LatticeTest, CheckerboardIndexIsABijectionPerParity) {
   const Lattice lat(4, 2, 6, 4);
   for (Parity p : {Parity::kEven, Parity::kOdd}) {
