@@ -23,8 +23,8 @@
 //         m_PCAC(t) = [C_AP(t + 1) - C_AP(t - 1)] / (4 C_PP(t)),
 //     linear in m near m_c with zero at m_c (its overall sign depends on gamma conventions; the zero does not).
 // Errors: single-elimination jackknife over configurations (each jackknife sample refits everything).
-// The difference between the two m_c (O(a) and finite-volume effects, quenched chiral logarithms) is the
-// systematic uncertainty quoted with m_c.
+// The difference between the two m_c (O(a) and finite-volume effects, quenched chiral logarithms) is a
+// systematic uncertainty quoted with m_c (the driver adds a fit-range one: the two lightest masses alone).
 //
 // Scale: r0 / a from the interpolation of Necco and Sommer, Nucl. Phys. B 622 (2002) 328,
 //     ln(a / r0) = -1.6804 - 1.7331 x + 0.7849 x^2 - 0.4428 x^3,   x = beta - 6,   valid 5.7 <= beta <= 6.92,

@@ -7,7 +7,7 @@
 //   1. ensemble: quenched configurations from the heatbath generator, cached as NERSC files under
 //      <out>/ensemble/<tag>/ (experiments/quenched_ensemble.h);
 //   2. critical mass (experiments/critical_mass.h): one-end pion and PCAC correlators at masses whose pion
-//      is heavy enough for the box, placed by a secant search that starts from the mean-field estimate;
+//      is heavy enough for the box, placed from two mean-field probes and a third probe on their line;
 //      m_c from m_pi^2 = B (m - m_c) (cross-checked by the zero of m_PCAC), and the strange mass m_s where
 //      m_pi = a m_{s sbar};
 //   3. the table masses m = m_c + f (m_s - m_c) for the fractions f (the paper spans m_c .. m_s);
@@ -279,7 +279,9 @@ std::string Num(double x) {
 }
 
 std::uint64_t SourceSeed(int config, int source) { return 0x5eed0000ull + 1000ull * config + source; }
-std::uint64_t NoiseSeed(int config, int mass_index) { return 0x0e5d0000ull + 1000ull * config + mass_index; }
+// The same noise on a configuration for every mass: the correlators of different masses are then
+// correlated, so the noise largely cancels in the mass dependence (the jackknife keeps the errors honest).
+std::uint64_t NoiseSeed(int config) { return 0x0e5d0000ull + 1000ull * config; }
 
 // ---- critical mass ----
 
@@ -292,6 +294,7 @@ struct SpectroscopyPoint {
 
 struct CriticalMassResult {
   double critical_mass = 0, critical_error = 0, strange_mass = 0, strange_pion_mass = 0;
+  double fit_range_error = 0;  // |m_c(two lightest masses) - m_c(all)|
   bool measured = false;
   CriticalMassFit fit;
   std::vector<SpectroscopyPoint> probes, fitted;
@@ -300,7 +303,7 @@ struct CriticalMassResult {
   double seconds = 0;
 };
 
-SpectroscopyPoint MeasureCorrelators(const Ensemble& ensemble, double mass, int mass_index, const Options& o) {
+SpectroscopyPoint MeasureCorrelators(const Ensemble& ensemble, double mass, const Options& o) {
   const auto start = std::chrono::steady_clock::now();
   const int n = static_cast<int>(ensemble.members.size());
   SpectroscopyPoint point;
@@ -313,7 +316,7 @@ SpectroscopyPoint MeasureCorrelators(const Ensemble& ensemble, double mass, int 
     w.mass = mass;
     const int lt = u.lattice().extent(3);
     const int t0 = (k * lt) / std::max(n, 1) % lt;  // spread the source slices over the configurations
-    const SpinorField<double> eta = TimeSliceNoise(u.lattice(), t0, NoiseSeed(k, mass_index));
+    const SpinorField<double> eta = TimeSliceNoise(u.lattice(), t0, NoiseSeed(k));
     SpinorField<double> phi(u.lattice());
     const solvers::CpuWilson<double> m(u, w);
     const solvers::CpuWilsonSchur<double> schur(u, w);
@@ -380,9 +383,8 @@ CriticalMassResult FindCriticalMass(const Ensemble& ensemble, const Options& o) 
               << std::setprecision(3) << p.seconds << " s)\n"
               << std::flush;
   };
-  int mass_index = 0;
   auto measure = [&](double mass) {
-    SpectroscopyPoint p = MeasureCorrelators(ensemble, mass, mass_index++, o);
+    SpectroscopyPoint p = MeasureCorrelators(ensemble, mass, o);
     p.plateau = AveragePlateau(p.correlators, res.t_first, res.t_last);
     if (!std::isfinite(p.plateau.pion_mass)) {
       throw std::runtime_error("critical mass: the pion effective mass at m = " + Num(mass) +
@@ -390,35 +392,45 @@ CriticalMassResult FindCriticalMass(const Ensemble& ensemble, const Options& o) 
     }
     return p;
   };
-  // Two heavy probes from the mean-field estimate (which lies above m_c), then a secant search: each
-  // next mass is placed on the line m_pi^2(m) through the two lightest points measured so far.
+  // Two heavy probes from the mean-field estimate (which lies above m_c); a third probe at the middle
+  // target a m_pi, placed on the line m_pi^2(m) through the first two; then all fit masses at once, on the
+  // line through the second and third probes (well separated, and closer to the targets). Placing the fit
+  // masses together keeps them apart by construction ((t_i^2 - t_j^2) / slope), whatever the noise.
   std::cout << "critical mass: mean-field start m = 4 u0 - 4 = " << res.mean_field_mass << " (plaquette "
             << ensemble.MeanPlaquette() << ")\n";
-  for (double mass : {res.mean_field_mass, 1.5 * res.mean_field_mass}) {
-    res.probes.push_back(measure(mass));
-    describe("probe", res.probes.back());
-  }
-  std::vector<SpectroscopyPoint> all = res.probes;
-  for (double target : targets) {
-    const SpectroscopyPoint& a = all[all.size() - 2];
-    const SpectroscopyPoint& b = all[all.size() - 1];
+  auto line_through = [&](const SpectroscopyPoint& a, const SpectroscopyPoint& b) {
     const LineFit line = FitLine({a.correlators.mass, b.correlators.mass},
                                  {a.plateau.pion_mass * a.plateau.pion_mass, b.plateau.pion_mass * b.plateau.pion_mass});
     if (!(line.slope > 0)) {
       throw std::runtime_error("critical mass: m_pi^2 does not grow with m between m = " + Num(a.correlators.mass) +
                                " and " + Num(b.correlators.mass) + "; give --critical_mass and --strange_mass");
     }
-    const double mass = line.Root() + target * target / line.slope;
-    all.push_back(measure(mass));
-    res.fitted.push_back(all.back());
+    return line;
+  };
+  for (double mass : {res.mean_field_mass, 1.5 * res.mean_field_mass}) {
+    res.probes.push_back(measure(mass));
+    describe("probe", res.probes.back());
+  }
+  const double middle = targets[targets.size() / 2];
+  const LineFit first = line_through(res.probes[0], res.probes[1]);
+  res.probes.push_back(measure(first.Root() + middle * middle / first.slope));
+  describe(("probe (target a m_pi = " + Num(middle) + ")").c_str(), res.probes.back());
+  const LineFit second = line_through(res.probes[1], res.probes[2]);
+  for (double target : targets) {
+    res.fitted.push_back(measure(second.Root() + target * target / second.slope));
     describe(("target a m_pi = " + Num(target) + ":").c_str(), res.fitted.back());
   }
   std::vector<MassCorrelators> data;
   for (const SpectroscopyPoint& p : res.fitted) data.push_back(p.correlators);
   res.fit = FitCriticalMass(data, res.t_first, res.t_last);
+  // Fit-range systematic: the line through the two lightest masses only. A difference from the full fit
+  // measures the curvature of m_pi^2(m) (higher orders, quenched chiral logarithms, finite volume).
+  const std::vector<MassCorrelators> lightest(data.end() - 2, data.end());  // targets run heavy to light
+  res.fit_range_error =
+      std::abs(FitCriticalMass(lightest, res.t_first, res.t_last).pion_critical_mass.value - res.fit.pion_critical_mass.value);
   res.measured = true;
   res.critical_mass = res.fit.pion_critical_mass.value;
-  res.critical_error = res.fit.TotalError();
+  res.critical_error = std::hypot(res.fit.TotalError(), res.fit_range_error);
   if (!(res.fit.pion_slope.value > 0) || !std::isfinite(res.critical_mass)) {
     throw std::runtime_error("critical mass: the fit failed (slope " + Num(res.fit.pion_slope.value) + ")");
   }
@@ -426,8 +438,9 @@ CriticalMassResult FindCriticalMass(const Ensemble& ensemble, const Options& o) 
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << std::setprecision(6) << "critical mass: m_c(pion) = " << res.critical_mass << " +- "
             << res.fit.pion_critical_mass.error << " (jackknife), m_c(PCAC) = " << res.fit.pcac_critical_mass.value
-            << " +- " << res.fit.pcac_critical_mass.error << "; quoted m_c = " << res.critical_mass << " +- "
-            << res.critical_error << " (jackknife and |pion - PCAC| in quadrature); kappa_c = "
+            << " +- " << res.fit.pcac_critical_mass.error << ", fit range " << res.fit_range_error << "; quoted m_c = "
+            << res.critical_mass << " +- " << res.critical_error
+            << " (jackknife, |pion - PCAC| and fit range in quadrature); kappa_c = "
             << 1 / (2 * (4 + res.critical_mass)) << "\n"
             << "critical mass: B = " << res.fit.pion_slope.value << ", a m_{s sbar} = " << res.strange_pion_mass
             << " => m_s = " << res.strange_mass << " (m_s - m_c = " << res.strange_mass - res.critical_mass << ")\n";
@@ -620,6 +633,7 @@ int Run(const Options& o) {
         << "pion_critical_mass_jackknife," << fit.pion_critical_mass.error << "\n"
         << "pcac_critical_mass," << fit.pcac_critical_mass.value << "\n"
         << "pcac_critical_mass_jackknife," << fit.pcac_critical_mass.error << "\n"
+        << "fit_range_error," << critical.fit_range_error << "\n"
         << "pion_slope," << fit.pion_slope.value << "\n"
         << "pion_slope_jackknife," << fit.pion_slope.error << "\n"
         << "pcac_slope," << fit.pcac_slope.value << "\n"
