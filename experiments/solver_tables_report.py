@@ -248,7 +248,7 @@ def critical_mass_section(summary):
 def plot(rows, masses, summary, path):
     """Iterations versus m, one panel per table; log y; the critical mass as a vertical band."""
     it = aggregate(rows, "iterations")
-    fig, axes = plotting.plt.subplots(1, 3, figsize=(15, 4.6), sharey=True)
+    fig, axes = plotting.plt.subplots(1, 3, figsize=(11.5, 3.9), sharey=True)  # PNG < 200 KB for docs/
     order = sorted(masses, key=lambda m: masses[m]["mass"])
     x_of = {m: masses[m]["mass"] for m in order}
     bicg = ("bicgstab", "double", 0.0)
@@ -294,7 +294,7 @@ def plot(rows, masses, summary, path):
             ax.axvline(mc, color="0.5", lw=0.8, zorder=0)
         ax.set_yscale("log")
         ax.set_title(title, fontsize=10)
-        ax.set_xlabel("bare mass m  (grey: m_c and its error)")
+        ax.set_xlabel("bare mass m  (grey: m_c +- error)")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7, loc="upper right")
     for ax, x, color in failed_marks:
@@ -303,6 +303,7 @@ def plot(rows, masses, summary, path):
     fig.suptitle("Solver iterations on quenched %s, beta = %s (%s configurations x %s sources)" % (
         summary.get("lattice", "?"), summary.get("beta", "?"), summary.get("configurations", "?"),
         summary.get("sources_per_configuration", "?")), fontsize=11)
+    fig.tight_layout(rect=(0, 0.05, 1, 1))  # leave the bottom strip to the source note
     return plotting.save_figure(fig, path, "experiments/solver_tables: solves.csv")
 
 
