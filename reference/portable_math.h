@@ -27,44 +27,50 @@ namespace lqcd {
 
 namespace portable_internal {
 
-// The series below are evaluated by Horner's rule from the smallest term up (so each rounding is relative
-// to a partial sum that is already close to the result), with the number of terms chosen so that the first
-// omitted one is below 2^-56 of the leading one.
+// The series below are evaluated by Horner's rule from the highest term down, with fixed coefficient
+// tables (the correctly rounded values, written in hexadecimal so that no compiler or library computes them)
+// and enough terms that the first omitted one is below 2^-56 of the leading one.
 
-// 2 atanh(s) = 2 s (1 + s^2/3 + s^4/5 + ...), |s| <= 1/3.
-inline double TwoAtanh(double s) {
-  const double s2 = s * s;
-  int terms = 1;
-  for (double power = s2; power > 0x1.0p-56 && terms < 40; power *= s2) ++terms;
-  double sum = 1.0 / (2 * terms - 1);
-  for (int k = terms - 2; k >= 0; --k) sum = 1.0 / (2 * k + 1) + s2 * sum;
-  return 2 * s * sum;
-}
+// 1 / (2k + 1), k = 0..19.
+inline constexpr double kAtanhCoefficients[20] = {
+    0x1.0000000000000p+0, 0x1.5555555555555p-2, 0x1.999999999999ap-3, 0x1.2492492492492p-3, 0x1.c71c71c71c71cp-4,
+    0x1.745d1745d1746p-4, 0x1.3b13b13b13b14p-4, 0x1.1111111111111p-4, 0x1.e1e1e1e1e1e1ep-5, 0x1.af286bca1af28p-5,
+    0x1.8618618618618p-5, 0x1.642c8590b2164p-5, 0x1.47ae147ae147bp-5, 0x1.2f684bda12f68p-5, 0x1.1a7b9611a7b96p-5,
+    0x1.0842108421084p-5, 0x1.f07c1f07c1f08p-6, 0x1.d41d41d41d41dp-6, 0x1.bacf914c1bad0p-6, 0x1.a41a41a41a41ap-6};
+// 1 / n!, n = 1..17.
+inline constexpr double kExpm1Coefficients[17] = {
+    0x1.0000000000000p+0,  0x1.0000000000000p-1,  0x1.5555555555555p-3,  0x1.5555555555555p-5,  0x1.1111111111111p-7,
+    0x1.6c16c16c16c17p-10, 0x1.a01a01a01a01ap-13, 0x1.a01a01a01a01ap-16, 0x1.71de3a556c734p-19, 0x1.27e4fb7789f5cp-22,
+    0x1.ae64567f544e4p-26, 0x1.1eed8eff8d898p-29, 0x1.6124613a86d09p-33, 0x1.93974a8c07c9dp-37, 0x1.ae7f3e733b81fp-41,
+    0x1.ae7f3e733b81fp-45, 0x1.952c77030ad4ap-49};
+// (-1)^k / (2k + 1)!, k = 0..9, and (-1)^k / (2k)!, k = 0..10.
+inline constexpr double kSinCoefficients[10] = {
+    0x1.0000000000000p+0,   -0x1.5555555555555p-3, 0x1.1111111111111p-7,  -0x1.a01a01a01a01ap-13, 0x1.71de3a556c734p-19,
+    -0x1.ae64567f544e4p-26, 0x1.6124613a86d09p-33, -0x1.ae7f3e733b81fp-41, 0x1.952c77030ad4ap-49, -0x1.2f49b46814157p-57};
+inline constexpr double kCosCoefficients[11] = {
+    0x1.0000000000000p+0,  -0x1.0000000000000p-1, 0x1.5555555555555p-5,  -0x1.6c16c16c16c17p-10,
+    0x1.a01a01a01a01ap-16, -0x1.27e4fb7789f5cp-22, 0x1.1eed8eff8d898p-29, -0x1.93974a8c07c9dp-37,
+    0x1.ae7f3e733b81fp-45, -0x1.6827863b97d97p-53, 0x1.e542ba4020225p-62};
 
-// e^r - 1 = r (1 + r/2 (1 + r/3 (1 + ...))), |r| <= 0.5.
-inline double Expm1Small(double r) {
-  int terms = 2;
-  for (double term = std::fabs(r) / 2; term > 0x1.0p-56 && terms < 40; term *= std::fabs(r) / (terms + 1)) ++terms;
-  double sum = 1;
-  for (int n = terms; n >= 2; --n) sum = 1 + r / n * sum;
-  return r * sum;
-}
-
-// sin(theta) = theta (1 - t2/(2*3) (1 - t2/(4*5) (1 - ...))), cos(theta) = 1 - t2/(1*2) (1 - t2/(3*4) (...)),
-// |theta| <= pi/4, with 11 factors: (pi/4)^22 / 22! < 2^-56.
-inline double SinSmall(double theta) {
-  const double t2 = theta * theta;
-  double sum = 1;
-  for (int n = 22; n >= 2; n -= 2) sum = 1 - t2 / (n * (n + 1)) * sum;
-  return theta * sum;
-}
-
-inline double CosSmall(double theta) {
-  const double t2 = theta * theta;
-  double sum = 1;
-  for (int n = 21; n >= 1; n -= 2) sum = 1 - t2 / (n * (n + 1)) * sum;
+inline double Horner(const double* coefficients, int n, double x) {
+  double sum = coefficients[n - 1];
+  for (int k = n - 2; k >= 0; --k) sum = coefficients[k] + x * sum;
   return sum;
 }
+
+// 2 atanh(s) = 2 s (1 + s^2/3 + s^4/5 + ...) for |s| <= 1/3: 12 terms suffice for |s| <= 0.18
+// (0.18^24 / 25 < 1e-19), 20 for |s| <= 1/3 ((1/3)^40 / 41 < 1e-20).
+inline double TwoAtanh(double s) {
+  const double s2 = s * s;
+  return 2 * s * Horner(kAtanhCoefficients, std::fabs(s) <= 0.18 ? 12 : 20, s2);
+}
+
+// e^r - 1 = r (1 + r/2! + r^2/3! + ... + r^16/17!) for |r| <= 0.5 (0.5^17 / 18! < 1e-20).
+inline double Expm1Small(double r) { return r * Horner(kExpm1Coefficients, 17, r); }
+
+// sin(theta), cos(theta) for |theta| <= pi/4 ((pi/4)^20 / 20! < 1e-20).
+inline double SinSmall(double theta) { return theta * Horner(kSinCoefficients, 10, theta * theta); }
+inline double CosSmall(double theta) { return Horner(kCosCoefficients, 11, theta * theta); }
 
 // ln 2 = kLn2Hi + kLn2Lo to ~2^-93; kLn2Hi has 37 significant bits, so e * kLn2Hi is exact for |e| < 2^16.
 inline constexpr double kLn2Hi = 0x1.62e42fefa0000p-1;
