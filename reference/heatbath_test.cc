@@ -165,6 +165,13 @@ TEST(HeatbathLink, TheComparisonCanSeeAWrongCoupling) {
 GaugeField<double> Evolve(int threads, std::uint64_t seed) {
   const int saved = omp_get_max_threads();
   omp_set_num_threads(threads);
+  int team = 0;
+#pragma omp parallel
+  {
+#pragma omp single
+    team = omp_get_num_threads();
+  }
+  EXPECT_EQ(team, threads) << "the parallel regions must really use " << threads << " threads";
   const Lattice lat(4, 4, 4, 8);
   GaugeField<double> u(lat);
   HotStart(u, seed);
