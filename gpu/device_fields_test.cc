@@ -3,7 +3,10 @@
 // input is refused with a message.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <complex>
+#include <cstdio>
 #include <limits>
 #include <string>
 
@@ -248,6 +251,68 @@ TEST_F(DeviceFieldsTest, EightParameterFormNearItsSingularity) {
   EXPECT_NO_THROW(DeviceGaugeField(u, {Precision::kSingle, Reconstruct::k12, false, 0}));
 }
 
+// Below N = 2^-10, 8 reals keep the singular form diag(a1, a1^*, 1): unit links come back exactly (the free
+// field works with 8 reals), diag(e^{i theta}, e^{-i theta}, 1) within the phase's rounding (LinkErrorBound),
+// links among them in the general form as before; a link with N = 0 but another 2x2 block is refused.
+TEST_F(DeviceFieldsTest, EightRealsKeepTheSingularFormBelowTheThreshold) {
+  auto u1_embedding = [](double theta) {
+    ColorMatrix<double> d = ColorMatrix<double>::Zero();
+    d(0, 0) = std::polar(1.0, theta);
+    d(1, 1) = std::polar(1.0, -theta);
+    d(2, 2) = 1.0;
+    return d;
+  };
+  const GaugeField<double> unit(lattice_);
+  GaugeField<double> mixed = RandomLinks(lattice_, 25, false);
+  const int singular_sites[] = {0, 17, 42, lattice_.volume() - 1};
+  for (int k = 0; k < 4; ++k) mixed.Link(singular_sites[k], k) = u1_embedding(0.3 + 0.7 * k);
+  mixed.Link(5, 1) = ColorMatrix<double>::Identity();
+  for (Precision precision : {Precision::kDouble, Precision::kSingle, Precision::kHalf}) {
+    const DeviceGaugeField free_field(unit, {precision, Reconstruct::k8, false, 0});
+    EXPECT_TRUE(free_field.View().singular_8_links);
+    const GaugeField<double> back = free_field.Download();
+    for (int site = 0; site < lattice_.volume(); ++site) {
+      for (int mu = 0; mu < kDims; ++mu) {
+        // Every stored real is an exact 0 and the phase 0; the accurate sincos gives cos 0 = 1, sin 0 = 0
+        // exactly, half's __sincosf within its absolute error 2^-21.41.
+        const double error = (back.Link(site, mu) - ColorMatrix<double>::Identity()).cwiseAbs().maxCoeff();
+        if (precision == Precision::kHalf) {
+          ASSERT_LE(error, std::pow(2.0, -21.41)) << "site " << site << " mu " << mu;
+        } else {
+          ASSERT_EQ(error, 0.0) << ToString(precision) << " site " << site << " mu " << mu;
+        }
+      }
+    }
+    const DeviceGaugeField device(mixed, {precision, Reconstruct::k8, false, 0});
+    const GaugeField<double> mixed_back = device.Download();
+    double max_ratio = 0;
+    for (int site = 0; site < lattice_.volume(); ++site) {
+      for (int mu = 0; mu < kDims; ++mu) {
+        const double error = (mixed_back.Link(site, mu) - mixed.Link(site, mu)).cwiseAbs().maxCoeff();
+        const double bound = LinkErrorBound(mixed.Link(site, mu), precision, Reconstruct::k8);
+        EXPECT_LE(error, bound) << ToString(precision) << " site " << site << " mu " << mu;
+        max_ratio = std::max(max_ratio, error / bound);
+      }
+    }
+    std::printf("singular-form links %-6s: max error / bound %.3f\n", ToString(precision), max_ratio);
+  }
+  // A field without such links keeps the kernels that do not test for them.
+  EXPECT_FALSE(DeviceGaugeField(RandomLinks(lattice_, 26, false), {Precision::kHalf, Reconstruct::k8, false, 0})
+                   .View()
+                   .singular_8_links);
+  GaugeField<double> lost = RandomLinks(lattice_, 27, false);
+  ColorMatrix<double> block = ColorMatrix<double>::Identity();  // N = 0, lower-right block diag(i, -i)
+  block(1, 1) = Complex<double>(0, 1);
+  block(2, 2) = Complex<double>(0, -1);
+  lost.Link(9, 3) = block;
+  try {
+    DeviceGaugeField refused(lost, {Precision::kDouble, Reconstruct::k8, false, 0});
+    FAIL() << "a link with N = 0 that is not diag(a1, a1^*, 1) was accepted for 8 reals";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_TRUE(ContainsText(e.what(), "diag(a1, a1^*, 1)")) << e.what();
+  }
+}
+
 TEST_F(DeviceFieldsTest, GaugeMisuseIsRefusedWithTheReason) {
   auto message = [](auto&& make) -> std::string {
     try {
@@ -260,19 +325,25 @@ TEST_F(DeviceFieldsTest, GaugeMisuseIsRefusedWithTheReason) {
   const GaugeField<double> random = RandomLinks(lattice_, 24, false);
   const GaugeField<double> integer = testing::IntegerLinks(lattice_, 25, false);
   const GaugeField<double> unit(lattice_);
+  GaugeField<double> lost_block = random;  // N = 0 with lower-right block diag(-1, -1): not diag(a1, a1^*, 1)
+  lost_block.Link(3, 1) = ColorMatrix<double>::Identity();
+  lost_block.Link(3, 1)(1, 1) = -1.0;
+  lost_block.Link(3, 1)(2, 2) = -1.0;
   EXPECT_TRUE(ContainsText(message([&] { DeviceGaugeField(integer, {Precision::kDouble, Reconstruct::k12, false, 0}); }),
                            "SU(3)"));
-  EXPECT_TRUE(ContainsText(message([&] { DeviceGaugeField(unit, {Precision::kDouble, Reconstruct::k8, false, 0}); }),
-                           "singular"));
+  EXPECT_TRUE(ContainsText(
+      message([&] { DeviceGaugeField(lost_block, {Precision::kDouble, Reconstruct::k8, false, 0}); }), "singular"));
   EXPECT_TRUE(ContainsText(message([&] { DeviceGaugeField(random, {Precision::kSingle, Reconstruct::k12, true, 0}); }),
                            "temporally gauge fixed"));
   EXPECT_TRUE(ContainsText(message([&] { DeviceGaugeField(integer, {Precision::kHalf, Reconstruct::k18, false, 0}); }),
                            "[-1, 1]"));
   EXPECT_TRUE(ContainsText(message([&] { DeviceGaugeField(random, {Precision::kHalf, Reconstruct::k18, false, -2}); }),
                            "pad"));
-  // What is accepted: integer links with 18 reals in double, unit links with 12.
+  // What is accepted: integer links with 18 reals in double, unit links with 12, and with 8 (the singular
+  // form, EightRealsKeepTheSingularFormBelowTheThreshold).
   EXPECT_NO_THROW(DeviceGaugeField(integer, {Precision::kDouble, Reconstruct::k18, false, 0}));
   EXPECT_NO_THROW(DeviceGaugeField(unit, {Precision::kHalf, Reconstruct::k12, true, 0}));
+  EXPECT_NO_THROW(DeviceGaugeField(unit, {Precision::kDouble, Reconstruct::k8, false, 0}));
 }
 
 }  // namespace

@@ -29,8 +29,27 @@ std::string Where(const Lattice& lattice, int site, int mu) {
 
 [[noreturn]] void Reject(const std::string& what) { throw std::invalid_argument("DeviceGaugeField: " + what); }
 
+// The singular form of the 8-parameter compression for a link with N = 0: diag(a1, a1^*, 1), a1 = U_00 / |U_00|.
+ColorMatrix<double> SingularForm8(const ColorMatrix<double>& u) {
+  const Complex<double> a1 = u(0, 0) / std::abs(u(0, 0));
+  ColorMatrix<double> d = ColorMatrix<double>::Zero();
+  d(0, 0) = a1;
+  d(1, 1) = std::conj(a1);
+  d(2, 2) = 1.0;
+  return d;
+}
+
+// 8 reals with N < kMinimum8ParameterN: stored in the singular form, which the link must then be to
+// kSu3Tolerance (unit links are, exactly).
+bool StoredInSingularForm(const ColorMatrix<double>& u, const GaugeLayout& layout) {
+  if (layout.reconstruct != Reconstruct::k8) return false;
+  return !(std::sqrt(std::norm(u(0, 1)) + std::norm(u(0, 2))) >= kMinimum8ParameterN);
+}
+
+// Returns whether any link goes into the singular form.
 template <typename T>
-void Validate(const GaugeField<T>& host, const GaugeLayout& layout) {
+bool Validate(const GaugeField<T>& host, const GaugeLayout& layout) {
+  bool singular = false;
   if (layout.pad < 0) Reject("pad must be >= 0, got " + std::to_string(layout.pad));
   const Lattice& lat = host.lattice();
   const int lt = lat.extent(3);
@@ -58,14 +77,17 @@ void Validate(const GaugeField<T>& host, const GaugeLayout& layout) {
           Reject(s.str());
         }
       }
-      if (layout.reconstruct == Reconstruct::k8) {
+      if (StoredInSingularForm(u, layout)) {
         const double n = std::sqrt(std::norm(u(0, 1)) + std::norm(u(0, 2)));
-        if (!(n >= kMinimum8ParameterN)) {
+        const double off = (u - SingularForm8(u)).cwiseAbs().maxCoeff();
+        if (!(off <= kSu3Tolerance)) {
           std::ostringstream s;
           s << "8-parameter reconstruction is singular at N = |(U_01, U_02)| = 0, and " << Where(lat, site, mu)
-            << " has N = " << n << " (< 2^-10); use 12 or 18 reals";
+            << " has N = " << n << " (< 2^-10) but is not diag(a1, a1^*, 1), the only form 8 reals keep there "
+            << "(off by " << off << " > 2^-18); use 12 or 18 reals";
           Reject(s.str());
         }
+        singular = true;
       }
       if (layout.precision == Precision::kHalf) {
         const double largest = std::max(u.real().cwiseAbs().maxCoeff(), u.imag().cwiseAbs().maxCoeff());
@@ -78,6 +100,7 @@ void Validate(const GaugeField<T>& host, const GaugeLayout& layout) {
       }
     }
   }
+  return singular;
 }
 
 }  // namespace
@@ -94,7 +117,7 @@ DeviceGaugeField::DeviceGaugeField(const GaugeField<float>& host, const GaugeLay
 
 template <typename T>
 void DeviceGaugeField::Upload(const GaugeField<T>& host) {
-  Validate(host, layout_);
+  singular_8_links_ = Validate(host, layout_);
   data_ = DeviceBuffer(2 * kDims * static_cast<std::size_t>(stride()) * LinkBytes(layout_));
   const int half = lattice_.half_volume();
   std::vector<double> canonical(18 * 8 * static_cast<std::size_t>(half));
@@ -102,7 +125,11 @@ void DeviceGaugeField::Upload(const GaugeField<T>& host) {
     for (int cb = 0; cb < half; ++cb) {
       const int site = lattice_.FullIndex(static_cast<Parity>(p), cb);
       for (int mu = 0; mu < kDims; ++mu) {
-        const auto& u = host.Link(site, mu);
+        ColorMatrix<double> u = host.Link(site, mu).template cast<Complex<double>>();
+        // The singular form with exact zeros: the device compresses it to a2 = a3 = b1 = 0 (N = 0 exactly).
+        const bool unit_by_gauge =
+            layout_.temporal_gauge_fixed && mu == 3 && lattice_.Coords(site)[3] < lattice_.extent(3) - 1;
+        if (!unit_by_gauge && StoredInSingularForm(u, layout_)) u = SingularForm8(u);
         double* link = canonical.data() + 18 * ((p * 4 + mu) * static_cast<std::size_t>(half) + cb);
         for (int i = 0; i < 3; ++i) {
           for (int j = 0; j < 3; ++j) {
@@ -121,6 +148,7 @@ GaugeView DeviceGaugeField::View() const {
   v.precision = layout_.precision;
   v.reconstruct = layout_.reconstruct;
   v.temporal_gauge_fixed = layout_.temporal_gauge_fixed;
+  v.singular_8_links = singular_8_links_;
   v.extents = {lattice_.extent(0), lattice_.extent(1), lattice_.extent(2), lattice_.extent(3)};
   v.stride = stride();
   // Kernels only read the links; the view's pointer is mutable because packing writes through it.

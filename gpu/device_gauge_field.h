@@ -11,8 +11,11 @@
 //     link then differs from the stored one by about that deviation. Reunitarize in double to remove it.
 //   - 8 reals: N = sqrt(|U_01|^2 + |U_02|^2) >= kMinimum8ParameterN = 2^-10. The 8-parameter form divides
 //     by N (su3_reconstruct.cuh), so rounding of the stored reals grows like 1/N; below 2^-10 it would
-//     exceed 1000 ulps. (Unit links, N = 0, cannot be stored at all.) For Haar-random links the chance of
-//     N < x is x^4, about 1e-12 per link at the limit.
+//     exceed 1000 ulps. Below it only the singular form diag(a1, a1^*, 1) is kept (to kSu3Tolerance; unit
+//     links exactly, so the free field works with 8 reals): it is stored as a2 = a3 = b1 = 0 and rebuilt
+//     exactly from arg a1, as reference/su3_compression.h does; the view then says singular_8_links and the
+//     kernels that test for N = 0 run. Any other link with N < 2^-10 is refused (its lower-right 2x2 block
+//     is lost at N = 0). For Haar-random links the chance of N < x is x^4, about 1e-12 per link at the limit.
 //   - half precision: every real in [-1, 1] (fixed point with full scale 1); checked to 2^-20 so that
 //     rounding can never leave the 16-bit range.
 //   - temporal_gauge_fixed: U_t(n) = 1 for every n with t < Lt - 1, to kUnitLinkTolerance = 2^-40 in
@@ -66,6 +69,7 @@ class DeviceGaugeField {
   void Upload(const GaugeField<T>& host);
   Lattice lattice_;
   GaugeLayout layout_;
+  bool singular_8_links_ = false;  // some 8-real links stored in the singular form (header comment)
   DeviceBuffer data_;
 };
 

@@ -9,11 +9,25 @@
 //     data[((p * 4 + mu) * kWords + w) * stride + cb],   stride = V/2 + pad.
 //
 //   reconstruct   double          single          half (fixed point, full scale 1)
-//   18            9 x double2     9 x float2      9 x short2
-//   12            6 x double2     3 x float4      3 x short4
-//   8             4 x double2     2 x float4      2 x short4   (phases / pi)
+//   18            9 x double2     9 x float2      2 x int4 + 1 x int     (16-bit levels, 8 per int4)
+//   12            6 x double2     3 x float4      1 x int4 + 1 x int2
+//   8             4 x double2     2 x float4      1 x int4               (phases / pi)
 //
 // Every real of a unitary matrix lies in [-1, 1], so half needs no norm (section 4.6).
+//
+// Half words are 16 bytes wide (one load instruction for 8 levels); where 8 does not divide the reals
+// per link, the rest goes to a tail word of 4 or 8 bytes. All 16-byte arrays come first, then the tails:
+//     16-byte word w of block b = 4 p + mu:   int4 index (b * kWords + w) * stride + cb   (as above)
+//     tail word of block b:                   tail index  b * stride + cb, after the 8 * kWords * stride int4
+// (the same bytes as 9 short2 / 3 short4 / 2 short4 words per link, aligned for any pad). A level q is
+// stored as the 16 bits of q + 32768 (offset binary) so that one byte permutation turns it into the float
+// 1.5 * 2^23 + 32768 + q and one subtraction into q, with no conversion instruction; lower real index in
+// the lower half of each 32-bit word.
+//
+// Load returns the link's values. LoadRaw returns what the Dslash multiplies with: for half 18 and 12 the
+// link in units of kRawUnit = 1/32767 (the levels themselves, the third row of 12 rebuilt in those units),
+// so that the 1/32767 joins the spinor's scale in one multiplication per hop; otherwise the values (unit 1),
+// for half 8 with the phases decoded by one multiplication (q * (pi / 32767)) instead of Load's two.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -46,22 +60,41 @@ struct GaugeStorage<Precision::kSingle, R> {
 
 template <Reconstruct R>
 struct GaugeStorage<Precision::kHalf, R> {
-  using Word = std::conditional_t<R == Reconstruct::k18, short2, short4>;
+  using Word = int4;  // 8 levels; plus a tail word (header comment)
   using Real = float;
-  static constexpr int kRealsPerWord = R == Reconstruct::k18 ? 2 : 4;
+  static constexpr int kRealsPerWord = 8;
 };
 
-template <Precision P, Reconstruct R>
+// Half links: a 32-bit word of two offset-binary levels -> the two levels as exact floats.
+__device__ __forceinline__ float LowLevelOf(unsigned w) {
+  return __int_as_float(__byte_perm(w, kLevelMagicBits, 0x7610)) - (kLevelMagic + 32768.0f);
+}
+__device__ __forceinline__ float HighLevelOf(unsigned w) {
+  return __int_as_float(__byte_perm(w, kLevelMagicBits, 0x7632)) - (kLevelMagic + 32768.0f);
+}
+// Two levels (|q| <= 32767) -> one 32-bit word of offset-binary levels, the first in the low half.
+__device__ __forceinline__ unsigned PackLevels(int low, int high) {
+  return (static_cast<unsigned>(low + 32768) & 0xFFFFu) | (static_cast<unsigned>(high + 32768) << 16);
+}
+
+// kSingular8 (8 reals only): the field holds links in the singular form (su3_reconstruct.cuh), and Load
+// tests for it.
+template <Precision P, Reconstruct R, bool kSingular8 = false>
 struct GaugeAccessor {
+  static_assert(!kSingular8 || R == Reconstruct::k8, "the singular form exists for 8 reals only");
   using Storage = GaugeStorage<P, R>;
   using Word = typename Storage::Word;
   using Real = typename Storage::Real;
   static constexpr int kReals = static_cast<int>(R);
   static constexpr int kRealsPerWord = Storage::kRealsPerWord;
-  static constexpr int kWords = kReals / kRealsPerWord;
+  static constexpr int kWords = kReals / kRealsPerWord;  // full words (half: the 16-byte ones)
   static constexpr bool kFixedPoint = P == Precision::kHalf;
+  static constexpr int kTailReals = kReals - kWords * kRealsPerWord;  // half 18: 2, half 12: 4, else 0
   // The 8-parameter phases are stored divided by pi in half precision only.
   static constexpr double kPi = 3.14159265358979323846;
+  // LoadRaw's unit (header comment).
+  static constexpr bool kRawInLevels = kFixedPoint && R != Reconstruct::k8;
+  static constexpr Real kRawUnit = kRawInLevels ? Real(1) / Real(kHalfScale) : Real(1);
 
   Word* data = nullptr;
   int stride = 0;
@@ -70,31 +103,103 @@ struct GaugeAccessor {
     return ((parity * 4 + mu) * kWords + w) * stride + cb;
   }
 
-  __device__ __forceinline__ Link<Real> Load(int mu, int parity, int cb) const {
-    Real r[kReals];
+  // Half: the link's 32-bit words (two levels each) of the tail, after all 16-byte words.
+  __device__ __forceinline__ int TailIndex(int mu, int parity, int cb) const { return (parity * 4 + mu) * stride + cb; }
+  template <typename Tail>
+  __device__ __forceinline__ Tail* TailArray() const {
+    return reinterpret_cast<Tail*>(data + 8 * kWords * stride);
+  }
+
+  // Half: the levels of the link as exact floats, in the order of su3_reconstruct.cuh.
+  __device__ __forceinline__ void LoadLevels(int mu, int parity, int cb, Real* r) const {
+    static_assert(kFixedPoint, "levels exist in half precision only");
+    unsigned w[kReals / 2];
 #pragma unroll
-    for (int w = 0; w < kWords; ++w) Unpack(__ldg(data + WordIndex(mu, parity, cb, w)), r + w * kRealsPerWord);
+    for (int k = 0; k < kWords; ++k) {
+      const int4 v = __ldg(data + WordIndex(mu, parity, cb, k));
+      w[4 * k] = v.x;
+      w[4 * k + 1] = v.y;
+      w[4 * k + 2] = v.z;
+      w[4 * k + 3] = v.w;
+    }
+    if constexpr (kTailReals == 4) {
+      const int2 t = __ldg(TailArray<int2>() + TailIndex(mu, parity, cb));
+      w[4 * kWords] = t.x;
+      w[4 * kWords + 1] = t.y;
+    } else if constexpr (kTailReals == 2) {
+      w[4 * kWords] = __ldg(TailArray<int>() + TailIndex(mu, parity, cb));
+    }
+#pragma unroll
+    for (int k = 0; k < kReals / 2; ++k) {
+      r[2 * k] = LowLevelOf(w[k]);
+      r[2 * k + 1] = HighLevelOf(w[k]);
+    }
+  }
+
+  // The stored reals (values; for half the levels times 1/32767 and the phases times pi).
+  __device__ __forceinline__ void LoadReals(int mu, int parity, int cb, Real* r) const {
     if constexpr (kFixedPoint) {
+      LoadLevels(mu, parity, cb, r);
 #pragma unroll
       for (int i = 0; i < kReals; ++i) r[i] *= Real(1) / Real(kHalfScale);
-    }
-    Link<Real> u;
-    if constexpr (R == Reconstruct::k8) {
-      if constexpr (kFixedPoint) {
+      if constexpr (R == Reconstruct::k8) {
         r[6] *= Real(kPi);
         r[7] *= Real(kPi);
       }
-      u = ReconstructFrom8<kFixedPoint>(r);  // half: the fast sincos (su3_reconstruct.cuh)
     } else {
-      constexpr int kRows = kReals / 6;
 #pragma unroll
-      for (int i = 0; i < kRows; ++i) {
+      for (int w = 0; w < kWords; ++w) Unpack(__ldg(data + WordIndex(mu, parity, cb, w)), r + w * kRealsPerWord);
+    }
+  }
+
+  // Rows of r (kRows = 2 or 3) into u; 12 reals: the third row from the first two.
+  __device__ __forceinline__ static Link<Real> FromRows(const Real* r) {
+    Link<Real> u;
+    constexpr int kRows = kReals / 6;
+#pragma unroll
+    for (int i = 0; i < kRows; ++i) {
+#pragma unroll
+      for (int j = 0; j < 3; ++j) u.m[i][j] = {r[2 * (3 * i + j)], r[2 * (3 * i + j) + 1]};
+    }
+    if constexpr (R == Reconstruct::k12) CompleteThirdRow(u);
+    return u;
+  }
+
+  __device__ __forceinline__ Link<Real> Load(int mu, int parity, int cb) const {
+    Real r[kReals];
+    LoadReals(mu, parity, cb, r);
+    if constexpr (R == Reconstruct::k8) {
+      return ReconstructFrom8<kFixedPoint, kSingular8>(r);  // half: fast sincos, sqrt and reciprocal (su3_reconstruct.cuh)
+    } else {
+      return FromRows(r);
+    }
+  }
+
+  // The link in units of kRawUnit. Half 18 / 12: the levels (exact), and for 12 the third row
+  // conj(a x b) of the levels times 1/32767, so that all three rows are in levels.
+  __device__ __forceinline__ Link<Real> LoadRaw(int mu, int parity, int cb) const {
+    if constexpr (kRawInLevels) {
+      Real r[kReals];
+      LoadLevels(mu, parity, cb, r);
+      Link<Real> u;
+#pragma unroll
+      for (int i = 0; i < kReals / 6; ++i) {
 #pragma unroll
         for (int j = 0; j < 3; ++j) u.m[i][j] = {r[2 * (3 * i + j)], r[2 * (3 * i + j) + 1]};
       }
-      if constexpr (R == Reconstruct::k12) CompleteThirdRow(u);
+      if constexpr (R == Reconstruct::k12) CompleteThirdRowFused(u, kRawUnit);
+      return u;
+    } else if constexpr (kFixedPoint) {  // half, 8 reals: values, the phases with one multiplication
+      Real r[kReals];
+      LoadLevels(mu, parity, cb, r);
+#pragma unroll
+      for (int i = 0; i < 6; ++i) r[i] *= Real(1) / Real(kHalfScale);
+      r[6] *= Real(kPi / kHalfScale);
+      r[7] *= Real(kPi / kHalfScale);
+      return ReconstructFrom8<true, kSingular8>(r);
+    } else {
+      return Load(mu, parity, cb);
     }
-    return u;
   }
 
   // Compresses u (computed in T; double when packing from the host) and rounds to storage.
@@ -118,11 +223,24 @@ struct GaugeAccessor {
       }
     }
     if constexpr (kFixedPoint) {
+      unsigned w[kReals / 2];
 #pragma unroll
-      for (int i = 0; i < kReals; ++i) r[i] *= T(kHalfScale);
+      for (int k = 0; k < kReals / 2; ++k) {
+        w[k] = PackLevels(RoundToLevel(r[2 * k] * T(kHalfScale)), RoundToLevel(r[2 * k + 1] * T(kHalfScale)));
+      }
+#pragma unroll
+      for (int k = 0; k < kWords; ++k) {
+        data[WordIndex(mu, parity, cb, k)] = make_int4(w[4 * k], w[4 * k + 1], w[4 * k + 2], w[4 * k + 3]);
+      }
+      if constexpr (kTailReals == 4) {
+        TailArray<int2>()[TailIndex(mu, parity, cb)] = make_int2(w[4 * kWords], w[4 * kWords + 1]);
+      } else if constexpr (kTailReals == 2) {
+        TailArray<int>()[TailIndex(mu, parity, cb)] = w[4 * kWords];
+      }
+    } else {
+#pragma unroll
+      for (int w = 0; w < kWords; ++w) data[WordIndex(mu, parity, cb, w)] = WordMaker<Word>::Make(r + w * kRealsPerWord);
     }
-#pragma unroll
-    for (int w = 0; w < kWords; ++w) data[WordIndex(mu, parity, cb, w)] = WordMaker<Word>::Make(r + w * kRealsPerWord);
   }
 };
 

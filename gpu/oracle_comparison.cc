@@ -123,13 +123,15 @@ std::vector<double> UploadErrors(const SpinorField<double>& dr, Precision precis
 //    pi = 8 u_d; single rounds the phase, pi u_f; half stores phase / pi to half a level and decodes with
 //    three float roundings, pi (1/65534 + 3 u_f)):
 //      dN2  <= 2 sqrt 2 N e + 2 e^2 + 5 u_c N^2                       (N2 = |a2|^2 + |a3|^2)
-//      d|a1| <= min(sqrt d1, d1 / |a1|) + u_c |a1|,   d1 = dN2 + u_c + 2 r   (|sqrt(x + d) - sqrt x| <= min(sqrt d, d / sqrt x))
-//      d|c1| <= min(sqrt d2, d2 / |c1|) + u_c |c1|,   d2 = dN2 + 2 N e + e^2 + 6 u_c N^2 + 2 r
+//      d|a1| <= min(sqrt d1, d1 / |a1|) + u_s |a1|,   d1 = dN2 + u_c + 2 r   (|sqrt(x + d) - sqrt x| <= min(sqrt d, d / sqrt x))
+//      d|c1| <= min(sqrt d2, d2 / |c1|) + u_s |c1|,   d2 = dN2 + 2 N e + e^2 + 6 u_c N^2 + 2 r
+//    with u_s the relative error of the square root (and of 1 / N2 below): u_c when correctly rounded
+//    (double, single), 4 u_c for half's approximate sqrt and reciprocal (within 1 ulp, 2 allowed)
 //      da1  <= d|a1| + sqrt 2 |a1| (eps_theta + t + u_c), dc1 alike, with t the sincos error: within 2 ulp,
 //              t = 4 u_c, in double and single; half's __sincosf, t = 2^-21.41
 //    and for b2 = -(conj(c1 a3) + b1 conj(a1) a2) / N2 (b3, c2, c3 alike): the numerator has magnitude
 //    <= 2 N^2 (|b1|, |c1|, |a2|, |a3| <= N), moves by <= N (dc1 + N da1 + 3 e), and rounds by <= 16 u_c N^2;
-//    dividing by N2 (relative error q = dN2 / (N^2 - dN2) + u_c):
+//    dividing by N2 (relative error q = dN2 / (N^2 - dN2) + u_s):
 //      |db2| <= (dc1 + N da1 + 3 e) / N (1 + q) + 16 u_c + q + u_c.
 //    r = the host link's deviation from SU(3) (the reconstruction assumes exact SU(3)): it enters d1 and d2
 //    (|a1|^2 + N^2 = 1 and |b1|^2 + |c1|^2 = N^2 hold only to r), and the rotated rows as 4 r / N.
@@ -151,18 +153,33 @@ double LinkErrorBound(const ColorMatrix<double>& u, Precision precision, Reconst
                                                              : M_PI * (kHalfLevel + 3 * kUf) + 8 * kUd;
   const double e = e18;
   const double n = std::sqrt(std::norm(u(0, 1)) + std::norm(u(0, 2)));
+  // sincos: within 2 ulp (4 u_c absolute) in double and single; half uses __sincosf, 2^-21.41 absolute.
+  const double trig = precision == Precision::kHalf ? std::pow(2.0, -21.41) : 4 * uc;
+  if (!(n >= kMinimum8ParameterN)) {
+    // The singular form (device_gauge_field.h): the device holds D' = diag(a1', a1'^*, 1) with a1' =
+    // (cos, sin) of the stored phase; it differs from D = diag(a1, a1^*, 1), a1 = U_00 / |U_00|, by the
+    // phase's rounding (eps_theta) and the sincos error, per real at most eps_theta + trig; and D from U
+    // by the link's own distance to the singular form (<= 2^-18, checked on upload).
+    const Complex<double> a1 = u(0, 0) / std::abs(u(0, 0));
+    ColorMatrix<double> d = ColorMatrix<double>::Zero();
+    d(0, 0) = a1;
+    d(1, 1) = std::conj(a1);
+    d(2, 2) = 1.0;
+    return (u - d).cwiseAbs().maxCoeff() + eps_theta + trig + 8 * kUd;
+  }
   const double a1 = std::abs(u(0, 0)), c1 = std::abs(u(2, 0));
   const double dn2 = 2 * kSqrt2 * n * e + 2 * e * e + 5 * uc * n * n;
   // The host link satisfies |a1|^2 + N^2 = 1 and |b1|^2 + |c1|^2 = N^2 only to its residual r.
   const double d1 = dn2 + uc + 2 * residual, d2 = dn2 + 2 * n * e + e * e + 6 * uc * n * n + 2 * residual;
   auto sqrt_error = [](double d, double x) { return x > 0 ? std::min(std::sqrt(d), d / x) : std::sqrt(d); };
-  const double d_a1_modulus = sqrt_error(d1, a1) + uc * a1;
-  const double d_c1_modulus = sqrt_error(d2, c1) + uc * c1;
-  // sincos: within 2 ulp (4 u_c absolute) in double and single; half uses __sincosf, 2^-21.41 absolute.
-  const double trig = precision == Precision::kHalf ? std::pow(2.0, -21.41) : 4 * uc;
+  // Rounding of the square roots and of 1 / N2: correctly rounded (u_c) in double and single; half uses
+  // the approximate sqrt and reciprocal (PTX sqrt.approx / rcp.approx, within 1 ulp; 2 ulp = 4 u_c allowed).
+  const double special = precision == Precision::kHalf ? 4 * uc : uc;
+  const double d_a1_modulus = sqrt_error(d1, a1) + special * a1;
+  const double d_c1_modulus = sqrt_error(d2, c1) + special * c1;
   const double da1 = d_a1_modulus + kSqrt2 * a1 * (eps_theta + trig + uc);
   const double dc1 = d_c1_modulus + kSqrt2 * c1 * (eps_theta + trig + uc);
-  const double q = dn2 / (n * n - dn2) + uc;
+  const double q = dn2 / (n * n - dn2) + special;
   const double rotated = (dc1 + n * da1 + 3 * e) / n * (1 + q) + 16 * uc + q + uc;
   return std::max({e, da1, dc1, rotated}) + 4 * residual / n;
 }

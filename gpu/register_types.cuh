@@ -79,29 +79,62 @@ struct Link {
   DeviceComplex<Real> m[3][3];  // m[row][column]
 };
 
-// r_s = U h_s for both spins.
-template <typename Real>
+// a0 b0 + a1 b1 + a2 b2 (kConjugate: conj(a_j) b_j) as one chain of fused multiply-adds per part: one
+// multiplication and five fma, 6 roundings along the chain like the 6-term sum of separate products.
+template <bool kConjugate, typename Real>
+__device__ __forceinline__ DeviceComplex<Real> FusedDot3(DeviceComplex<Real> a0, DeviceComplex<Real> a1,
+                                                         DeviceComplex<Real> a2, DeviceComplex<Real> b0,
+                                                         DeviceComplex<Real> b1, DeviceComplex<Real> b2) {
+  // conj(a) b = (ar br + ai bi) + i (ar bi - ai br);  a b = (ar br - ai bi) + i (ar bi + ai br).
+  constexpr Real s = kConjugate ? Real(1) : Real(-1);
+  Real re = a0.re * b0.re;
+  re = fma(s * a0.im, b0.im, re);
+  re = fma(a1.re, b1.re, re);
+  re = fma(s * a1.im, b1.im, re);
+  re = fma(a2.re, b2.re, re);
+  re = fma(s * a2.im, b2.im, re);
+  Real im = a0.re * b0.im;
+  im = fma(-s * a0.im, b0.re, im);
+  im = fma(a1.re, b1.im, im);
+  im = fma(-s * a1.im, b1.re, im);
+  im = fma(a2.re, b2.im, im);
+  im = fma(-s * a2.im, b2.re, im);
+  return {re, im};
+}
+
+// r_s = U h_s for both spins. kFused: each component as FusedDot3 (fewer instructions; used by the half
+// kernels); otherwise products and sums as written (double and single).
+template <bool kFused = false, typename Real>
 __device__ __forceinline__ HalfSpinor<Real> Multiply(const Link<Real>& u, const HalfSpinor<Real>& h) {
   HalfSpinor<Real> r;
 #pragma unroll
   for (int s = 0; s < 2; ++s) {
 #pragma unroll
     for (int i = 0; i < 3; ++i) {
-      r.v[s][i] = u.m[i][0] * h.v[s][0] + u.m[i][1] * h.v[s][1] + u.m[i][2] * h.v[s][2];
+      if constexpr (kFused) {
+        r.v[s][i] = FusedDot3<false>(u.m[i][0], u.m[i][1], u.m[i][2], h.v[s][0], h.v[s][1], h.v[s][2]);
+      } else {
+        r.v[s][i] = u.m[i][0] * h.v[s][0] + u.m[i][1] * h.v[s][1] + u.m[i][2] * h.v[s][2];
+      }
     }
   }
   return r;
 }
 
 // r_s = U^dag h_s for both spins: (U^dag h)_i = sum_j conj(U_ji) h_j.
-template <typename Real>
+template <bool kFused = false, typename Real>
 __device__ __forceinline__ HalfSpinor<Real> MultiplyAdjoint(const Link<Real>& u, const HalfSpinor<Real>& h) {
   HalfSpinor<Real> r;
 #pragma unroll
   for (int s = 0; s < 2; ++s) {
 #pragma unroll
     for (int i = 0; i < 3; ++i) {
-      r.v[s][i] = ConjTimes(u.m[0][i], h.v[s][0]) + ConjTimes(u.m[1][i], h.v[s][1]) + ConjTimes(u.m[2][i], h.v[s][2]);
+      if constexpr (kFused) {
+        r.v[s][i] = FusedDot3<true>(u.m[0][i], u.m[1][i], u.m[2][i], h.v[s][0], h.v[s][1], h.v[s][2]);
+      } else {
+        r.v[s][i] =
+            ConjTimes(u.m[0][i], h.v[s][0]) + ConjTimes(u.m[1][i], h.v[s][1]) + ConjTimes(u.m[2][i], h.v[s][2]);
+      }
     }
   }
   return r;

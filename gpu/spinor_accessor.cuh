@@ -20,9 +20,23 @@
 // to the nearest level; a zero spinor stores norm 0; a NaN or Inf anywhere in the site stores norm NaN.
 // Spins 0, 1 are reals 0..11 and spins 2, 3 reals 12..23: whole words in every precision, so the
 // temporal hop of the UKQCD basis loads exactly half the words (LoadSpinPair).
+//
+// Two ways to load:
+//   Load / LoadSpinPair      the values (half: q * (norm * (1/32767)), as every reader of the format does);
+//   LoadRaw / LoadSpinPairRaw + RawScale
+//                            the stored numbers before the site's scale: integer levels q for half (so
+//                            sums and differences of two are exact integers, RawToReal turns them into
+//                            floats exactly), the values themselves for double and single (scale 1). The
+//                            Dslash projects raw spinors and applies the scale once per hop, inside the
+//                            fused multiply-add that accumulates the hop (wilson_dslash_kernel.cuh).
+// Half never uses the hardware int <-> float conversions (a quarter-rate unit on Hopper that the half
+// kernels would otherwise saturate): a level becomes a float through the bits of 1.5 * 2^23 + q, a float
+// becomes a level by adding 1.5 * 2^23 (LevelToFloat, RoundToLevel); both are exact in the range used.
 #pragma once
 
 #include <cuda_runtime.h>
+
+#include <type_traits>
 
 #include "gpu/precision.h"
 #include "gpu/register_types.cuh"
@@ -115,8 +129,30 @@ struct WordMaker<float2> {
   }
 };
 
-__device__ __forceinline__ short RoundToLevel(float x) { return static_cast<short>(__float2int_rn(x)); }
+// 1.5 * 2^23: floats in [2^23, 2^24) are spaced by exactly 1, so for an integer |q| < 2^22 the float
+// with the bits 0x4B400000 + q is 1.5 * 2^23 + q, and for |x| < 2^22 the sum x + 1.5 * 2^23 is x rounded
+// to the nearest integer (ties to even, as __float2int_rn) sitting in the low bits.
+inline constexpr float kLevelMagic = 12582912.0f;
+inline constexpr int kLevelMagicBits = 0x4B400000;
+
+// q -> float(q), exact for |q| < 2^22 (levels and sums of two levels), with an integer add and a float
+// subtraction instead of the quarter-rate I2F conversion.
+__device__ __forceinline__ float LevelToFloat(int q) { return __int_as_float(kLevelMagicBits + q) - kLevelMagic; }
+
+// Nearest level of x for |x| <= 32767.5: bit for bit __float2int_rn(x) truncated to 16 bits, through one
+// float addition (__fadd_rn: never fused with the multiplication that produced x) instead of F2I. (A NaN
+// gives some level; Store then makes the site's norm NaN, which every load turns into NaN.)
+__device__ __forceinline__ short RoundToLevel(float x) {
+  return static_cast<short>(__float_as_int(__fadd_rn(x, kLevelMagic)));
+}
 __device__ __forceinline__ short RoundToLevel(double x) { return static_cast<short>(__double2int_rn(x)); }
+
+// max(a, b) that returns NaN if either is NaN (fmax drops a NaN).
+__device__ __forceinline__ float MaxPropagatingNan(float a, float b) {
+  float r;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
 
 template <>
 struct WordMaker<short4> {
@@ -140,6 +176,9 @@ struct SpinorAccessor {
   using Real = typename Storage::Real;
   static constexpr int kRealsPerWord = Storage::kRealsPerWord;
   static constexpr int kWords = 24 / kRealsPerWord;
+  // The numbers LoadRaw returns: integer levels for half, the values otherwise (header comment).
+  using Raw = std::conditional_t<Storage::kHasNorm, int, Real>;
+  static constexpr bool kScaled = Storage::kHasNorm;
 
   Word* data = nullptr;
   float* norm = nullptr;  // half only
@@ -158,13 +197,79 @@ struct SpinorAccessor {
   template <int first_word, int count>
   __device__ __forceinline__ void LoadReals(int cb, Real* r) const {
     const Real scale = LoadScale(cb);
+    Raw q[count * kRealsPerWord];
+    LoadRawReals<first_word, count>(cb, q);
 #pragma unroll
-    for (int w = 0; w < count; ++w) {
-      Unpack(__ldg(data + (first_word + w) * stride + cb), r + w * kRealsPerWord);
+    for (int i = 0; i < count * kRealsPerWord; ++i) {
+      if constexpr (Storage::kHasNorm) {
+        r[i] = LevelToFloat(q[i]) * scale;  // = float(q) * scale, exactly as with a conversion instruction
+      } else {
+        r[i] = q[i];
+      }
     }
-    if constexpr (Storage::kHasNorm) {
+  }
+
+  // Words [first_word, first_word + count) of site cb, unscaled (levels for half).
+  template <int first_word, int count>
+  __device__ __forceinline__ void LoadRawReals(int cb, Raw* r) const {
 #pragma unroll
-      for (int i = 0; i < count * kRealsPerWord; ++i) r[i] *= scale;
+    for (int w = 0; w < count; ++w) Unpack(__ldg(data + (first_word + w) * stride + cb), r + w * kRealsPerWord);
+  }
+
+  // value = RawScale(cb) * raw: norm / 32767 for half, 1 otherwise.
+  __device__ __forceinline__ Real RawScale(int cb) const { return LoadScale(cb); }
+
+  __device__ __forceinline__ ColorSpinor<Raw> LoadRaw(int cb) const {
+    Raw r[24];
+    LoadRawReals<0, kWords>(cb, r);
+    ColorSpinor<Raw> psi;
+#pragma unroll
+    for (int s = 0; s < 4; ++s) {
+#pragma unroll
+      for (int c = 0; c < 3; ++c) psi.v[s][c] = {r[2 * (3 * s + c)], r[2 * (3 * s + c) + 1]};
+    }
+    return psi;
+  }
+
+  template <int first_spin>
+  __device__ __forceinline__ HalfSpinor<Raw> LoadSpinPairRaw(int cb) const {
+    static_assert(first_spin == 0 || first_spin == 2, "spin pairs are (0, 1) and (2, 3)");
+    Raw r[12];
+    LoadRawReals<first_spin * 6 / kRealsPerWord, kWords / 2>(cb, r);
+    HalfSpinor<Raw> h;
+#pragma unroll
+    for (int s = 0; s < 2; ++s) {
+#pragma unroll
+      for (int c = 0; c < 3; ++c) h.v[s][c] = {r[2 * (3 * s + c)], r[2 * (3 * s + c) + 1]};
+    }
+    return h;
+  }
+
+  // Raw numbers (or sums and differences of two of them) as Real, exactly.
+  __device__ __forceinline__ static ColorSpinor<Real> RawToReal(const ColorSpinor<Raw>& psi) {
+    if constexpr (Storage::kHasNorm) {
+      ColorSpinor<Real> r;
+#pragma unroll
+      for (int s = 0; s < 4; ++s) {
+#pragma unroll
+        for (int c = 0; c < 3; ++c) r.v[s][c] = {LevelToFloat(psi.v[s][c].re), LevelToFloat(psi.v[s][c].im)};
+      }
+      return r;
+    } else {
+      return psi;
+    }
+  }
+  __device__ __forceinline__ static HalfSpinor<Real> RawToReal(const HalfSpinor<Raw>& h) {
+    if constexpr (Storage::kHasNorm) {
+      HalfSpinor<Real> r;
+#pragma unroll
+      for (int s = 0; s < 2; ++s) {
+#pragma unroll
+        for (int c = 0; c < 3; ++c) r.v[s][c] = {LevelToFloat(h.v[s][c].re), LevelToFloat(h.v[s][c].im)};
+      }
+      return r;
+    } else {
+      return h;
     }
   }
 
@@ -209,17 +314,26 @@ struct SpinorAccessor {
     }
     if constexpr (Storage::kHasNorm) {
       T largest = 0;
-      T poison = 0;  // 0 * x is 0 for finite x and NaN for NaN or Inf (IEEE; no fast-math here)
+      if constexpr (std::is_same_v<T, float>) {
+        // The kernels' path: the largest |real| with NaN kept, then L + (L - L) is L when finite and NaN
+        // when L is NaN or Inf. Same norm and levels as the double path's arithmetic done in float.
 #pragma unroll
-      for (int i = 0; i < 24; ++i) {
-        largest = fmax(largest, fabs(r[i]));
-        poison += T(0) * r[i];
+        for (int i = 0; i < 24; ++i) largest = MaxPropagatingNan(largest, fabsf(r[i]));
+        largest += largest - largest;
+      } else {
+        T poison = 0;  // 0 * x is 0 for finite x and NaN for NaN or Inf (IEEE; no fast-math here)
+#pragma unroll
+        for (int i = 0; i < 24; ++i) {
+          largest = fmax(largest, fabs(r[i]));
+          poison += T(0) * r[i];
+        }
+        largest += poison;
       }
+      // A non-finite value anywhere makes the norm NaN, so it survives the store instead of vanishing.
       const T to_levels = largest > T(0) ? T(kHalfScale) / largest : T(0);
 #pragma unroll
       for (int i = 0; i < 24; ++i) r[i] *= to_levels;
-      // A non-finite value anywhere makes the norm NaN, so it survives the store instead of vanishing.
-      norm[cb] = static_cast<float>(largest + poison);
+      norm[cb] = static_cast<float>(largest);
     }
 #pragma unroll
     for (int w = 0; w < kWords; ++w) data[w * stride + cb] = WordMaker<Word>::Make(r + w * kRealsPerWord);

@@ -15,7 +15,10 @@
 //         b2 = -(c1^* a3^* + b1 a1^* a2) / N^2     b3 = (c1^* a2^* - b1 a1^* a3) / N^2
 //         c2 = (b1^* a3^* - c1 a1^* a2) / N^2      c3 = -(b1^* a2^* + c1 a1^* a3) / N^2.
 //       Singular at N = 0 (|a1| = 1): rounding errors of the stored reals are amplified by about 1/N, so
-//       the gauge field refuses links with N below kMinimum8ParameterN (device_gauge_field.h).
+//       the gauge field accepts links with N below kMinimum8ParameterN (device_gauge_field.h) only in the
+//       singular form diag(a1, a1^*, 1) (unit links, for one), stored with a2 = a3 = b1 = 0 and rebuilt
+//       exactly from arg a1 when the stored N is exactly 0 (ReconstructFrom8's kSingularForm; as
+//       reference/su3_compression.h does on the CPU). Fields without such links use kernels without the test.
 //       Half precision stores the two phases divided by pi, so that they lie in [-1, 1].
 #pragma once
 
@@ -33,6 +36,27 @@ __device__ __forceinline__ void CompleteThirdRow(Link<Real>& u) {
   u.m[2][2] = Conj(a[0] * b[1] - a[1] * b[0]);
 }
 
+// c = unit * (a x b)^* with each part a chain of one multiplication and three fma (the half kernels, whose
+// rows a and b are in levels: unit = 1/32767 puts c in levels too).
+template <typename Real>
+__device__ __forceinline__ void CompleteThirdRowFused(Link<Real>& u, Real unit) {
+  const auto* a = u.m[0];
+  const auto* b = u.m[1];
+#pragma unroll
+  for (int j = 0; j < 3; ++j) {
+    const int k = (j + 1) % 3, l = (j + 2) % 3;  // c_j = conj(a_k b_l - a_l b_k)
+    Real re = a[k].re * b[l].re;
+    re = fma(-a[k].im, b[l].im, re);
+    re = fma(-a[l].re, b[k].re, re);
+    re = fma(a[l].im, b[k].im, re);
+    Real im = a[k].re * b[l].im;
+    im = fma(a[k].im, b[l].re, im);
+    im = fma(-a[l].re, b[k].im, im);
+    im = fma(-a[l].im, b[k].re, im);
+    u.m[2][j] = {unit * re, -(unit * im)};
+  }
+}
+
 // The 8 reals of U (phases in radians), computed in the type of U (double when packing).
 template <typename Real>
 __device__ __forceinline__ void CompressTo8(const Link<Real>& u, Real* p) {
@@ -46,40 +70,120 @@ __device__ __forceinline__ void CompressTo8(const Link<Real>& u, Real* p) {
   p[7] = atan2(u.m[2][0].im, u.m[2][0].re);
 }
 
-// U from the 8 reals p (phases in radians). kFastTrig uses the hardware __sincosf (absolute error below
-// 2^-21.4 on [-pi, pi]): far below half precision's 2^-16 storage rounding, so half uses it; double and
-// single keep the accurate sincos (within 2 ulp), whose accuracy their 8-parameter links need.
-template <bool kFastTrig, typename Real>
-__device__ __forceinline__ Link<Real> ReconstructFrom8(const Real* p) {
-  Link<Real> u;
-  const DeviceComplex<Real> a2{p[0], p[1]}, a3{p[2], p[3]}, b1{p[4], p[5]};
-  const Real n2 = Norm2(a2) + Norm2(a3);
-  const Real inv_n2 = Real(1) / n2;
-  const Real a1_modulus = sqrt(fmax(Real(1) - n2, Real(0)));
-  const Real c1_modulus = sqrt(fmax(n2 - Norm2(b1), Real(0)));
-  Real sin_a1, cos_a1, sin_c1, cos_c1;
-  if constexpr (kFastTrig) {
-    static_assert(sizeof(Real) == sizeof(float), "the fast sincos is single precision");
-    __sincosf(p[6], &sin_a1, &cos_a1);
-    __sincosf(p[7], &sin_c1, &cos_c1);
-  } else {
-    sincos(p[6], &sin_a1, &cos_a1);
-    sincos(p[7], &sin_c1, &cos_c1);
-  }
-  const DeviceComplex<Real> a1{a1_modulus * cos_a1, a1_modulus * sin_a1};
-  const DeviceComplex<Real> c1{c1_modulus * cos_c1, c1_modulus * sin_c1};
-  const DeviceComplex<Real> a1c_a2 = ConjTimes(a1, a2);  // a1^* a2
-  const DeviceComplex<Real> a1c_a3 = ConjTimes(a1, a3);  // a1^* a3
+// Square root and reciprocal from the special-function unit alone (PTX sqrt.approx / rcp.approx: within
+// 1 ulp, relative error below 2^-22), without the correctly rounded versions' refinement steps.
+__device__ __forceinline__ float ApproximateSqrt(float x) {
+  float r;
+  asm("sqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+__device__ __forceinline__ float ApproximateReciprocal(float x) {
+  float r;
+  asm("rcp.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+
+// p0 q0 + p1 q1 + p2 q2 + p3 q3 as one multiplication and three fma (signs go into the arguments).
+__device__ __forceinline__ float FusedSum4(float p0, float q0, float p1, float q1, float p2, float q2, float p3,
+                                           float q3) {
+  return fmaf(p3, q3, fmaf(p2, q2, fmaf(p1, q1, p0 * q0)));
+}
+
+// The half kernels' 8-parameter reconstruction: the same formulas as ReconstructFrom8 below, with the fast
+// sincos, square root and reciprocal and every sum of products as one chain of fused multiply-adds.
+__device__ __forceinline__ Link<float> ReconstructFrom8Fast(const float* p) {
+  Link<float> u;
+  const DeviceComplex<float> a2{p[0], p[1]}, a3{p[2], p[3]}, b1{p[4], p[5]};
+  const float n2 = FusedSum4(a2.re, a2.re, a2.im, a2.im, a3.re, a3.re, a3.im, a3.im);
+  const float inv_n2 = ApproximateReciprocal(n2);
+  const float a1_modulus = ApproximateSqrt(fmaxf(1.0f - n2, 0.0f));
+  const float c1_modulus = ApproximateSqrt(fmaxf(fmaf(-b1.re, b1.re, fmaf(-b1.im, b1.im, n2)), 0.0f));
+  float sin_a1, cos_a1, sin_c1, cos_c1;
+  __sincosf(p[6], &sin_a1, &cos_a1);
+  __sincosf(p[7], &sin_c1, &cos_c1);
+  const DeviceComplex<float> a1{a1_modulus * cos_a1, a1_modulus * sin_a1};
+  const DeviceComplex<float> c1{c1_modulus * cos_c1, c1_modulus * sin_c1};
+  const DeviceComplex<float> x2 = ConjTimes(a1, a2);  // a1^* a2
+  const DeviceComplex<float> x3 = ConjTimes(a1, a3);  // a1^* a3
+  const float minus_inv_n2 = -inv_n2;
   u.m[0][0] = a1;
   u.m[0][1] = a2;
   u.m[0][2] = a3;
   u.m[1][0] = b1;
   u.m[2][0] = c1;
-  u.m[1][1] = -inv_n2 * (Conj(c1 * a3) + b1 * a1c_a2);
-  u.m[1][2] = inv_n2 * (Conj(c1 * a2) - b1 * a1c_a3);
-  u.m[2][1] = inv_n2 * (Conj(b1 * a3) - c1 * a1c_a2);
-  u.m[2][2] = -inv_n2 * (Conj(b1 * a2) + c1 * a1c_a3);
+  // b2 = -(conj(c1 a3) + b1 x2) / N^2
+  u.m[1][1] = {minus_inv_n2 * FusedSum4(c1.re, a3.re, -c1.im, a3.im, b1.re, x2.re, -b1.im, x2.im),
+               minus_inv_n2 * FusedSum4(-c1.re, a3.im, -c1.im, a3.re, b1.re, x2.im, b1.im, x2.re)};
+  // b3 = (conj(c1 a2) - b1 x3) / N^2
+  u.m[1][2] = {inv_n2 * FusedSum4(c1.re, a2.re, -c1.im, a2.im, -b1.re, x3.re, b1.im, x3.im),
+               inv_n2 * FusedSum4(-c1.re, a2.im, -c1.im, a2.re, -b1.re, x3.im, -b1.im, x3.re)};
+  // c2 = (conj(b1 a3) - c1 x2) / N^2
+  u.m[2][1] = {inv_n2 * FusedSum4(b1.re, a3.re, -b1.im, a3.im, -c1.re, x2.re, c1.im, x2.im),
+               inv_n2 * FusedSum4(-b1.re, a3.im, -b1.im, a3.re, -c1.re, x2.im, -c1.im, x2.re)};
+  // c3 = -(conj(b1 a2) + c1 x3) / N^2
+  u.m[2][2] = {minus_inv_n2 * FusedSum4(b1.re, a2.re, -b1.im, a2.im, c1.re, x3.re, -c1.im, x3.im),
+               minus_inv_n2 * FusedSum4(-b1.re, a2.im, -b1.im, a2.re, c1.re, x3.im, c1.im, x3.re)};
   return u;
+}
+
+// U from the 8 reals p (phases in radians). kFastTrig (half precision) is ReconstructFrom8Fast: the hardware
+// __sincosf (absolute error below 2^-21.4 on [-pi, pi]) and the approximate square root and reciprocal
+// (relative 2^-22), far below half precision's 2^-16 storage rounding; double and single keep the accurate
+// sincos (within 2 ulp), sqrt and division, whose accuracy their 8-parameter links need.
+//
+// kSingularForm: a link whose stored a2 and a3 are exactly 0 (N = 0) is the singular form diag(a1, a1^*, 1),
+// a1 = e^{i arg a1}; the general formulas would divide 0 by 0 there. Only kernels for fields that hold such
+// links pay for the test.
+template <bool kFastTrig, bool kSingularForm = false, typename Real>
+__device__ __forceinline__ Link<Real> ReconstructFrom8(const Real* p) {
+  if constexpr (kSingularForm) {
+    Link<Real> u = ReconstructFrom8<kFastTrig, false>(p);
+    if (p[0] == Real(0) && p[1] == Real(0) && p[2] == Real(0) && p[3] == Real(0)) {
+      Real sin_a1, cos_a1;
+      if constexpr (kFastTrig) {
+        __sincosf(p[6], &sin_a1, &cos_a1);
+      } else {
+        sincos(p[6], &sin_a1, &cos_a1);
+      }
+      const DeviceComplex<Real> zero{Real(0), Real(0)};
+#pragma unroll
+      for (int i = 0; i < 3; ++i) {
+#pragma unroll
+        for (int j = 0; j < 3; ++j) u.m[i][j] = zero;
+      }
+      u.m[0][0] = {cos_a1, sin_a1};
+      u.m[1][1] = {cos_a1, -sin_a1};
+      u.m[2][2] = {Real(1), Real(0)};
+    }
+    return u;
+  } else if constexpr (kFastTrig) {
+    static_assert(sizeof(Real) == sizeof(float), "the fast reconstruction is single precision");
+    return ReconstructFrom8Fast(p);
+  } else {
+    Link<Real> u;
+    const DeviceComplex<Real> a2{p[0], p[1]}, a3{p[2], p[3]}, b1{p[4], p[5]};
+    const Real n2 = Norm2(a2) + Norm2(a3);
+    const Real inv_n2 = Real(1) / n2;
+    const Real a1_modulus = sqrt(fmax(Real(1) - n2, Real(0)));
+    const Real c1_modulus = sqrt(fmax(n2 - Norm2(b1), Real(0)));
+    Real sin_a1, cos_a1, sin_c1, cos_c1;
+    sincos(p[6], &sin_a1, &cos_a1);
+    sincos(p[7], &sin_c1, &cos_c1);
+    const DeviceComplex<Real> a1{a1_modulus * cos_a1, a1_modulus * sin_a1};
+    const DeviceComplex<Real> c1{c1_modulus * cos_c1, c1_modulus * sin_c1};
+    const DeviceComplex<Real> a1c_a2 = ConjTimes(a1, a2);  // a1^* a2
+    const DeviceComplex<Real> a1c_a3 = ConjTimes(a1, a3);  // a1^* a3
+    u.m[0][0] = a1;
+    u.m[0][1] = a2;
+    u.m[0][2] = a3;
+    u.m[1][0] = b1;
+    u.m[2][0] = c1;
+    u.m[1][1] = -inv_n2 * (Conj(c1 * a3) + b1 * a1c_a2);
+    u.m[1][2] = inv_n2 * (Conj(c1 * a2) - b1 * a1c_a3);
+    u.m[2][1] = inv_n2 * (Conj(b1 * a3) - c1 * a1c_a2);
+    u.m[2][2] = -inv_n2 * (Conj(b1 * a2) + c1 * a1c_a3);
+    return u;
+  }
 }
 
 }  // namespace lqcd::gpu

@@ -2,7 +2,9 @@
 // on Haar-random links, with GFLOPS (1320 flops per site per Dslash), the modelled bytes and their rate, and
 // the fraction of the bandwidth roofline (minimum bytes at the copy bandwidth measured in the same run).
 //
-//   wilson_dslash_benchmark [LXxLYxLZxLT ...] [--repetitions N]      (default 32x32x32x32, 50)
+//   wilson_dslash_benchmark [LXxLYxLZxLT ...] [--repetitions N] [--precision P] [--reconstruct R]
+//   (default 32x32x32x32, 50 repetitions, every precision and reconstruction; P = double|single|half,
+//   R = 18|12|8 restrict the table, e.g. for a profiler run)
 //
 // Times with CUDA events around each launch after a warm-up launch (which also tunes the block size);
 // prints the median. Cost model: gpu/wilson_dslash.h. Measures and prints; asserts nothing about speed.
@@ -48,7 +50,12 @@ Lattice ParseLattice(const std::string& s) {
   return Lattice(e);
 }
 
-void Run(const Lattice& lattice, int repetitions, double copy_gbs) {
+struct Selection {
+  std::vector<Precision> precisions{Precision::kDouble, Precision::kSingle, Precision::kHalf};
+  std::vector<Reconstruct> reconstructs{Reconstruct::k18, Reconstruct::k12, Reconstruct::k8};
+};
+
+void Run(const Lattice& lattice, int repetitions, double copy_gbs, const Selection& selection) {
   std::printf("\nlattice %s, %d repetitions, median; roofline = minimum bytes at %.0f GB/s\n",
               lattice.ToString().c_str(), repetitions, copy_gbs);
   std::printf("%-16s %9s %8s %8s %7s | %9s %8s %7s\n", "variant", "Dslash us", "GFLOPS", "GB/s", "roof%", "M_ee us",
@@ -59,8 +66,8 @@ void Run(const Lattice& lattice, int repetitions, double copy_gbs) {
   FillGaussian(source, 2);
   const Extents extents{lattice.extent(0), lattice.extent(1), lattice.extent(2), lattice.extent(3)};
   for (bool gauge_fixed : {false, true}) {
-    for (Precision precision : {Precision::kDouble, Precision::kSingle, Precision::kHalf}) {
-      for (Reconstruct reconstruct : {Reconstruct::k18, Reconstruct::k12, Reconstruct::k8}) {
+    for (Precision precision : selection.precisions) {
+      for (Reconstruct reconstruct : selection.reconstructs) {
         const DeviceGaugeField gauge(gauge_fixed ? fixed : links, {precision, reconstruct, gauge_fixed, 0});
         DeviceSpinorField in(lattice, Subset::kEven, precision), out(lattice, Subset::kOdd, precision);
         DeviceSpinorField m_out(lattice, Subset::kEven, precision);
@@ -88,10 +95,15 @@ int main(int argc, char** argv) {
   using namespace lqcd::gpu;
   std::vector<std::string> lattices;
   int repetitions = 50;
+  Selection selection;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--repetitions" && i + 1 < argc) {
       repetitions = std::atoi(argv[++i]);
+    } else if (arg == "--precision" && i + 1 < argc) {
+      selection.precisions = {ParsePrecision(argv[++i])};
+    } else if (arg == "--reconstruct" && i + 1 < argc) {
+      selection.reconstructs = {ParseReconstruct(argv[++i])};
     } else {
       lattices.push_back(arg);
     }
@@ -104,6 +116,11 @@ int main(int argc, char** argv) {
   std::printf("wilson_dslash_benchmark: %s\n", Describe(CurrentDeviceInfo()).c_str());
   const CopyBandwidth copy = MeasureCopyBandwidth(std::size_t{1} << 30, 10);
   std::printf("copy kernel %.0f GB/s (read + write, 1 GiB buffers, best of 10)\n", copy.kernel_gbs);
-  for (const std::string& l : lattices) Run(ParseLattice(l), repetitions, copy.kernel_gbs);
+  std::printf("precisions:");
+  for (Precision p : selection.precisions) std::printf(" %s", ToString(p));
+  std::printf(", reconstructions:");
+  for (Reconstruct r : selection.reconstructs) std::printf(" %s", ToString(r));
+  std::printf("\n");
+  for (const std::string& l : lattices) Run(ParseLattice(l), repetitions, copy.kernel_gbs, selection);
   return 0;
 }

@@ -23,6 +23,8 @@
 // link forms live there). Arithmetic is in the accessors' Real (double, or float for single and half).
 #pragma once
 
+#include <type_traits>
+
 #include "gpu/checkerboard.cuh"
 #include "gpu/gauge_accessor.cuh"
 #include "gpu/register_types.cuh"
@@ -30,10 +32,31 @@
 
 namespace lqcd::gpu {
 
+// Two choices made by measurement on the H100 (docs/gpu_results.md, "Half precision: where the time
+// goes"), for the half kernels with 12 or 8 reals per link only:
+//   fast division: checkerboard indices divided by multiply-high (checkerboard.cuh);
+//   fused mat-vec: the colour products as FusedDot3 chains (register_types.cuh).
+// Half with 18 reals measured fastest with neither (plain division, separate products), and double and
+// single keep their code unchanged; for those the divisors are an empty base, so that the argument struct
+// (and hence the generated code) is the same as without them.
+constexpr bool UsesFastDslashArithmetic(Precision p, Reconstruct r) {
+  return p == Precision::kHalf && r != Reconstruct::k18;
+}
+
+template <bool kFastDivision>
+struct DslashDivisors {};
+template <>
+struct DslashDivisors<true> {
+  CheckerboardDivisors divisors;  // of the extents
+};
+
 // Everything one Dslash launch needs. The template flags fix the variant at compile time.
-template <Precision P, Reconstruct R, bool kGaugeFixedFlag, bool kDaggerFlag, bool kXpayFlag>
-struct WilsonDslashArg {
+template <Precision P, Reconstruct R, bool kGaugeFixedFlag, bool kDaggerFlag, bool kXpayFlag, bool kSingular8 = false>
+struct WilsonDslashArg : DslashDivisors<UsesFastDslashArithmetic(P, R)> {
   using Real = typename SpinorStorage<P>::Real;
+  static constexpr Precision kPrecision = P;
+  static constexpr Reconstruct kReconstruct = R;
+  static constexpr bool kFastArithmetic = UsesFastDslashArithmetic(P, R);  // see DslashDivisors
   static constexpr bool kGaugeFixed = kGaugeFixedFlag;  // skip unit t-links (temporal gauge)
   static constexpr bool kDagger = kDaggerFlag;          // D^dag instead of D
   static constexpr bool kXpay = kXpayFlag;              // out = a x + b D in instead of out = D in
@@ -41,7 +64,7 @@ struct WilsonDslashArg {
   SpinorAccessor<P> out;
   SpinorAccessor<P> in;  // read only (the accessor type is shared with the writable output)
   SpinorAccessor<P> x;   // read only; used when kXpay
-  GaugeAccessor<P, R> gauge;
+  GaugeAccessor<P, R, kSingular8> gauge;  // kSingular8: some 8-real links in the singular form
   int extents[4];        // Lx, Ly, Lz, Lt
   int sites;             // V / 2: output sites, one thread each
   int parity;            // of the output sites
@@ -84,21 +107,6 @@ __device__ __forceinline__ HalfSpinor<Real> ProjectSpatial(const ColorSpinor<Rea
   return h;
 }
 
-// out += (r, s A_mu^dag r): adds the full spinor rebuilt from the multiplied half spinor.
-template <int mu, int sign, typename Real>
-__device__ __forceinline__ void AccumulateSpatial(ColorSpinor<Real>& out, const HalfSpinor<Real>& r) {
-  constexpr SpinBlockRow row0 = LowerBlockRow(mu, 0), row1 = LowerBlockRow(mu, 1);
-  constexpr int power0 = (row0.power + (sign < 0 ? 2 : 0)) % 4;
-  constexpr int power1 = (row1.power + (sign < 0 ? 2 : 0)) % 4;
-#pragma unroll
-  for (int c = 0; c < 3; ++c) {
-    out.v[0][c] = out.v[0][c] + r.v[0][c];
-    out.v[1][c] = out.v[1][c] + r.v[1][c];
-    out.v[2][c] = out.v[2][c] + TimesIPower<power0>(r.v[row0.column][c]);
-    out.v[3][c] = out.v[3][c] + TimesIPower<power1>(r.v[row1.column][c]);
-  }
-}
-
 template <typename Real>
 __device__ __forceinline__ void Negate(HalfSpinor<Real>& h) {
 #pragma unroll
@@ -108,49 +116,122 @@ __device__ __forceinline__ void Negate(HalfSpinor<Real>& h) {
   }
 }
 
+// The coefficient a hop's result is accumulated with. Double and single: 1 (the boundary sign has been
+// applied to the half spinor, Negate); half: the boundary sign times the raw scales of the neighbour's
+// spinor and of the link (Real), applied in the fused multiply-add that accumulates the hop.
+struct UnitCoefficient {};
+
+template <typename Real>
+__device__ __forceinline__ DeviceComplex<Real> MultiplyAdd(UnitCoefficient, DeviceComplex<Real> a,
+                                                           DeviceComplex<Real> out) {
+  return out + a;
+}
+template <typename Real>
+__device__ __forceinline__ DeviceComplex<Real> MultiplyAdd(Real k, DeviceComplex<Real> a, DeviceComplex<Real> out) {
+  return {fma(k, a.re, out.re), fma(k, a.im, out.im)};
+}
+__device__ __forceinline__ UnitCoefficient Twice(UnitCoefficient k) { return k; }  // see AccumulateTemporal
+template <typename Real>
+__device__ __forceinline__ Real Twice(Real k) {
+  return Real(2) * k;
+}
+
+// out += k (r, s A_mu^dag r): adds the full spinor rebuilt from the multiplied half spinor.
+template <int mu, int sign, typename Real, typename K>
+__device__ __forceinline__ void AccumulateSpatial(ColorSpinor<Real>& out, const HalfSpinor<Real>& r, K k) {
+  constexpr SpinBlockRow row0 = LowerBlockRow(mu, 0), row1 = LowerBlockRow(mu, 1);
+  constexpr int power0 = (row0.power + (sign < 0 ? 2 : 0)) % 4;
+  constexpr int power1 = (row1.power + (sign < 0 ? 2 : 0)) % 4;
+#pragma unroll
+  for (int c = 0; c < 3; ++c) {
+    out.v[0][c] = MultiplyAdd(k, r.v[0][c], out.v[0][c]);
+    out.v[1][c] = MultiplyAdd(k, r.v[1][c], out.v[1][c]);
+    out.v[2][c] = MultiplyAdd(k, TimesIPower<power0>(r.v[row0.column][c]), out.v[2][c]);
+    out.v[3][c] = MultiplyAdd(k, TimesIPower<power1>(r.v[row1.column][c]), out.v[3][c]);
+  }
+}
+
+// Adds 2 k r to spins (first_spin, first_spin + 1) of out; the factor 2 of the temporal projectors is
+// exact, so it is applied here rather than on the loaded spinor (for the unit coefficient, as 2 * r).
+template <int first_spin, typename Real, typename K>
+__device__ __forceinline__ void AccumulateTemporal(ColorSpinor<Real>& out, const HalfSpinor<Real>& r, K k) {
+  HalfSpinor<Real> two_r = r;
+  if constexpr (std::is_same_v<K, UnitCoefficient>) {
+#pragma unroll
+    for (int s = 0; s < 2; ++s) {
+#pragma unroll
+      for (int c = 0; c < 3; ++c) two_r.v[s][c] = Real(2) * r.v[s][c];
+    }
+  }
+  const auto two_k = Twice(k);
+#pragma unroll
+  for (int s = 0; s < 2; ++s) {
+#pragma unroll
+    for (int c = 0; c < 3; ++c) out.v[first_spin + s][c] = MultiplyAdd(two_k, two_r.v[s][c], out.v[first_spin + s][c]);
+  }
+}
+
+// Whether the colour products use FusedDot3 chains (see DslashDivisors).
+template <class Arg>
+constexpr bool FusedMatVec() {
+  return Arg::kFastArithmetic;
+}
+
+// A neighbour's half spinor (spatial: projected; temporal: the spin pair) as Real and the coefficient of
+// its hop. Half projects the raw integer levels (exact), converts the 12 results and folds the boundary
+// sign, the neighbour's scale and the link unit into the coefficient; double and single negate the half
+// spinor on an antiperiodic wrap and accumulate with coefficient 1.
+template <class Arg, typename LinkUnit>
+__device__ __forceinline__ auto Coefficient(const Arg& arg, int mu, bool wraps, int neighbour, LinkUnit link_unit,
+                                            HalfSpinor<typename Arg::Real>& h) {
+  using Real = typename Arg::Real;
+  if constexpr (decltype(arg.in)::kScaled) {
+    const Real scale = arg.in.RawScale(neighbour) * link_unit;
+    return wraps && arg.antiperiodic[mu] ? -scale : scale;
+  } else {
+    if (wraps && arg.antiperiodic[mu]) Negate(h);
+    return UnitCoefficient{};
+  }
+}
+
 // One spatial direction mu: the forward hop (projector 1 - s gamma_mu, link U_mu(n)) and the backward
-// hop (1 + s gamma_mu, link U_mu(n - mu)^dag), s = +1 for D and -1 for D^dag.
+// hop (1 + s gamma_mu, link U_mu(n - mu)^dag), s = +1 for D and -1 for D^dag. The neighbour is projected
+// in its raw numbers (half: integer levels), then converted to Real.
 template <int mu, class Arg>
 __device__ __forceinline__ void SpatialHops(const Arg& arg, const SiteGeometry& site, int cb,
                                             ColorSpinor<typename Arg::Real>& out) {
   using Real = typename Arg::Real;
+  using In = decltype(arg.in);
+  constexpr Real kLinkUnit = decltype(arg.gauge)::kRawUnit;
   constexpr int kForwardSign = Arg::kDagger ? +1 : -1;
   constexpr int kBackwardSign = -kForwardSign;
   {
     bool wraps;
     const int neighbour = NeighbourCheckerboardIndex<true>(site, mu, arg.extents, wraps);
-    HalfSpinor<Real> h = ProjectSpatial<mu, kForwardSign>(arg.in.Load(neighbour));
-    if (wraps && arg.antiperiodic[mu]) Negate(h);
-    const Link<Real> u = arg.gauge.Load(mu, arg.parity, cb);
-    AccumulateSpatial<mu, kForwardSign>(out, Multiply(u, h));
+    HalfSpinor<Real> h = In::RawToReal(ProjectSpatial<mu, kForwardSign>(arg.in.LoadRaw(neighbour)));
+    const auto k = Coefficient(arg, mu, wraps, neighbour, kLinkUnit, h);
+    const Link<Real> u = arg.gauge.LoadRaw(mu, arg.parity, cb);
+    AccumulateSpatial<mu, kForwardSign>(out, Multiply<FusedMatVec<Arg>()>(u, h), k);
   }
   {
     bool wraps;
     const int neighbour = NeighbourCheckerboardIndex<false>(site, mu, arg.extents, wraps);
-    HalfSpinor<Real> h = ProjectSpatial<mu, kBackwardSign>(arg.in.Load(neighbour));
-    if (wraps && arg.antiperiodic[mu]) Negate(h);
-    const Link<Real> u = arg.gauge.Load(mu, 1 - arg.parity, neighbour);
-    AccumulateSpatial<mu, kBackwardSign>(out, MultiplyAdjoint(u, h));
-  }
-}
-
-// Adds 2 * r to spins (first_spin, first_spin + 1) of out; the factor 2 of the temporal projectors is
-// exact, so it is applied here rather than on the loaded spinor.
-template <int first_spin, typename Real>
-__device__ __forceinline__ void AccumulateTemporal(ColorSpinor<Real>& out, const HalfSpinor<Real>& r) {
-#pragma unroll
-  for (int s = 0; s < 2; ++s) {
-#pragma unroll
-    for (int c = 0; c < 3; ++c) out.v[first_spin + s][c] = out.v[first_spin + s][c] + Real(2) * r.v[s][c];
+    HalfSpinor<Real> h = In::RawToReal(ProjectSpatial<mu, kBackwardSign>(arg.in.LoadRaw(neighbour)));
+    const auto k = Coefficient(arg, mu, wraps, neighbour, kLinkUnit, h);
+    const Link<Real> u = arg.gauge.LoadRaw(mu, 1 - arg.parity, neighbour);
+    AccumulateSpatial<mu, kBackwardSign>(out, MultiplyAdjoint<FusedMatVec<Arg>()>(u, h), k);
   }
 }
 
 // The time direction. Forward hop: 1 - s gamma_4 keeps the lower spins for D (s = +1), the upper ones
-// for D^dag; backward hop the opposite. Only those spins of the neighbour are loaded.
+// for D^dag; backward hop the opposite. Only those spins of the neighbour are loaded. With temporal gauge
+// fixing the link (and its unit) enters only on the boundary slices.
 template <class Arg>
 __device__ __forceinline__ void TemporalHops(const Arg& arg, const SiteGeometry& site, int cb,
                                              ColorSpinor<typename Arg::Real>& out) {
   using Real = typename Arg::Real;
+  using In = decltype(arg.in);
+  constexpr Real kLinkUnit = decltype(arg.gauge)::kRawUnit;
   constexpr int mu = 3;
   constexpr int kForwardSpins = Arg::kDagger ? 0 : 2;
   constexpr int kBackwardSpins = 2 - kForwardSpins;
@@ -158,18 +239,20 @@ __device__ __forceinline__ void TemporalHops(const Arg& arg, const SiteGeometry&
   {
     bool wraps;
     const int neighbour = NeighbourCheckerboardIndex<true>(site, mu, arg.extents, wraps);
-    HalfSpinor<Real> h = arg.in.template LoadSpinPair<kForwardSpins>(neighbour);
-    if (wraps && arg.antiperiodic[mu]) Negate(h);
-    if (!Arg::kGaugeFixed || site.coords[3] == last) h = Multiply(arg.gauge.Load(mu, arg.parity, cb), h);
-    AccumulateTemporal<kForwardSpins>(out, h);
+    const bool with_link = !Arg::kGaugeFixed || site.coords[3] == last;
+    HalfSpinor<Real> h = In::RawToReal(arg.in.template LoadSpinPairRaw<kForwardSpins>(neighbour));
+    const auto k = Coefficient(arg, mu, wraps, neighbour, with_link ? kLinkUnit : Real(1), h);
+    if (with_link) h = Multiply<FusedMatVec<Arg>()>(arg.gauge.LoadRaw(mu, arg.parity, cb), h);
+    AccumulateTemporal<kForwardSpins>(out, h, k);
   }
   {
     bool wraps;
     const int neighbour = NeighbourCheckerboardIndex<false>(site, mu, arg.extents, wraps);
-    HalfSpinor<Real> h = arg.in.template LoadSpinPair<kBackwardSpins>(neighbour);
-    if (wraps && arg.antiperiodic[mu]) Negate(h);
-    if (!Arg::kGaugeFixed || site.coords[3] == 0) h = MultiplyAdjoint(arg.gauge.Load(mu, 1 - arg.parity, neighbour), h);
-    AccumulateTemporal<kBackwardSpins>(out, h);
+    const bool with_link = !Arg::kGaugeFixed || site.coords[3] == 0;
+    HalfSpinor<Real> h = In::RawToReal(arg.in.template LoadSpinPairRaw<kBackwardSpins>(neighbour));
+    const auto k = Coefficient(arg, mu, wraps, neighbour, with_link ? kLinkUnit : Real(1), h);
+    if (with_link) h = MultiplyAdjoint<FusedMatVec<Arg>()>(arg.gauge.LoadRaw(mu, 1 - arg.parity, neighbour), h);
+    AccumulateTemporal<kBackwardSpins>(out, h, k);
   }
 }
 
@@ -178,7 +261,12 @@ template <class Arg>
 struct WilsonDslashSite {
   __device__ __forceinline__ void operator()(const Arg& arg, int cb) const {
     using Real = typename Arg::Real;
-    const SiteGeometry site = CheckerboardSite(cb, arg.parity, arg.extents);
+    SiteGeometry site;
+    if constexpr (Arg::kFastArithmetic) {
+      site = CheckerboardSite(cb, arg.parity, arg.extents, arg.divisors);
+    } else {
+      site = CheckerboardSite(cb, arg.parity, arg.extents);
+    }
     ColorSpinor<Real> out;
 #pragma unroll
     for (int s = 0; s < 4; ++s) {
@@ -190,11 +278,13 @@ struct WilsonDslashSite {
     SpatialHops<2>(arg, site, cb, out);
     TemporalHops(arg, site, cb, out);
     if constexpr (Arg::kXpay) {
-      const ColorSpinor<Real> x = arg.x.Load(cb);
+      // a x = (a * raw scale) * raw x: the scale of a half x joins a (exactly a when the scale is 1).
+      const ColorSpinor<Real> x = decltype(arg.x)::RawToReal(arg.x.LoadRaw(cb));
+      const Real a = decltype(arg.x)::kScaled ? arg.a * arg.x.RawScale(cb) : arg.a;
 #pragma unroll
       for (int s = 0; s < 4; ++s) {
 #pragma unroll
-        for (int c = 0; c < 3; ++c) out.v[s][c] = arg.a * x.v[s][c] + arg.b * out.v[s][c];
+        for (int c = 0; c < 3; ++c) out.v[s][c] = a * x.v[s][c] + arg.b * out.v[s][c];
       }
     }
     arg.out.Store(cb, out);

@@ -48,7 +48,8 @@ std::size_t SpinorViewBytes(const ConstSpinorView& v) {
 
 inline std::string DslashTuneKey(const WilsonDslashLaunch& l) {
   std::string key = std::string("WilsonDslash ") + ToString(l.gauge.precision) + "/" + ToString(l.gauge.reconstruct) +
-                    (l.gauge.temporal_gauge_fixed ? "/gf" : "") + (l.dagger ? "/dagger" : "") +
+                    (l.gauge.singular_8_links ? "/singular" : "") + (l.gauge.temporal_gauge_fixed ? "/gf" : "") +
+                    (l.dagger ? "/dagger" : "") +
                     (l.xpay ? "/xpay" : "") + " " + std::to_string(l.out.extents[0]);
   for (int mu = 1; mu < 4; ++mu) key += "x" + std::to_string(l.out.extents[mu]);
   key += " strides " + std::to_string(l.out.stride) + "," + std::to_string(l.in.stride) + "," +
@@ -56,20 +57,21 @@ inline std::string DslashTuneKey(const WilsonDslashLaunch& l) {
   return key;
 }
 
-template <Precision P, Reconstruct R, bool kGaugeFixed, bool kDagger, bool kXpay>
+template <Precision P, Reconstruct R, bool kGaugeFixed, bool kDagger, bool kXpay, bool kSingular8>
 void LaunchWilsonDslashVariant(const WilsonDslashLaunch& l) {
-  using Arg = WilsonDslashArg<P, R, kGaugeFixed, kDagger, kXpay>;
+  using Arg = WilsonDslashArg<P, R, kGaugeFixed, kDagger, kXpay, kSingular8>;
   using Real = typename Arg::Real;
   Arg arg;
   arg.out = SpinorAccessorOf<P>(l.out);
   arg.in = SpinorAccessorOf<P>(l.in);
   arg.x = kXpay ? SpinorAccessorOf<P>(l.x) : SpinorAccessor<P>{};
-  arg.gauge.data = static_cast<typename GaugeAccessor<P, R>::Word*>(l.gauge.data);
+  arg.gauge.data = static_cast<typename GaugeAccessor<P, R, kSingular8>::Word*>(l.gauge.data);
   arg.gauge.stride = l.gauge.stride;
   for (int mu = 0; mu < 4; ++mu) {
     arg.extents[mu] = l.out.extents[mu];
     arg.antiperiodic[mu] = l.antiperiodic[mu];
   }
+  if constexpr (Arg::kFastArithmetic) arg.divisors = CheckerboardDivisors::Of(arg.extents);
   arg.sites = l.out.sites;
   arg.parity = l.out.parity;
   arg.a = static_cast<Real>(l.a);
@@ -95,20 +97,25 @@ void LaunchWilsonDslashVariant(const WilsonDslashLaunch& l) {
 
 template <Precision P>
 void LaunchWilsonDslashFor(const WilsonDslashLaunch& l) {
-  auto with_reconstruct = [&](auto reconstruct) {
+  auto with_reconstruct = [&](auto reconstruct, auto singular) {
     WithFlag(l.gauge.temporal_gauge_fixed, [&](auto gauge_fixed) {
       WithFlag(l.dagger, [&](auto dagger) {
         WithFlag(l.xpay, [&](auto xpay) {
           LaunchWilsonDslashVariant<P, decltype(reconstruct)::value, decltype(gauge_fixed)::value,
-                                    decltype(dagger)::value, decltype(xpay)::value>(l);
+                                    decltype(dagger)::value, decltype(xpay)::value, decltype(singular)::value>(l);
         });
       });
     });
   };
+  using Plain = std::false_type;
   switch (l.gauge.reconstruct) {
-    case Reconstruct::k18: return with_reconstruct(std::integral_constant<Reconstruct, Reconstruct::k18>{});
-    case Reconstruct::k12: return with_reconstruct(std::integral_constant<Reconstruct, Reconstruct::k12>{});
-    case Reconstruct::k8: return with_reconstruct(std::integral_constant<Reconstruct, Reconstruct::k8>{});
+    case Reconstruct::k18: return with_reconstruct(std::integral_constant<Reconstruct, Reconstruct::k18>{}, Plain{});
+    case Reconstruct::k12: return with_reconstruct(std::integral_constant<Reconstruct, Reconstruct::k12>{}, Plain{});
+    case Reconstruct::k8:
+      // Fields with links in the singular form get the kernels that test for it (su3_reconstruct.cuh).
+      return WithFlag(l.gauge.singular_8_links, [&](auto singular) {
+        with_reconstruct(std::integral_constant<Reconstruct, Reconstruct::k8>{}, singular);
+      });
   }
 }
 

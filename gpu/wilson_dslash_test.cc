@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <complex>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -123,6 +124,31 @@ TEST_F(WilsonDslashTest, EveryVariantMatchesTheOracleOnRandomLinks) {
               ExpectWithinBound(c, RunAgainstOracle(c, u, FermionBoundary::AntiperiodicTime(), 200));
             }
           }
+        }
+      }
+    }
+  }
+}
+
+// 8 reals on fields with links in the singular form (N = 0; device_gauge_field.h): the free field (every
+// link 1) and random links with some diag(e^{i theta}, e^{-i theta}, 1) and unit links among them.
+TEST_F(WilsonDslashTest, EightRealsHandleTheFreeFieldAndSingularFormLinks) {
+  GaugeField<double> mixed = testing::RandomLinks(lattice_, 103, false);
+  for (int k = 0; k < 8; ++k) {
+    ColorMatrix<double> d = ColorMatrix<double>::Identity();
+    if (k % 2 == 0) {
+      d(0, 0) = std::polar(1.0, 0.4 * k - 1.3);
+      d(1, 1) = std::conj(d(0, 0));
+    }
+    mixed.Link((37 * k + 11) % lattice_.volume(), k % kDims) = d;
+  }
+  const GaugeField<double> fields[] = {GaugeField<double>(lattice_), mixed};
+  for (const GaugeField<double>& u : fields) {
+    for (Precision precision : kPrecisions) {
+      for (Dagger dagger : {Dagger::kNo, Dagger::kYes}) {
+        for (bool xpay : {false, true}) {
+          const DslashCase c{precision, Reconstruct::k8, false, dagger, xpay, xpay ? Parity::kOdd : Parity::kEven};
+          ExpectWithinBound(c, RunAgainstOracle(c, u, FermionBoundary::AntiperiodicTime(), 400));
         }
       }
     }
