@@ -1,5 +1,6 @@
 #include "experiments/critical_mass.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -46,7 +47,9 @@ MesonCorrelators ContractOneEnd(const SpinorField<double>& phi, int t0, GammaBas
 }
 
 int DefaultPlateauFirst(int time_extent) { return time_extent / 4; }
-int DefaultPlateauLast(int time_extent) { return time_extent / 2 - 1; }
+// Not L_t / 2 - 1: there C(t) / C(t + 1) = cosh(m) / 1 is the ratio closest to 1, and noise pushing it below
+// 1 leaves the cosh effective mass undefined.
+int DefaultPlateauLast(int time_extent) { return std::max(time_extent / 2 - 2, DefaultPlateauFirst(time_extent)); }
 
 PlateauEstimate EstimatePlateau(const MesonCorrelators& c, int t_first, int t_last) {
   const int lt = static_cast<int>(c.pp.size());
@@ -122,7 +125,7 @@ double CriticalMassFit::SystematicError() const {
 }
 
 double CriticalMassFit::TotalError() const {
-  return std::hypot(pion_critical_mass.error, SystematicError());
+  return std::hypot(pcac_critical_mass.error, SystematicError());
 }
 
 CriticalMassFit FitCriticalMass(const std::vector<MassCorrelators>& data, int t_first, int t_last) {

@@ -118,6 +118,8 @@ TEST(FitCriticalMass, RecoversKnownCriticalMassFromExactCorrelators) {
   // Identical configurations: no spread, so no jackknife error (up to roundoff).
   EXPECT_LT(fit.pion_critical_mass.error, 1e-12);
   EXPECT_NEAR(fit.SystematicError(), std::abs(kTrueMc - kTrueMcPcac), 1e-12);
+  // The quoted error: the PCAC jackknife error (zero here) and the pion-PCAC difference in quadrature.
+  EXPECT_NEAR(fit.TotalError(), std::abs(kTrueMc - kTrueMcPcac), 1e-12);
   ASSERT_EQ(fit.pion_mass.size(), 3u);
   EXPECT_NEAR(fit.pion_mass[0].value, std::sqrt(kSlopeB * (-0.95 - kTrueMc)), 1e-13);
 }

@@ -226,10 +226,10 @@ def critical_mass_section(summary):
     lines = [
         "- m_c (pion, m_pi^2 linear in m) = %.4f &plusmn; %.4f (jackknife)" % (g("pion_critical_mass"), g("pion_critical_mass_jackknife")),
         "- m_c (PCAC mass zero) = %.4f &plusmn; %.4f (jackknife)" % (g("pcac_critical_mass"), g("pcac_critical_mass_jackknife")),
-        "- fit range: m_c from the two lightest masses alone differs by %.4f" % g("fit_range_error"),
-        "- quoted: m_c = %.4f &plusmn; %.4f (jackknife, pion-PCAC difference and fit range in quadrature), "
-        "kappa_c = %.5f" % (g("critical_mass"), g("critical_mass_error"), g("kappa_c")),
-        "- slope B = %.3f &plusmn; %.3f; a m_{s sbar} = %.4f gives m_s = %.4f (m_s - m_c = %.4f)"
+        "- fit range: the PCAC zero from the two lightest masses alone differs by %.4f" % g("fit_range_error"),
+        "- quoted (the PCAC zero): m_c = %.4f &plusmn; %.4f (jackknife, pion-PCAC difference and fit range in "
+        "quadrature), kappa_c = %.5f" % (g("critical_mass"), g("critical_mass_error"), g("kappa_c")),
+        "- slope B = %.3f &plusmn; %.3f; m_pi = a m_{s sbar} = %.4f on the pion line gives m_s = %.4f (m_s - m_c = %.4f)"
         % (g("pion_slope"), g("pion_slope_jackknife"), g("strange_pion_mass"), g("strange_mass"),
            g("strange_mass") - g("critical_mass")),
     ]

@@ -140,6 +140,16 @@ std::vector<SolverVariant> PaperVariants() {
   return v;
 }
 
+std::vector<SolverVariant> DefaultVariants() {
+  std::vector<SolverVariant> v;
+  for (const SolverVariant& s : PaperVariants()) {
+    const bool dropped = s.method == SolverMethod::kDefectCorrection && s.precision == InnerPrecision::kSingle &&
+                         (s.parameter == 1e-4 || s.parameter == 1e-6);
+    if (!dropped) v.push_back(s);
+  }
+  return v;
+}
+
 namespace {
 
 template <typename Low>

@@ -72,6 +72,16 @@ TEST(SolverVariant, PaperColumns) {
   EXPECT_EQ(half, 5);  // Table 4: eps_in 1e-1, 1e-2; Table 5: delta 1e-1, 1e-2, 1e-3
 }
 
+TEST(SolverVariant, DefaultDropsTwoSingleDefectCorrectionColumns) {
+  const std::vector<SolverVariant> d = DefaultVariants();
+  EXPECT_EQ(d.size(), 12u);
+  for (const SolverVariant& s : d) {
+    EXPECT_FALSE(s.method == SolverMethod::kDefectCorrection && s.precision == InnerPrecision::kSingle &&
+                 (s.parameter == 1e-4 || s.parameter == 1e-6))
+        << s.Label();
+  }
+}
+
 TEST(RunVariant, EachMethodReachesEpsWithPaperBookkeeping) {
   const Lattice lattice(4, 4, 4, 4);
   const GaugeField<double> u = RandomGaugeField<double>(lattice, 3);
