@@ -56,6 +56,18 @@ class AggregateTest(unittest.TestCase):
         self.assertEqual(len(agg), 3)
         self.assertEqual(agg[(("bicgstab", "double", 0.0), 1)]["mean"], 200.0)
 
+    def test_paired_excess_uses_only_solves_where_both_converged(self):
+        # Config 0 is hard: the variant fails there. Averages over different subsets would compare the
+        # variant's easy configuration (110) with the baseline's mean over both (150): -27%. Paired: 110 / 100.
+        rows = [row(0, 0, 0, 200), row(1, 0, 0, 100),
+                row(0, 0, 0, 2000, status="stagnation", solver="reliable-update", precision="half", parameter=0.1),
+                row(1, 0, 0, 110, solver="reliable-update", precision="half", parameter=0.1)]
+        percent, used, total = report.paired_excess(rows, ("reliable-update", "half", 0.1), ("bicgstab", "double", 0.0), 0)
+        self.assertAlmostEqual(percent, 10.0)
+        self.assertEqual((used, total), (1, 2))
+        self.assertEqual(report.format_excess((percent, used, total)), "+10 (1/2)")
+        self.assertEqual(report.format_excess((None, 0, 2)), "*")
+
     def test_excess(self):
         base = {"mean": 100.0}
         self.assertAlmostEqual(report.excess({"mean": 115.0}, base), 15.0)
