@@ -2,7 +2,7 @@
 // heatbath + overrelaxation, reference/heatbath.h) and writes
 //     <output>/plaquette.csv        the plaquette after every sweep (quenched_generator.h has the columns)
 //     <output>/run_info.txt         the parameters, the machine, the timing and the plaquette summary
-//     <output>/config_<sweep>.nersc the configurations, NERSC format (reference/nersc_io.h)
+//     <output>/config_<n>.nersc     the configuration after n sweeps (sweeps 0 .. n-1), NERSC format (nersc_io.h)
 // and prints the parameters, the plaquette and the time of every sweep, and a summary.
 //
 // Example (8^3 x 16 at beta = 6.0, 10 configurations):
@@ -161,7 +161,7 @@ int Main(int argc, char** argv) {
   std::cout << "generate_quenched: quenched SU(3), Wilson plaquette action\n" << machine.str();
   if (!output.empty()) {
     std::filesystem::create_directories(output);
-    std::cout << "output = " << output << " (plaquette.csv, run_info.txt, config_<sweep>.nersc, NERSC "
+    std::cout << "output = " << output << " (plaquette.csv, run_info.txt, config_<n>.nersc after n sweeps, NERSC "
               << ToString(precision) << ")\n";
   } else {
     std::cout << "output = none (no --output given: nothing is written)\n";

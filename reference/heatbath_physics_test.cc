@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <ostream>
 
 #include "reference/one_link_integral.h"
@@ -37,6 +38,8 @@ TEST(StrongCoupling, PlaquetteIsTheCharacterCoefficient) {
   for (double beta : {0.5, 1.0}) {
     const BinnedEstimate p = Plaquette(beta, beta < 1 ? 600 : 300, 51);
     const double u = OneLinkTrace(beta / 3);
+    std::printf("strong coupling 4^4 beta %.1f: <P> = %.7f +- %.7f (tau_int %.2f), u(beta) = %.7f, beta/18 = %.7f\n", beta,
+                p.mean, p.error, p.TauIntegrated(), u, beta / 18);
     EXPECT_NEAR(p.mean, u, 4 * p.error + 10 * std::pow(u, 5)) << "beta = " << beta;
     // The measurement resolves the second-order term: the leading term beta/18 alone is excluded.
     if (beta == 1.0) {
@@ -59,6 +62,9 @@ TEST(WeakCoupling, LeadingCoefficientIsTwoOverBeta) {
   const double error = std::sqrt(std::pow(2 * b2 * p2.error, 2) + std::pow(b1 * p1.error, 2));
   const double volume = 256, lower = 2 * (1 - 1 / volume), upper = lower + 8 / (3 * volume);
   const double systematic = 2e-3;
+  std::printf("weak coupling 4^4: beta (1 - P) = %.5f +- %.5f (beta 50), %.5f +- %.5f (beta 100); c1 = %.5f +- %.5f, "
+              "band [%.5f, %.5f]\n",
+              b1 * (1 - p1.mean), b1 * p1.error, b2 * (1 - p2.mean), b2 * p2.error, c1, error, lower, upper);
   EXPECT_GT(c1, lower - 4 * error - systematic) << "c1 = " << c1 << " +- " << error;
   EXPECT_LT(c1, upper + 4 * error + systematic) << "c1 = " << c1 << " +- " << error;
   // Each coupling alone is also within its leading term plus a c2 / beta^2 allowance (|c2| < 2).
