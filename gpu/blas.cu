@@ -64,8 +64,8 @@ struct SiteIo {
         largest = fmax(largest, fabs(r[i]));
         poison += Real(0) * r[i];
       }
-      const Real to_levels = largest > Real(0) ? Real(kHalfScale) / largest : Real(0);
       const float stored_norm = static_cast<float>(largest + poison);
+      const Real to_levels = ToLevelsFactor(largest, r);  // may scale r by 2^64 (tiny sites)
       const Real scale = stored_norm * (1.0f / kHalfScale);
 #pragma unroll
       for (int w = 0; w < kWords; ++w) {

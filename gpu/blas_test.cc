@@ -479,6 +479,48 @@ TYPED_TEST(BlasTest, NonFiniteValuesAreFoundAndSurvive) {
   }
 }
 
+// Half sites of tiny magnitude keep their relative resolution through a device store. Sites scaled by
+// 2^-k with the largest real n_site: for n_site < 32767 / FLT_MAX (~9.6e-35) the factor 32767 / n_site
+// overflows float, which once turned every level into 0. y = 0 + 1 x re-stores x on the device (float
+// arithmetic, the kernels' store); the stored value must be within half a level of x plus the decode
+// roundings: 0.505 n_site / 32767 + 6 u_f |x|, plus 32768 * 2^-149 because n_site / 32767 is subnormal
+// below n_site ~ 3.9e-34 (its absolute rounding 2^-150 times |q| <= 32767, and the product's 2^-150).
+TEST(BlasHalf, TinySitesKeepTheirRelativeResolution) {
+  if (const std::string why = NoDeviceReason(); !why.empty()) GTEST_SKIP() << why;
+  const Lattice lattice(8, 4, 4, 4);
+  SpinorField<double> host(lattice);
+  FillGaussian(host, 71);
+  // Site i scaled by 2^-(40 + 2 i), i < 46: 1e-12 ... 7e-40 (sites from i ~ 38 on are in the range where
+  // 32767 / n_site overflowed; from i ~ 37 on n_site / 32767 is subnormal). The smallest keep
+  // n_site / 32767 well above 2^-149, so they do not decode to zero. The other sites stay of order one.
+  constexpr int kTiny = 46;
+  for (int i = 0; i < kTiny; ++i) host[i] *= std::ldexp(1.0, -(40 + 2 * i));
+  GpuSpinorField<Half> x(lattice, Subset::kFull), y(lattice, Subset::kFull);
+  x.Upload(host, GammaBasis::kUkqcd);
+  GpuBackend::Axpy(1.0, x, y);  // y = 0 + x: every site goes through the device's float store
+  const SpinorField<double> vx = Values(x), vy = Values(y);
+  double worst = 0;
+  std::string first_failure;
+  for (int i = 0; i < lattice.volume(); ++i) {
+    double n_site = 0;
+    for (int r = 0; r < 24; ++r) n_site = std::max(n_site, std::abs(Real(vx[i], r)));
+    ASSERT_GT(n_site, 0.0) << "site " << i << " was uploaded as zero; choose smaller exponents";
+    for (int r = 0; r < 24; ++r) {
+      const double want = Real(vx[i], r), got = Real(vy[i], r);
+      const double bound = 0.505 * kLevel * n_site + 6 * kUf * std::abs(want) + 32768 * 0x1p-149;
+      const double ratio = std::abs(got - want) / bound;
+      if (!(ratio <= 1) && first_failure.empty()) {
+        first_failure = "site " + std::to_string(i) + " (largest real " + std::to_string(n_site) + ") real " +
+                        std::to_string(r) + ": stored " + std::to_string(got) + ", was " + std::to_string(want);
+      }
+      worst = std::isnan(ratio) ? INFINITY : std::max(worst, ratio);
+    }
+  }
+  std::printf("half tiny sites: max |stored - x| / bound = %.3f\n", worst);
+  EXPECT_LE(worst, 1.0) << first_failure;
+  EXPECT_TRUE(GpuBackend::AllFinite(y));  // no NaN from 0 * inf
+}
+
 // More sites than threads in the fixed grid (1024 x 256): the grid-stride loop covers every site.
 TEST(BlasLargeField, GridStrideLoopCoversEverySite) {
   if (const std::string why = NoDeviceReason(); !why.empty()) GTEST_SKIP() << why;

@@ -13,7 +13,8 @@
 //    eps_s = 0 (double; the basis change is accounted separately), 2^-24 (single), and for half
 //    1/65534 (half a level) + 6 * 2^-24 (the float scale, the product and the decode).
 //    Uploads also carry the host basis change in double: (u +- l) * fl(1/sqrt 2) has three roundings,
-//    at most 3 u_d (|u| + |l|) / sqrt 2 <= 3 sqrt(2) u_d M per real.
+//    at most 3 u_d (|u| + |l|) / sqrt 2 <= 3 sqrt(2) u_d M per real. Half adds an absolute 32768 * 2^-150
+//    for sites so small (M < ~3.9e-34) that the decode scale M / 32767 is a subnormal float.
 // 2. Links. LinkErrorBound(U, layout) bounds max_ij |U_device(i,j) - U(i,j)| (see oracle_comparison.cc for
 //    the 18/12/8 derivations; 8 grows like 1/N as the paper says).
 // 3. One hop, per output real: the half spinor h has reals bounded by 2 M (a sum of two components), and
@@ -69,6 +70,8 @@ std::vector<double> Magnitudes(const SpinorField<double>& dr);
 
 // Spinor storage error eps_s (item 1): relative to the site's M.
 double SpinorStorageRoundoff(Precision precision);
+// Its absolute part (item 1: half's subnormal decode scale), per real.
+double SpinorStorageAbsoluteError(Precision precision);
 // Per site (size V): the error of a field uploaded from `dr` (storage + basis change), item 1.
 std::vector<double> UploadErrors(const SpinorField<double>& dr, Precision precision);
 

@@ -12,6 +12,12 @@
 //
 // Half precision rounds to the nearest of the 65535 levels q/32767, q = -32767..32767: the error is at
 // most half a level, 1/65534 (just above 2^-16) of the full scale. This is the paper's section 4.6 format.
+// Dynamic range of half spinors (the norm is a float): storing keeps the relative resolution for any site
+// norm (tiny sites are rescaled by 2^64 first); decoding multiplies by the float norm / 32767, which is
+// subnormal for norms below ~3.9e-34, and the Dslash folds the link unit in too (norm / 32767^2 with
+// 12 or 18 reals), subnormal below ~1.3e-29. Below those norms the relative accuracy of a site degrades
+// gradually (the absolute error stays below ~2^-150 times the levels). Solver vectors are many orders of
+// magnitude above this unless the source itself is below ~1e-20; the tests pin both edges.
 //
 //   Reconstruct   reals stored per link    rebuilt in registers
 //   k18           18 (all of U)            nothing

@@ -154,6 +154,21 @@ __device__ __forceinline__ float MaxPropagatingNan(float a, float b) {
   return r;
 }
 
+// The factor 32767 / largest that turns a half site's reals into levels, for largest >= 0 or NaN. For a
+// tiny site (largest < 2^-64) the reals are first multiplied by 2^64: 32767 / largest would overflow float
+// below ~9.6e-35 (and every level would come out 0). Scaling by a power of two is exact, so every other
+// tiny site gets bit for bit the levels of the unscaled arithmetic; sites with largest >= 2^-64 are
+// untouched. (The stored norm stays the unscaled largest.)
+template <typename T>
+__device__ __forceinline__ T ToLevelsFactor(T largest, T* r) {
+  if (largest < T(0x1p-64)) {  // false for NaN
+#pragma unroll
+    for (int i = 0; i < 24; ++i) r[i] *= T(0x1p64);
+    largest *= T(0x1p64);
+  }
+  return largest > T(0) ? T(kHalfScale) / largest : T(0);
+}
+
 template <>
 struct WordMaker<short4> {
   template <typename T>
@@ -330,7 +345,7 @@ struct SpinorAccessor {
         largest += poison;
       }
       // A non-finite value anywhere makes the norm NaN, so it survives the store instead of vanishing.
-      const T to_levels = largest > T(0) ? T(kHalfScale) / largest : T(0);
+      const T to_levels = ToLevelsFactor(largest, r);
 #pragma unroll
       for (int i = 0; i < 24; ++i) r[i] *= to_levels;
       norm[cb] = static_cast<float>(largest);

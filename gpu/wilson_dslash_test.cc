@@ -63,13 +63,16 @@ struct DslashCase {
 };
 
 // One variant: the device result (downloaded to DR) against the oracle, with its derived bound.
+// source_scale multiplies both input spinors (a power of two keeps them exact).
 Comparison RunAgainstOracle(const DslashCase& c, const GaugeField<double>& u, const FermionBoundary& boundary,
-                            std::uint64_t seed) {
+                            std::uint64_t seed, double source_scale = 1) {
   const Lattice& lat = u.lattice();
   const Parity in_parity = Opposite(c.out_parity);
   SpinorField<double> in(lat, SubsetOf(in_parity)), x(lat, SubsetOf(c.out_parity));
   FillGaussian(in, seed);
   FillGaussian(x, seed + 1);
+  for (int i = 0; i < in.sites(); ++i) in[i] *= source_scale;
+  for (int i = 0; i < x.sites(); ++i) x[i] *= source_scale;
   SpinorField<double> d_oracle(lat, SubsetOf(c.out_parity));
   ApplyHoppingParity(d_oracle, u, in, GammaBasis::kDeGrandRossi, boundary, c.dagger);
   const SpinorField<double> oracle = c.xpay ? Combine(kA, x, kB, d_oracle) : d_oracle;
@@ -162,6 +165,26 @@ TEST_F(WilsonDslashTest, EveryPrecisionAndLinkFormMatchesTheOracleOnSmoothLinks)
       for (Dagger dagger : {Dagger::kNo, Dagger::kYes}) {
         const DslashCase c{precision, reconstruct, false, dagger, true, Parity::kOdd};
         ExpectWithinBound(c, RunAgainstOracle(c, u, FermionBoundary::AntiperiodicTime(), 300));
+      }
+    }
+  }
+}
+
+// Tiny spinors. Scaled by 2^-116 (largest real ~4e-35): in half, 32767 / norm overflows float for such
+// sites and the output store once wrote all levels 0; in single the values stay normal floats. The
+// bounds are the same derivation, relative to the scaled magnitudes, plus the absolute term of a
+// subnormal decode scale (oracle_comparison.h, item 1). Half with 12 or 18 reals folds the link unit
+// into the hop coefficient norm / 32767^2, which is subnormal below norms of ~1.3e-29 (precision.h): it
+// is checked at 2^-92 (site norms above ~5e-29, every coefficient normal), near the edge of its range.
+TEST_F(WilsonDslashTest, TinySpinorsKeepTheirRelativeAccuracy) {
+  const GaugeField<double> u = testing::RandomLinks(lattice_, 105, false);
+  for (Precision precision : kPrecisions) {
+    for (Reconstruct reconstruct : {Reconstruct::k18, Reconstruct::k12, Reconstruct::k8}) {
+      const bool coefficient_has_link_unit = precision == Precision::kHalf && reconstruct != Reconstruct::k8;
+      const double scale = coefficient_has_link_unit ? 0x1p-92 : 0x1p-116;
+      for (bool xpay : {false, true}) {
+        const DslashCase c{precision, reconstruct, false, Dagger::kNo, xpay, Parity::kEven};
+        ExpectWithinBound(c, RunAgainstOracle(c, u, FermionBoundary::AntiperiodicTime(), 500, scale));
       }
     }
   }
