@@ -21,7 +21,7 @@ std::string EnsembleSpec::Tag() const {
   std::ostringstream s;
   s << "quenched_b" << beta << "_" << Lattice(o.extents).ToString() << "_seed" << o.seed << "_"
     << (o.hot_start ? "hot" : "cold") << "_therm" << o.thermalisation_sweeps << "_sep" << o.separation_sweeps << "_or"
-    << o.overrelaxation_steps;
+    << o.overrelaxation_steps << "_chain" << kQuenchedChainVersion;
   return s.str();
 }
 

@@ -5,7 +5,8 @@
 // Cache layout: <directory>/<Tag()>/config_<sweep>.nersc, sweep counted from 1 as generate_quenched does
 // (configuration k is the field after sweep therm + (k + 1) * separation), and plaquette.csv (the
 // generator's history) when the ensemble was generated here. The tag names every parameter that changes
-// the Markov chain (lattice, beta, seed, start, thermalisation, separation, overrelaxation steps) and not
+// the Markov chain (lattice, beta, seed, start, thermalisation, separation, overrelaxation steps, and the
+// generator's chain version kQuenchedChainVersion, so files made by an older generator are not reused) and not
 // the number of configurations: configuration k is the same field whatever the count, so a larger count
 // regenerates the chain and rewrites identical files for the first ones.
 // Reading a cached file checks everything the NERSC reader checks (checksum, plaquette, link trace, SU(3))
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "reference/gauge_field.h"
+#include "reference/heatbath.h"  // kQuenchedChainVersion
 #include "reference/quenched_generator.h"
 
 namespace lqcd::experiments {
@@ -26,7 +28,7 @@ namespace lqcd::experiments {
 struct EnsembleSpec {
   QuenchedOptions generator;  // extents, beta, seed, start, thermalisation, separation, count, OR steps
 
-  // "quenched_b5.70_6x6x6x12_seed1_cold_therm100_sep20_or4".
+  // "quenched_b5.7_6x6x6x12_seed1_cold_therm100_sep20_or4_chain2".
   std::string Tag() const;
   // Sweep (counted from 1) after which configuration k is saved.
   long SweepOf(int k) const;

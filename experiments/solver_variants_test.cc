@@ -177,7 +177,7 @@ TEST(QuenchedEnsemble, TagNamesTheChainParameters) {
   EXPECT_NE(a.Tag(), b.Tag());
   EXPECT_NE(a.Tag(), c.Tag());
   EXPECT_EQ(a.Tag(), d.Tag());
-  EXPECT_EQ(a.Tag(), "quenched_b5.7_4x4x4x4_seed3_cold_therm3_sep2_or1");
+  EXPECT_EQ(a.Tag(), "quenched_b5.7_4x4x4x4_seed3_cold_therm3_sep2_or1_chain" + std::to_string(kQuenchedChainVersion));
 }
 
 }  // namespace

@@ -188,11 +188,14 @@ GaugeField<double> Evolve(int threads, std::uint64_t seed) {
 // Golden value: the plaquette of Evolve(1, 2024), printed with %a. Every correct build on any machine must
 // reproduce it bit for bit (portable_math.h; IEEE arithmetic without FMA contraction). If it changes
 // after a change of the update algorithm or of the stream layout, ensembles made before are no longer
-// reproducible: say so in docs/quenched_generator.md and update it.
+// reproducible: say so in docs/quenched_generator.md, update it, and bump kQuenchedChainVersion
+// (quenched_generator.h; both are checked here together).
 TEST(Reproducibility, GoldenPlaquette) {
   const GaugeField<double> u = Evolve(1, 2024);
   std::printf("plaquette after Evolve(1, 2024): %a\n", MeasurePlaquette(u).total);
-  EXPECT_EQ(MeasurePlaquette(u).total, 0x1.ccd8a6d9ec1c2p-2);
+  EXPECT_EQ(kQuenchedChainVersion, 2) << "the golden value below belongs to chain version 2";
+  EXPECT_EQ(MeasurePlaquette(u).total, 0x1.ccd8a6d9ec1c2p-2)
+      << "the Markov chain changed: bump kQuenchedChainVersion and update this value together";
 }
 
 TEST(Reproducibility, SameSeedSameFieldForOneAndTwoThreads) {
