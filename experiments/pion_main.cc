@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "reference/gauge_io.h"
+#include "reference/heatbath.h"  // kQuenchedChainVersion: the cache name changes with the chain
 #include "reference/nersc_io.h"
 #include "reference/plaquette.h"
 #include "reference/propagator.h"
@@ -415,7 +416,7 @@ Configuration LoadOrGenerate(const Options& o, const fs::path& output) {
   const int sweeps = g.thermalisation_sweeps + g.separation_sweeps;
   std::ostringstream name;
   name << "quenched_" << Lattice(g.extents).ToString() << "_b" << Fixed(g.beta, 4) << "_seed" << g.seed << "_sweeps"
-       << sweeps << "_or" << g.overrelaxation_steps;
+       << sweeps << "_or" << g.overrelaxation_steps << "_chain" << kQuenchedChainVersion;
   const fs::path cache = output / (name.str() + ".nersc");
   if (fs::exists(cache)) {
     GaugeConfiguration c = ReadGaugeConfiguration(cache.string());
