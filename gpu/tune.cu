@@ -43,21 +43,26 @@ LaunchTuner::LaunchTuner() {
   if (const char* v = std::getenv("LQCD_TUNE_VERBOSE")) verbose_ = std::string(v) == "1";
   if (const char* path = std::getenv("LQCD_TUNE_CACHE")) cache_path_ = path;
   if (!cache_path_.empty()) {
-    std::ifstream in(cache_path_);
-    std::string line;
-    while (std::getline(in, line)) {
-      std::istringstream fields(line);
-      std::string key;
-      TuneResult r;
-      if (std::getline(fields, key, '\t') && fields >> r.block >> r.microseconds && r.block > 0) results_[key] = r;
+    std::ifstream in(cache_path_);  // a missing file is an empty cache
+    ParsedTuneCache parsed = ParseTuneCache(in);
+    results_ = std::move(parsed.entries);
+    if (parsed.skipped_lines > 0) {
+      std::fprintf(stderr, "lqcd tuner: %s: skipped %d malformed line(s); those keys will be retuned\n",
+                   cache_path_.c_str(), parsed.skipped_lines);
     }
   }
 }
 
-void LaunchTuner::AppendToCache(const std::string& key, const TuneResult& result) const {
-  if (cache_path_.empty()) return;
+void LaunchTuner::AppendToCache(const std::string& key, const TuneResult& result) {
+  if (cache_path_.empty() || cache_write_failed_) return;
   std::ofstream out(cache_path_, std::ios::app);
-  out << key << '\t' << result.block << '\t' << result.microseconds << '\n';
+  out << FormatTuneCacheLine(key, result);
+  out.flush();
+  if (!out) {
+    cache_write_failed_ = true;
+    std::fprintf(stderr, "lqcd tuner: cannot append to %s; tuning results stay in memory only\n",
+                 cache_path_.c_str());
+  }
 }
 
 int LaunchTuner::BlockSize(const std::string& key, int max_block,
@@ -72,7 +77,10 @@ int LaunchTuner::BlockSize(const std::string& key, int max_block,
     device_name_ = prop.name;
   }
   const std::string full_key = key + " @" + device_name_;
-  if (auto found = results_.find(full_key); found != results_.end()) return found->second.block;
+  // A cached block must fit this launch (a cache written by other code, or edited, might not).
+  if (auto found = results_.find(full_key); found != results_.end() && found->second.block <= max_block) {
+    return found->second.block;
+  }
 
   std::vector<DeviceBuffer> backups;
   for (const auto& [pointer, bytes] : preserve) {
@@ -81,7 +89,7 @@ int LaunchTuner::BlockSize(const std::string& key, int max_block,
   }
   EventPair events;
   TuneResult best;
-  for (int block = 32; block <= max_block; block += 32) {
+  for (int block = kTuneBlockGranularity; block <= max_block; block += kTuneBlockGranularity) {
     try {
       launch(block);  // warm-up; throws CudaError if the configuration is refused
     } catch (const CudaError& e) {

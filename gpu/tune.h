@@ -16,8 +16,11 @@
 // the device refuses (too many registers for the block, cudaErrorLaunchOutOfResources; or an invalid
 // configuration) are skipped; any other CUDA error is thrown as CudaError. If none works, CudaError.
 //
-// Cache file format: one line per entry, "key<TAB>block<TAB>microseconds". Keys contain the device
-// name, so one file can serve several GPUs. LQCD_TUNE_VERBOSE=1 prints each new tuning to stderr.
+// Cache file format: tune_cache.h (one line per entry, "key<TAB>block<TAB>microseconds"; keys contain the
+// device name, so one file can serve several GPUs). Lines that do not parse are skipped with one warning on
+// stderr; a cached block above the launch's max_block is ignored and the key retuned. An unwritable cache
+// file is reported once on stderr and tuning goes on in memory. LQCD_TUNE_VERBOSE=1 prints each new
+// tuning to stderr.
 //
 // Tests and experiments can pin the block size (ForceBlockSize), which bypasses tuning entirely.
 // Not thread safe: call from one host thread.
@@ -31,12 +34,9 @@
 #include <utility>
 #include <vector>
 
-namespace lqcd::gpu {
+#include "gpu/tune_cache.h"
 
-struct TuneResult {
-  int block = 0;
-  double microseconds = 0;  // mean time of one launch with that block
-};
+namespace lqcd::gpu {
 
 class LaunchTuner {
  public:
@@ -57,12 +57,13 @@ class LaunchTuner {
 
  private:
   LaunchTuner();
-  void AppendToCache(const std::string& key, const TuneResult& result) const;
+  void AppendToCache(const std::string& key, const TuneResult& result);
   std::map<std::string, TuneResult> results_;
   std::optional<int> forced_;
   std::string cache_path_;
   std::string device_name_;
   bool verbose_ = false;
+  bool cache_write_failed_ = false;
   int tunings_ = 0;
 };
 
