@@ -37,6 +37,7 @@
 #include <thread>
 #include <vector>
 
+#include "reference/command_line.h"
 #include "reference/gauge_io.h"
 #include "reference/heatbath.h"  // kQuenchedChainVersion: the cache name changes with the chain
 #include "reference/nersc_io.h"
@@ -146,48 +147,6 @@ struct Options {
   int threads = 0;
 };
 
-double ParseDouble(const std::string& key, const std::string& value) {
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (value.empty() || used != value.size() || !std::isfinite(v)) {
-    throw std::invalid_argument("--" + key + ": not a finite number: '" + value + "'");
-  }
-  return v;
-}
-
-long ParseLong(const std::string& key, const std::string& value, long lo, long hi) {
-  std::size_t used = 0;
-  long v = 0;
-  try {
-    v = std::stol(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (value.empty() || used != value.size()) throw std::invalid_argument("--" + key + ": not an integer: '" + value + "'");
-  if (v < lo || v > hi) {
-    throw std::invalid_argument("--" + key + " = " + value + " is out of range [" + std::to_string(lo) + ", " +
-                                std::to_string(hi) + "]");
-  }
-  return v;
-}
-
-std::vector<int> ParseIntList(const std::string& key, const std::string& value, char separator, int count) {
-  std::vector<int> out;
-  std::istringstream in(value);
-  std::string part;
-  while (std::getline(in, part, separator)) out.push_back(static_cast<int>(ParseLong(key, part, -1000000, 1000000)));
-  if (static_cast<int>(out.size()) != count) {
-    throw std::invalid_argument("--" + key + " needs " + std::to_string(count) + " integers separated by '" +
-                                std::string(1, separator) + "', got '" + value + "'");
-  }
-  return out;
-}
-
 Options ParseOptions(int argc, char** argv) {
   Options o;
   o.generator.thermalisation_sweeps = 49;  // + 1 separation sweep = 50 sweeps before the configuration
@@ -196,52 +155,43 @@ Options ParseOptions(int argc, char** argv) {
   o.generator.progress_every = 10;
   o.solver.params.tolerance = 1e-10;
   o.solver.params.max_iterations = 10000;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
+  command_line::FlagReader flags(argc, argv, {"help", "no-plot"});
+  for (command_line::Flag flag; flags.Next(&flag);) {
+    const std::string& key = flag.key;
+    const std::string& value = flag.value;
+    if (key == "help") {
       std::cout << kUsage;
       std::exit(0);
     }
-    if (arg == "--no-plot") {
+    if (key == "no-plot") {
       o.plot = false;
       continue;
-    }
-    if (arg.rfind("--", 0) != 0) throw std::invalid_argument("unexpected argument '" + arg + "' (see --help)");
-    std::string key = arg.substr(2), value;
-    const auto eq = key.find('=');
-    if (eq != std::string::npos) {
-      value = key.substr(eq + 1);
-      key = key.substr(0, eq);
-    } else {
-      if (i + 1 >= argc) throw std::invalid_argument("--" + key + " needs a value (see --help)");
-      value = argv[++i];
     }
     if (key == "config") {
       o.config = value;
     } else if (key == "lattice") {
-      const std::vector<int> e = ParseIntList(key, value, 'x', 4);
-      o.generator.extents = {e[0], e[1], e[2], e[3]};
+      o.generator.extents = command_line::ParseExtents(key, value);
     } else if (key == "beta") {
-      o.generator.beta = ParseDouble(key, value);
+      o.generator.beta = command_line::ParseFiniteDouble(key, value);
     } else if (key == "seed") {
-      o.generator.seed = static_cast<std::uint64_t>(ParseLong(key, value, 0, std::numeric_limits<long>::max()));
+      o.generator.seed = static_cast<std::uint64_t>(command_line::ParseLong(key, value, 0, std::numeric_limits<long>::max()));
     } else if (key == "sweeps") {
-      o.generator.thermalisation_sweeps = static_cast<int>(ParseLong(key, value, 1, 1000000)) - 1;
+      o.generator.thermalisation_sweeps = static_cast<int>(command_line::ParseLong(key, value, 1, 1000000)) - 1;
     } else if (key == "or") {
-      o.generator.overrelaxation_steps = static_cast<int>(ParseLong(key, value, 0, 100));
+      o.generator.overrelaxation_steps = static_cast<int>(command_line::ParseLong(key, value, 0, 100));
     } else if (key == "threads") {
-      o.threads = static_cast<int>(ParseLong(key, value, 1, 1024));
+      o.threads = static_cast<int>(command_line::ParseLong(key, value, 1, 1024));
     } else if (key == "kappa") {
-      o.kappa = ParseDouble(key, value);
+      o.kappa = command_line::ParseFiniteDouble(key, value);
       o.kappa_given = true;
     } else if (key == "mass") {
-      o.mass = ParseDouble(key, value);
+      o.mass = command_line::ParseFiniteDouble(key, value);
       o.mass_given = true;
     } else if (key == "fermion") {
       if (value != "wilson" && value != "clover") throw std::invalid_argument("--fermion must be wilson or clover");
       o.fermion = value == "wilson" ? FermionKind::kWilson : FermionKind::kClover;
     } else if (key == "csw") {
-      o.c_sw = ParseDouble(key, value);
+      o.c_sw = command_line::ParseFiniteDouble(key, value);
       o.csw_given = true;
     } else if (key == "clover-form") {
       if (value != "complement" && value != "unit-diagonal") {
@@ -259,8 +209,8 @@ Options ParseOptions(int argc, char** argv) {
       if (value != "degrand-rossi" && value != "ukqcd") throw std::invalid_argument("--basis must be degrand-rossi or ukqcd");
       o.basis = value == "ukqcd" ? GammaBasis::kUkqcd : GammaBasis::kDeGrandRossi;
     } else if (key == "source") {
-      const std::vector<int> s = ParseIntList(key, value, ',', 4);
-      o.source = {s[0], s[1], s[2], s[3]};
+      const std::vector<long> s = command_line::ParseLongList(key, value, ',', 4, -1000000, 1000000);
+      o.source = {static_cast<int>(s[0]), static_cast<int>(s[1]), static_cast<int>(s[2]), static_cast<int>(s[3])};
     } else if (key == "solver") {
       static const std::map<std::string, PropagatorSolver> kSolvers{
           {"bicgstab", PropagatorSolver::kBiCGstab},
@@ -276,11 +226,11 @@ Options ParseOptions(int argc, char** argv) {
       if (value != "single" && value != "half") throw std::invalid_argument("--low-precision must be single or half");
       o.solver.low_precision = value == "single" ? LowPrecision::kSingle : LowPrecision::kHalf;
     } else if (key == "delta") {
-      o.solver.params.delta = ParseDouble(key, value);
+      o.solver.params.delta = command_line::ParseFiniteDouble(key, value);
     } else if (key == "tol") {
-      o.solver.params.tolerance = ParseDouble(key, value);
+      o.solver.params.tolerance = command_line::ParseFiniteDouble(key, value);
     } else if (key == "max-iter") {
-      o.solver.params.max_iterations = static_cast<int>(ParseLong(key, value, 1, 100000000));
+      o.solver.params.max_iterations = static_cast<int>(command_line::ParseLong(key, value, 1, 100000000));
     } else if (key == "output") {
       o.output = value;
     } else if (key == "plot-script") {

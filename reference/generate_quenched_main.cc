@@ -14,12 +14,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
 
+#include "reference/command_line.h"
 #include "reference/gauge_io.h"
 #include "reference/machine_info.h"
 #include "reference/nersc_io.h"
@@ -49,104 +51,48 @@ constexpr char kUsage[] = R"(usage: generate_quenched [options]
 One sweep = one heatbath sweep + the overrelaxation sweeps; the plaquette is measured after each.
 )";
 
-Coordinates ParseLattice(const std::string& text) {
-  Coordinates extents{};
-  std::istringstream in(text);
-  std::string part;
-  int mu = 0;
-  while (std::getline(in, part, 'x')) {
-    if (mu >= kDims) throw std::invalid_argument("--lattice needs 4 extents like 8x8x8x16, got " + text);
-    std::size_t used = 0;
-    extents[mu++] = std::stoi(part, &used);
-    if (used != part.size()) throw std::invalid_argument("--lattice: bad extent '" + part + "' in " + text);
-  }
-  if (mu != kDims) throw std::invalid_argument("--lattice needs 4 extents like 8x8x8x16, got " + text);
-  return extents;
-}
-
-long ParseInteger(const std::string& key, const std::string& value) {
-  std::size_t used = 0;
-  long v = 0;
-  try {
-    v = std::stol(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != value.size() || value.empty()) throw std::invalid_argument("--" + key + ": not an integer: '" + value + "'");
-  return v;
-}
-
-int ParseInt(const std::string& key, const std::string& value) {
-  const long v = ParseInteger(key, value);
-  if (v < -1000000000L || v > 1000000000L) throw std::invalid_argument("--" + key + ": out of range: " + value);
-  return static_cast<int>(v);
-}
-
-double ParseDouble(const std::string& key, const std::string& value) {
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != value.size() || value.empty()) throw std::invalid_argument("--" + key + ": not a number: '" + value + "'");
-  return v;
-}
-
 int Main(int argc, char** argv) {
   QuenchedOptions options;
   std::string output, load;
   FloatPrecision precision = FloatPrecision::kDouble;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
+  command_line::FlagReader flags(argc, argv, {"help"});
+  for (command_line::Flag flag; flags.Next(&flag);) {
+    const std::string& key = flag.key;
+    const std::string& value = flag.value;
+    if (key == "help") {
       std::cout << kUsage;
       return 0;
     }
-    if (arg.rfind("--", 0) != 0) throw std::invalid_argument("unexpected argument '" + arg + "' (see --help)");
-    std::string key = arg.substr(2), value;
-    const auto eq = key.find('=');
-    if (eq != std::string::npos) {
-      value = key.substr(eq + 1);
-      key = key.substr(0, eq);
-    } else {
-      if (i + 1 >= argc) throw std::invalid_argument("--" + key + " needs a value (see --help)");
-      value = argv[++i];
-    }
     if (key == "lattice") {
-      options.extents = ParseLattice(value);
+      options.extents = command_line::ParseExtents(key, value);
     } else if (key == "beta") {
-      options.beta = ParseDouble(key, value);
+      options.beta = command_line::ParseFiniteDouble(key, value);
     } else if (key == "seed") {
-      const long seed = ParseInteger(key, value);
-      if (seed < 0) throw std::invalid_argument("--seed must be >= 0");
-      options.seed = static_cast<std::uint64_t>(seed);
+      options.seed = static_cast<std::uint64_t>(
+          command_line::ParseLong(key, value, 0, std::numeric_limits<long>::max()));
     } else if (key == "start") {
       if (value != "cold" && value != "hot") throw std::invalid_argument("--start must be cold or hot, got " + value);
       options.hot_start = value == "hot";
     } else if (key == "therm") {
-      options.thermalisation_sweeps = ParseInt(key, value);
+      options.thermalisation_sweeps = static_cast<int>(command_line::ParseLong(key, value, -1000000000L, 1000000000L));
     } else if (key == "sep") {
-      options.separation_sweeps = ParseInt(key, value);
+      options.separation_sweeps = static_cast<int>(command_line::ParseLong(key, value, -1000000000L, 1000000000L));
     } else if (key == "configs") {
-      options.configurations = ParseInt(key, value);
+      options.configurations = static_cast<int>(command_line::ParseLong(key, value, -1000000000L, 1000000000L));
     } else if (key == "or") {
-      options.overrelaxation_steps = ParseInt(key, value);
+      options.overrelaxation_steps = static_cast<int>(command_line::ParseLong(key, value, -1000000000L, 1000000000L));
     } else if (key == "reunitarize-every") {
-      options.reunitarize_every = ParseInt(key, value);
+      options.reunitarize_every = static_cast<int>(command_line::ParseLong(key, value, -1000000000L, 1000000000L));
     } else if (key == "progress-every") {
-      options.progress_every = ParseInt(key, value);
+      options.progress_every = static_cast<int>(command_line::ParseLong(key, value, -1000000000L, 1000000000L));
     } else if (key == "threads") {
-      const int threads = ParseInt(key, value);
-      if (threads < 1) throw std::invalid_argument("--threads must be >= 1");
-      omp_set_num_threads(threads);
+      omp_set_num_threads(static_cast<int>(command_line::ParseLong(key, value, 1, 1024)));
     } else if (key == "output") {
       output = value;
     } else if (key == "load") {
       load = value;
     } else if (key == "first-sweep") {
-      options.first_sweep = ParseInteger(key, value);
+      options.first_sweep = command_line::ParseLong(key, value, 0, std::numeric_limits<long>::max());
     } else if (key == "precision") {
       if (value != "double" && value != "single") throw std::invalid_argument("--precision must be double or single");
       precision = value == "double" ? FloatPrecision::kDouble : FloatPrecision::kSingle;
