@@ -25,9 +25,14 @@
 // the lower half of each 32-bit word.
 //
 // Load returns the link's values. LoadRaw returns what the Dslash multiplies with: for half 18 and 12 the
-// link in units of kRawUnit = 1/32767 (the levels themselves, the third row of 12 rebuilt in those units),
-// so that the 1/32767 joins the spinor's scale in one multiplication per hop; otherwise the values (unit 1),
-// for half 8 with the phases decoded by one multiplication (q * (pi / 32767)) instead of Load's two.
+// link in units of kRawUnit = 32768/32767, i.e. the levels times 2^-15 (exact: a second byte permutation,
+// into the float 384 whose last mantissa bit is 2^-15; the third row of 12 rebuilt in those units), so that
+// the unit joins the spinor's scale in one multiplication per hop; otherwise the values (unit 1), for
+// half 8 with the phases decoded by one multiplication (q * (pi / 32767)) instead of Load's two.
+// Why 2^-15 and not the levels themselves (unit 1/32767): the hop coefficient is norm / 32767 * unit, and
+// with unit 1/32767 it became a subnormal float for spinor site norms below ~1.3e-29, losing relative
+// accuracy there; with unit 32768/32767 that happens only below ~3.9e-34, as for 8 reals and the decode of
+// a spinor (gpu/precision.h). Same instructions, same number of roundings.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -72,6 +77,15 @@ __device__ __forceinline__ float LowLevelOf(unsigned w) {
 __device__ __forceinline__ float HighLevelOf(unsigned w) {
   return __int_as_float(__byte_perm(w, kLevelMagicBits, 0x7632)) - (kLevelMagic + 32768.0f);
 }
+// The same levels times 2^-15, exactly: 384 + (32768 + q) 2^-15 (the float 384 = 0x43C00000 has a last
+// mantissa bit of 2^-15 and the result stays in [256, 512)), minus 385.
+inline constexpr int kScaledLevelBaseBits = 0x43C00000;  // 384.0f
+__device__ __forceinline__ float LowScaledLevelOf(unsigned w) {
+  return __int_as_float(__byte_perm(w, kScaledLevelBaseBits, 0x7610)) - 385.0f;
+}
+__device__ __forceinline__ float HighScaledLevelOf(unsigned w) {
+  return __int_as_float(__byte_perm(w, kScaledLevelBaseBits, 0x7632)) - 385.0f;
+}
 // Two levels (|q| <= 32767) -> one 32-bit word of offset-binary levels, the first in the low half.
 __device__ __forceinline__ unsigned PackLevels(int low, int high) {
   return (static_cast<unsigned>(low + 32768) & 0xFFFFu) | (static_cast<unsigned>(high + 32768) << 16);
@@ -94,7 +108,7 @@ struct GaugeAccessor {
   static constexpr double kPi = 3.14159265358979323846;
   // LoadRaw's unit (header comment).
   static constexpr bool kRawInLevels = kFixedPoint && R != Reconstruct::k8;
-  static constexpr Real kRawUnit = kRawInLevels ? Real(1) / Real(kHalfScale) : Real(1);
+  static constexpr Real kRawUnit = kRawInLevels ? Real(32768.0 / 32767.0) : Real(1);
 
   Word* data = nullptr;
   int stride = 0;
@@ -110,7 +124,8 @@ struct GaugeAccessor {
     return reinterpret_cast<Tail*>(data + 8 * kWords * stride);
   }
 
-  // Half: the levels of the link as exact floats, in the order of su3_reconstruct.cuh.
+  // Half: the levels of the link as exact floats (kScaled: times 2^-15), in the order of su3_reconstruct.cuh.
+  template <bool kScaled = false>
   __device__ __forceinline__ void LoadLevels(int mu, int parity, int cb, Real* r) const {
     static_assert(kFixedPoint, "levels exist in half precision only");
     unsigned w[kReals / 2];
@@ -131,8 +146,8 @@ struct GaugeAccessor {
     }
 #pragma unroll
     for (int k = 0; k < kReals / 2; ++k) {
-      r[2 * k] = LowLevelOf(w[k]);
-      r[2 * k + 1] = HighLevelOf(w[k]);
+      r[2 * k] = kScaled ? LowScaledLevelOf(w[k]) : LowLevelOf(w[k]);
+      r[2 * k + 1] = kScaled ? HighScaledLevelOf(w[k]) : HighLevelOf(w[k]);
     }
   }
 
@@ -175,12 +190,12 @@ struct GaugeAccessor {
     }
   }
 
-  // The link in units of kRawUnit. Half 18 / 12: the levels (exact), and for 12 the third row
-  // conj(a x b) of the levels times 1/32767, so that all three rows are in levels.
+  // The link in units of kRawUnit. Half 18 / 12: the levels times 2^-15 (exact), and for 12 the third
+  // row conj(a x b) of those times kRawUnit, so that all three rows are in the same units.
   __device__ __forceinline__ Link<Real> LoadRaw(int mu, int parity, int cb) const {
     if constexpr (kRawInLevels) {
       Real r[kReals];
-      LoadLevels(mu, parity, cb, r);
+      LoadLevels<true>(mu, parity, cb, r);
       Link<Real> u;
 #pragma unroll
       for (int i = 0; i < kReals / 6; ++i) {

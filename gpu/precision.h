@@ -14,10 +14,9 @@
 // most half a level, 1/65534 (just above 2^-16) of the full scale. This is the paper's section 4.6 format.
 // Dynamic range of half spinors (the norm is a float): storing keeps the relative resolution for any site
 // norm (tiny sites are rescaled by 2^64 first); decoding multiplies by the float norm / 32767, which is
-// subnormal for norms below ~3.9e-34, and the Dslash folds the link unit in too (norm / 32767^2 with
-// 12 or 18 reals), subnormal below ~1.3e-29. Below those norms the relative accuracy of a site degrades
-// gradually (the absolute error stays below ~2^-150 times the levels). Solver vectors are many orders of
-// magnitude above this unless the source itself is below ~1e-20; the tests pin both edges.
+// subnormal for norms below ~3.9e-34, and so is the Dslash's hop coefficient (norm / 32767 times a link
+// unit of about 1, gauge_accessor.cuh). Below that norm the relative accuracy of a site degrades gradually
+// (the absolute error stays below ~2^-150 times the levels); the tests run every kernel at norms ~4e-35.
 //
 //   Reconstruct   reals stored per link    rebuilt in registers
 //   k18           18 (all of U)            nothing

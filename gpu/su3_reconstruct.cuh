@@ -37,7 +37,7 @@ __device__ __forceinline__ void CompleteThirdRow(Link<Real>& u) {
 }
 
 // c = unit * (a x b)^* with each part a chain of one multiplication and three fma (the half kernels, whose
-// rows a and b are in levels: unit = 1/32767 puts c in levels too).
+// rows a and b are values / unit, unit = 32768/32767: multiplying by unit puts c in the same units).
 template <typename Real>
 __device__ __forceinline__ void CompleteThirdRowFused(Link<Real>& u, Real unit) {
   const auto* a = u.m[0];

@@ -170,21 +170,19 @@ TEST_F(WilsonDslashTest, EveryPrecisionAndLinkFormMatchesTheOracleOnSmoothLinks)
   }
 }
 
-// Tiny spinors. Scaled by 2^-116 (largest real ~4e-35): in half, 32767 / norm overflows float for such
-// sites and the output store once wrote all levels 0; in single the values stay normal floats. The
-// bounds are the same derivation, relative to the scaled magnitudes, plus the absolute term of a
-// subnormal decode scale (oracle_comparison.h, item 1). Half with 12 or 18 reals folds the link unit
-// into the hop coefficient norm / 32767^2, which is subnormal below norms of ~1.3e-29 (precision.h): it
-// is checked at 2^-92 (site norms above ~5e-29, every coefficient normal), near the edge of its range.
+// Tiny spinors, scaled by 2^-116 (largest real ~4e-35): in half, 32767 / norm overflows float for such
+// sites (the output store once wrote all levels 0), and the decode scale norm / 32767 and the hop
+// coefficient are subnormal floats; in single the values stay normal floats. The bounds are the same
+// derivation, relative to the scaled magnitudes, plus the absolute term of a subnormal scale
+// (oracle_comparison.h, item 1). Half with 12 or 18 reals once folded the link unit 1/32767 into the
+// coefficient, which then went subnormal below norms of ~1.3e-29 and failed here by 14.5x.
 TEST_F(WilsonDslashTest, TinySpinorsKeepTheirRelativeAccuracy) {
   const GaugeField<double> u = testing::RandomLinks(lattice_, 105, false);
   for (Precision precision : kPrecisions) {
-    for (Reconstruct reconstruct : {Reconstruct::k18, Reconstruct::k12, Reconstruct::k8}) {
-      const bool coefficient_has_link_unit = precision == Precision::kHalf && reconstruct != Reconstruct::k8;
-      const double scale = coefficient_has_link_unit ? 0x1p-92 : 0x1p-116;
+    for (Reconstruct reconstruct : kReconstructions) {
       for (bool xpay : {false, true}) {
         const DslashCase c{precision, reconstruct, false, Dagger::kNo, xpay, Parity::kEven};
-        ExpectWithinBound(c, RunAgainstOracle(c, u, FermionBoundary::AntiperiodicTime(), 500, scale));
+        ExpectWithinBound(c, RunAgainstOracle(c, u, FermionBoundary::AntiperiodicTime(), 500, 0x1p-116));
       }
     }
   }
