@@ -11,6 +11,8 @@ PACKAGES=(
   libgtest-dev        # GoogleTest 1.12: every test
   python3-matplotlib  # plots of the experiments
   python3-numpy
+  clang               # clang 14 and its fuzzer/sanitizer runtimes: the short libFuzzer run in the tests
+  libclang-rt-14-dev  #   (//reference/fuzz:gauge_file_libfuzzer_short_run_test)
 )
 
 say() { echo "setup: $*"; }

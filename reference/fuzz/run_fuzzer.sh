@@ -24,9 +24,8 @@ library_sources=(reference/crc32.cc reference/gauge_file_common.cc reference/ner
 flags=(-std=c++17 -O1 -g -I. -isystem /usr/include/eigen3 -Wall -Wextra -Wno-sign-compare)
 
 echo "run_fuzzer: building with $(clang++ --version | head -1)"
-clang++ "${flags[@]}" -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  "${library_sources[@]}" reference/fuzz/gauge_file_fuzz_target.cc reference/fuzz/gauge_file_fuzzer.cc \
-  -o "$work/gauge_file_fuzzer"
+reference/fuzz/build_libfuzzer.sh "$work/gauge_file_fuzzer" "${library_sources[@]}" \
+  reference/fuzz/gauge_file_fuzz_target.cc reference/fuzz/gauge_file_fuzzer.cc
 clang++ "${flags[@]}" -O2 "${library_sources[@]}" reference/gauge_io_testing.cc reference/fuzz/fuzz_seeds.cc \
   reference/fuzz/write_fuzz_seeds.cc -o "$work/write_fuzz_seeds"
 
