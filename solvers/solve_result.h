@@ -49,8 +49,10 @@ struct SolverParams {
   int max_restarts = 5;
   // Reliable updates (Algorithm 2): update when |r^| < delta * max|r^| since the last update.
   double delta = 0.1;
-  // Reliable updates: this many consecutive updates whose true residual is not below the best one so far
-  // mean the low precision cannot make further progress: kStagnation.
+  // Reliable updates: this many updates since the last progress in which the low-precision residual fell
+  // below the best true residual so far but the true residual did not mean the low precision cannot make
+  // further progress: kStagnation (reliable_update.h). Defect correction: this many consecutive
+  // corrections that do not bring the true residual below the best one so far.
   int max_stagnant_updates = 3;
   // Defect correction (Algorithm 1): each inner solve reduces its residual by this factor (eps_in).
   double inner_tolerance = 1e-2;
