@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # libfuzzer_short_run_test.sh: the short libFuzzer run of `bazel test //...` (issue: the readers are fuzzed
 # with a short run in the tests). It runs the real libFuzzer build of gauge_file_fuzzer.cc (clang, ASan,
-# UBSan; built by build_libfuzzer.sh through the genrule :gauge_file_libfuzzer) for a fixed number of
+# UBSan; built by build_libfuzzer.sh through the genrule :build_gauge_file_libfuzzer) for a fixed number of
 # executions with a fixed seed, on a fresh corpus: the synthetic seeds (write_fuzz_seeds) and, where
 # ../shared is present, the sample configuration files (copied into the test's temporary directory, never
 # into the repository). The test passes when libFuzzer exits 0: no crash, no sanitizer report, no
