@@ -7,7 +7,8 @@
 # SECONDS (default 300) is the libFuzzer -max_total_time. WORK_DIRECTORY (default /tmp/lqcd_gauge_fuzz)
 # receives the binaries, corpus/ (seeds plus what libFuzzer adds) and crash-*/leak-* reproducers; it is
 # outside the repository on purpose (the sample files must not be copied into the project).
-# Needs clang and libclang-rt-14-dev (Debian 12: `apt-get install clang libclang-rt-14-dev`).
+# The fuzzer is the one `bazel test` runs briefly: Bazel builds it (genrule :build_gauge_file_libfuzzer,
+# build_libfuzzer.sh) together with the seed writer. Needs clang and libclang-rt-14-dev (tools/setup.sh).
 # Reproduce a crash with any compiler: bazel run //reference/fuzz:gauge_file_fuzzer_replay -- FILE.
 set -euo pipefail
 
@@ -16,18 +17,15 @@ work="${2:-/tmp/lqcd_gauge_fuzz}"
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
 
-command -v clang++ >/dev/null || { echo "run_fuzzer: no clang++ (apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }
 mkdir -p "$work/corpus" "$work/artifacts"
-
-library_sources=(reference/crc32.cc reference/gauge_file_common.cc reference/nersc_io.cc reference/lime_io.cc
-                 reference/milc_io.cc reference/gauge_io.cc reference/lattice.cc)
-flags=(-std=c++17 -O1 -g -I. -isystem /usr/include/eigen3 -Wall -Wextra -Wno-sign-compare)
-
-echo "run_fuzzer: building with $(clang++ --version | head -1)"
-reference/fuzz/build_libfuzzer.sh "$work/gauge_file_fuzzer" "${library_sources[@]}" \
-  reference/fuzz/gauge_file_fuzz_target.cc reference/fuzz/gauge_file_fuzzer.cc
-clang++ "${flags[@]}" -O2 "${library_sources[@]}" reference/gauge_io_testing.cc reference/fuzz/fuzz_seeds.cc \
-  reference/fuzz/write_fuzz_seeds.cc -o "$work/write_fuzz_seeds"
+bazel build //reference/fuzz:build_gauge_file_libfuzzer //reference/fuzz:write_fuzz_seeds
+cp -f bazel-bin/reference/fuzz/gauge_file_libfuzzer bazel-bin/reference/fuzz/write_fuzz_seeds "$work/"
+chmod u+w "$work/gauge_file_libfuzzer" "$work/write_fuzz_seeds"
+mv -f "$work/gauge_file_libfuzzer" "$work/gauge_file_fuzzer"
+if ! "$work/gauge_file_fuzzer" -help=1 >/dev/null 2>&1; then
+  "$work/gauge_file_fuzzer" -help=1 || true  # the placeholder says why (no clang++ or fuzzer runtime)
+  exit 1
+fi
 
 "$work/write_fuzz_seeds" "$work/corpus"
 samples="$root/../shared/data/gauge"
