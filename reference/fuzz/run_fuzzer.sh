@@ -19,13 +19,10 @@ cd "$root"
 
 mkdir -p "$work/corpus" "$work/artifacts"
 bazel build //reference/fuzz:build_gauge_file_libfuzzer //reference/fuzz:write_fuzz_seeds
-cp -f bazel-bin/reference/fuzz/gauge_file_libfuzzer bazel-bin/reference/fuzz/write_fuzz_seeds "$work/"
-chmod u+w "$work/gauge_file_libfuzzer" "$work/write_fuzz_seeds"
-mv -f "$work/gauge_file_libfuzzer" "$work/gauge_file_fuzzer"
-if ! "$work/gauge_file_fuzzer" -help=1 >/dev/null 2>&1; then
-  "$work/gauge_file_fuzzer" -help=1 || true  # the placeholder says why (no clang++ or fuzzer runtime)
-  exit 1
-fi
+install -m 755 bazel-bin/reference/fuzz/gauge_file_libfuzzer "$work/gauge_file_fuzzer"
+install -m 755 bazel-bin/reference/fuzz/write_fuzz_seeds "$work/write_fuzz_seeds"
+# Where clang++ or its fuzzer runtime is missing, Bazel built a placeholder that says why and exits 77.
+"$work/gauge_file_fuzzer" -help=1 >/dev/null || exit 1
 
 "$work/write_fuzz_seeds" "$work/corpus"
 samples="$root/../shared/data/gauge"
