@@ -44,55 +44,25 @@
 #include "reference/plaquette.h"
 #include "reference/propagator.h"
 #include "reference/quenched_generator.h"
-#include "solvers/propagator.h"
+#include "experiments/dirac_solver.h"
+#include "experiments/fermion_action.h"
+#include "experiments/propagator_driver.h"
+#include "solvers/solver_spec.h"
 
 namespace lqcd {
 namespace {
 
 namespace fs = std::filesystem;
-using solvers::FermionAction;
-using solvers::FermionKind;
-using solvers::LowPrecision;
-using solvers::PropagatorRun;
-using solvers::PropagatorSolver;
-using solvers::PropagatorSolverOptions;
-using solvers::PropagatorSolveRecord;
-
-constexpr char kUsage[] = R"(usage: pion [options]        (under bazel: bazel run //experiments:pion -- [options])
-
-Configuration (default: generate one, or reuse the one an earlier run cached in the output directory)
-  --config=FILE              read this gauge configuration (NERSC, ILDG/SciDAC LIME or MILC v5, detected
-                             from the file's bytes) instead of generating one
-  --lattice=LXxLYxLZxLT      generator: lattice extents (default 8x8x8x16)
-  --beta=B                   generator: Wilson gauge coupling (default 6.0)
-  --seed=N                   generator: Philox seed (default 1)
-  --sweeps=N                 generator: update sweeps from a cold start (default 50; one sweep = 1 heatbath
-                             + --or overrelaxation sweeps)
-  --or=N                     generator: overrelaxation sweeps per heatbath sweep (default 4)
-  --threads=N                threads: OpenMP threads of the generator, and propagator columns solved
-                             at once (default: all cores; the results do not depend on it)
-Fermions
-  --kappa=K                  hopping parameter (default 0.153); or
-  --mass=M                   bare mass m of M = (4 + m) - D/2 (kappa = 1 / (2 (4 + m)))
-  --fermion=wilson|clover    (default wilson)
-  --csw=C                    clover coefficient (clover only; default 1.0 = tree level)
-  --clover-form=complement|unit-diagonal   even-odd form of the clover matrix (default complement)
-  --bc=XYZT                  fermion boundary conditions, one letter per direction, P periodic or
-                             A antiperiodic (default PPPA)
-  --basis=degrand-rossi|ukqcd   gamma basis (default degrand-rossi; C(t) does not depend on it)
-  --source=x,y,z,t           point-source site (default 0,0,0,0)
-Solver (every solve is even-odd preconditioned; convergence is judged by |b - M x| / |b| on the full lattice)
-  --solver=bicgstab|cg|bicgstab-reliable|cg-reliable   (default bicgstab; cg = CGNR)
-  --low-precision=single|half   inner precision of the reliable-update solvers (default single)
-  --delta=D                  reliable-update threshold (default 0.1)
-  --tol=T                    tolerance |b - M x| / |b| (default 1e-10)
-  --max-iter=N               iteration budget per solve (default 10000)
-Output
-  --output=DIR               output directory (default ./pion_out; relative paths are relative to the
-                             directory bazel run was invoked from)
-  --no-plot                  skip the matplotlib PNG
-  --plot-script=FILE         plot_pion.py to use (default: found in the runfiles)
-)";
+using experiments::BackendChoice;
+using experiments::BackendKind;
+using experiments::ChooseBackend;
+using experiments::ComputePropagator;
+using experiments::FermionAction;
+using experiments::FermionKind;
+using experiments::PropagatorRun;
+using experiments::PropagatorSolveRecord;
+using experiments::VerifyOn;
+using solvers::SolverSpec;
 
 // ---- output: everything printed goes to stdout and to run.log ----
 
@@ -128,122 +98,158 @@ class TeeBuffer : public std::streambuf {
 
 // ---- flags ----
 
+constexpr char kSummary[] = R"(The main job: a gauge configuration (generated, or read with --config), the point-source quark
+propagator S(x; x0) (12 even-odd solves, Wilson or Wilson-clover) on the GPU or the CPU oracle, and the
+zero-momentum pion correlator C(t) = sum_x tr[S S^dag] with its effective masses. Writes
+pion_correlator.csv, solves.csv, pion.png and run.log to --output (docs/main_job.md).
+
+Cost (docs/main_job.md has the measured numbers): the generator takes about 50 us x threads^-1 per site
+and sweep on one core of the x86 machines here (24^3x48, 50 sweeps on 16 cores: ~2 min; 32^3x64: ~6 min).
+Memory: host ~3.3 kB per site (links, propagator, work fields: 24^3x48 2.2 GB, 32^3x64 7 GB); GPU ~2.5 kB
+per site for double BiCGstab (24^3x48 1.7 GB, 32^3x64 5.3 GB). On the H100 a 32^3x64 column solves in
+about a second; on the CPU oracle such a lattice takes hours.)";
+
 struct Options {
   std::string config;
   QuenchedOptions generator;
-  bool kappa_given = false, mass_given = false;
   double kappa = 0.153, mass = 0;
   FermionKind fermion = FermionKind::kWilson;
-  bool csw_given = false;
   double c_sw = 1.0;
   CloverSchurForm clover_form = CloverSchurForm::kComplement;
   FermionBoundary boundary = FermionBoundary::AntiperiodicTime();
   GammaBasis basis = GammaBasis::kDeGrandRossi;
   Coordinates source{0, 0, 0, 0};
-  PropagatorSolverOptions solver;
+  SolverSpec spec;
+  BackendKind backend = BackendKind::kAuto;
+  VerifyOn verify = VerifyOn::kAuto;
   std::string output = "pion_out";
-  bool plot = true;
+  bool no_plot = false;
   std::string plot_script;
   int threads = 0;
+  FermionAction action;  // from the flags above, validated
 };
 
-Options ParseOptions(int argc, char** argv) {
-  Options o;
+// Throws std::invalid_argument unless the --source site lies on a lattice with these extents.
+void CheckSource(const Coordinates& source, const Coordinates& extents) {
+  for (int mu = 0; mu < kDims; ++mu) {
+    if (source[mu] < 0 || source[mu] >= extents[mu]) {
+      throw std::invalid_argument("--source: coordinate " + std::to_string(source[mu]) + " is off the lattice " +
+                                  Lattice(extents).ToString());
+    }
+  }
+}
+
+// Parses and checks every flag; nothing expensive happens before this returns. False: --help was printed.
+bool ParseOptions(int argc, char** argv, Options* out) {
+  Options& o = *out;
   o.generator.thermalisation_sweeps = 49;  // + 1 separation sweep = 50 sweeps before the configuration
   o.generator.separation_sweeps = 1;
   o.generator.configurations = 1;
   o.generator.progress_every = 10;
-  o.solver.params.tolerance = 1e-10;
-  o.solver.params.max_iterations = 10000;
-  command_line::FlagReader flags(argc, argv, {"help", "no-plot"});
-  for (command_line::Flag flag; flags.Next(&flag);) {
-    const std::string& key = flag.key;
-    const std::string& value = flag.value;
-    if (key == "help") {
-      std::cout << kUsage;
-      std::exit(0);
-    }
-    if (key == "no-plot") {
-      o.plot = false;
-      continue;
-    }
-    if (key == "config") {
-      o.config = value;
-    } else if (key == "lattice") {
-      o.generator.extents = command_line::ParseExtents(key, value);
-    } else if (key == "beta") {
-      o.generator.beta = command_line::ParseFiniteDouble(key, value);
-    } else if (key == "seed") {
-      o.generator.seed = static_cast<std::uint64_t>(command_line::ParseLong(key, value, 0, std::numeric_limits<long>::max()));
-    } else if (key == "sweeps") {
-      o.generator.thermalisation_sweeps = static_cast<int>(command_line::ParseLong(key, value, 1, 1000000)) - 1;
-    } else if (key == "or") {
-      o.generator.overrelaxation_steps = static_cast<int>(command_line::ParseLong(key, value, 0, 100));
-    } else if (key == "threads") {
-      o.threads = static_cast<int>(command_line::ParseLong(key, value, 1, 1024));
-    } else if (key == "kappa") {
-      o.kappa = command_line::ParseFiniteDouble(key, value);
-      o.kappa_given = true;
-    } else if (key == "mass") {
-      o.mass = command_line::ParseFiniteDouble(key, value);
-      o.mass_given = true;
-    } else if (key == "fermion") {
-      if (value != "wilson" && value != "clover") throw std::invalid_argument("--fermion must be wilson or clover");
-      o.fermion = value == "wilson" ? FermionKind::kWilson : FermionKind::kClover;
-    } else if (key == "csw") {
-      o.c_sw = command_line::ParseFiniteDouble(key, value);
-      o.csw_given = true;
-    } else if (key == "clover-form") {
-      if (value != "complement" && value != "unit-diagonal") {
-        throw std::invalid_argument("--clover-form must be complement or unit-diagonal");
-      }
-      o.clover_form = value == "complement" ? CloverSchurForm::kComplement : CloverSchurForm::kUnitDiagonal;
-    } else if (key == "bc") {
-      if (value.size() != 4) throw std::invalid_argument("--bc needs 4 letters (P or A), e.g. PPPA; got " + value);
-      for (int mu = 0; mu < kDims; ++mu) {
-        const char c = static_cast<char>(std::toupper(static_cast<unsigned char>(value[mu])));
-        if (c != 'P' && c != 'A') throw std::invalid_argument("--bc: letter '" + value.substr(mu, 1) + "' is not P or A");
-        o.boundary.condition[mu] = c == 'P' ? BoundaryCondition::kPeriodic : BoundaryCondition::kAntiperiodic;
-      }
-    } else if (key == "basis") {
-      if (value != "degrand-rossi" && value != "ukqcd") throw std::invalid_argument("--basis must be degrand-rossi or ukqcd");
-      o.basis = value == "ukqcd" ? GammaBasis::kUkqcd : GammaBasis::kDeGrandRossi;
-    } else if (key == "source") {
-      const std::vector<long> s = command_line::ParseLongList(key, value, ',', 4, -1000000, 1000000);
-      o.source = {static_cast<int>(s[0]), static_cast<int>(s[1]), static_cast<int>(s[2]), static_cast<int>(s[3])};
-    } else if (key == "solver") {
-      static const std::map<std::string, PropagatorSolver> kSolvers{
-          {"bicgstab", PropagatorSolver::kBiCGstab},
-          {"cg", PropagatorSolver::kCg},
-          {"bicgstab-reliable", PropagatorSolver::kReliableBiCGstab},
-          {"cg-reliable", PropagatorSolver::kReliableCg}};
-      const auto it = kSolvers.find(value);
-      if (it == kSolvers.end()) {
-        throw std::invalid_argument("--solver must be bicgstab, cg, bicgstab-reliable or cg-reliable; got " + value);
-      }
-      o.solver.solver = it->second;
-    } else if (key == "low-precision") {
-      if (value != "single" && value != "half") throw std::invalid_argument("--low-precision must be single or half");
-      o.solver.low_precision = value == "single" ? LowPrecision::kSingle : LowPrecision::kHalf;
-    } else if (key == "delta") {
-      o.solver.params.delta = command_line::ParseFiniteDouble(key, value);
-    } else if (key == "tol") {
-      o.solver.params.tolerance = command_line::ParseFiniteDouble(key, value);
-    } else if (key == "max-iter") {
-      o.solver.params.max_iterations = static_cast<int>(command_line::ParseLong(key, value, 1, 100000000));
-    } else if (key == "output") {
-      o.output = value;
-    } else if (key == "plot-script") {
-      o.plot_script = value;
-    } else {
-      throw std::invalid_argument("unknown option --" + key + " (see --help)");
-    }
-  }
-  if (o.kappa_given && o.mass_given) throw std::invalid_argument("give --kappa or --mass, not both");
-  if (o.csw_given && o.fermion == FermionKind::kWilson) {
+  o.spec.tolerance = 1e-10;
+  o.spec.max_iterations = 10000;
+  int sweeps = 50;
+  std::string solver = "bicgstab", bc = "PPPA";
+  command_line::FlagSet flags("pion", kSummary);
+  flags.Section("Configuration (default: generate one, or reuse the one an earlier run cached in --output)");
+  flags.String("config", &o.config, "FILE",
+               "read this gauge configuration (NERSC, ILDG/SciDAC LIME or MILC v5, detected from the file's bytes) "
+               "instead of generating one");
+  flags.Extents("lattice", &o.generator.extents, "generator: lattice extents");
+  flags.Double("beta", &o.generator.beta, "generator: Wilson gauge coupling", command_line::Range::AtLeast(0));
+  flags.Unsigned64("seed", &o.generator.seed, "generator: Philox seed");
+  flags.Int("sweeps", &sweeps, 1, 1000000,
+            "generator: update sweeps from a cold start (one sweep = 1 heatbath + --or overrelaxation sweeps)");
+  flags.Int("or", &o.generator.overrelaxation_steps, 0, 100, "generator: overrelaxation sweeps per heatbath sweep");
+  flags.Int("threads", &o.threads, 0, 1024,
+            "threads: OpenMP threads of the generator, and (CPU backend) propagator columns solved at once; 0 = all "
+            "cores. The results do not depend on it");
+  flags.Section("Fermions");
+  flags.Double("kappa", &o.kappa, "hopping parameter", command_line::Range::Positive());
+  flags.Double("mass", &o.mass, "bare mass m of M = (4 + m) - D/2 instead of --kappa (kappa = 1 / (2 (4 + m)))",
+               command_line::Range{-4, std::numeric_limits<double>::infinity(), true, false});
+  flags.Choice<FermionKind>("fermion", &o.fermion, {{"wilson", FermionKind::kWilson}, {"clover", FermionKind::kClover}},
+                            "fermion action");
+  flags.Double("csw", &o.c_sw, "clover coefficient (clover only; 1.0 = tree level)");
+  flags.Choice<CloverSchurForm>("clover-form", &o.clover_form,
+                                {{"complement", CloverSchurForm::kComplement},
+                                 {"unit-diagonal", CloverSchurForm::kUnitDiagonal}},
+                                "even-odd form of the clover matrix");
+  flags.String("bc", &bc, "XYZT",
+               "fermion boundary conditions, one letter per direction, P periodic or A antiperiodic");
+  flags.Choice<GammaBasis>("basis", &o.basis,
+                           {{"degrand-rossi", GammaBasis::kDeGrandRossi}, {"ukqcd", GammaBasis::kUkqcd}},
+                           "gamma basis (C(t) does not depend on it)");
+  flags.Custom("source", "x,y,z,t", "0,0,0,0", "point-source site", [&](const std::string& v) {
+    const std::vector<long> s = command_line::ParseLongList("source", v, ',', 4, 0, Lattice::kMaxExtent - 1);
+    o.source = {static_cast<int>(s[0]), static_cast<int>(s[1]), static_cast<int>(s[2]), static_cast<int>(s[3])};
+  });
+  flags.Section("Solver (every solve is even-odd; convergence is judged by |b - M x| / |b| on the full lattice)");
+  flags.String("solver", &solver, "SPEC",
+               "<solver>[:<precision>[/<links>][/gf]][:<parameter>] (solvers/solver_spec.h), e.g. bicgstab, cg, "
+               "bicgstab-reliable:half/12:0.1, cg-dc:single:1e-3, bicgstab:double/8/gf; 12/8-real links need the GPU");
+  flags.Double("tolerance", &o.spec.tolerance, "tolerance |b - M x| / |b|", command_line::Range::Open(0, 1));
+  flags.Int("max-iterations", &o.spec.max_iterations, 1, 100000000, "iteration budget per solve");
+  flags.Choice<BackendKind>("backend", &o.backend,
+                            {{"auto", BackendKind::kAuto}, {"cpu", BackendKind::kCpu}, {"gpu", BackendKind::kGpu}},
+                            "where the solves run: auto = the GPU when one is usable (and the action has a GPU "
+                            "operator), else the CPU oracle");
+  flags.Choice<VerifyOn>("verify", &o.verify,
+                         {{"auto", VerifyOn::kAuto}, {"host", VerifyOn::kHost}, {"device", VerifyOn::kDevice}},
+                         "where each column's true residual is recomputed in double: auto = device on the GPU, host "
+                         "(the reference operators) on the CPU");
+  flags.Section("Output");
+  flags.String("output", &o.output, "DIR",
+               "output directory (relative paths are relative to the directory bazel run was invoked from)");
+  flags.Switch("no-plot", &o.no_plot, "skip the matplotlib PNG");
+  flags.String("plot-script", &o.plot_script, "FILE", "plot_pion.py to use (default: found in the runfiles)");
+  if (!flags.Parse(argc, argv, std::cout)) return false;
+
+  // Cross-flag checks, then the action, the solver and the backend: all before any expensive work.
+  if (flags.Given("kappa") && flags.Given("mass")) throw std::invalid_argument("give --kappa or --mass, not both");
+  if (flags.Given("csw") && o.fermion == FermionKind::kWilson) {
     throw std::invalid_argument("--csw needs --fermion=clover (the Wilson action has no clover term)");
   }
-  return o;
+  if (flags.Given("clover-form") && o.fermion == FermionKind::kWilson) {
+    throw std::invalid_argument("--clover-form needs --fermion=clover");
+  }
+  if (!o.config.empty()) {
+    for (const char* generator_flag : {"lattice", "beta", "seed", "sweeps", "or"}) {
+      if (flags.Given(generator_flag)) {
+        throw std::invalid_argument(std::string("--") + generator_flag +
+                                    " sets up the generator; it conflicts with --config (the file has its own)");
+      }
+    }
+  }
+  o.generator.thermalisation_sweeps = sweeps - 1;
+  if (bc.size() != 4) throw std::invalid_argument("--bc needs 4 letters (P or A), e.g. PPPA; got '" + bc + "'");
+  for (int mu = 0; mu < kDims; ++mu) {
+    const char c = static_cast<char>(std::toupper(static_cast<unsigned char>(bc[mu])));
+    if (c != 'P' && c != 'A') throw std::invalid_argument("--bc: letter '" + bc.substr(mu, 1) + "' is not P or A");
+    o.boundary.condition[mu] = c == 'P' ? BoundaryCondition::kPeriodic : BoundaryCondition::kAntiperiodic;
+  }
+  const double tolerance = o.spec.tolerance;
+  const int max_iterations = o.spec.max_iterations;
+  try {
+    o.spec = SolverSpec::Parse(solver);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("--solver: ") + e.what());
+  }
+  o.spec.tolerance = tolerance;
+  o.spec.max_iterations = max_iterations;
+  o.spec.Validate();
+  o.action.kind = o.fermion;
+  o.action.c_sw = o.fermion == FermionKind::kClover ? o.c_sw : 0.0;
+  o.action.mass = flags.Given("mass") ? o.mass : WilsonParams::FromKappa(o.kappa).mass;
+  o.action.basis = o.basis;
+  o.action.boundary = o.boundary;
+  o.action.schur_form = o.clover_form;
+  o.action.Validate();
+  if (o.config.empty()) {
+    ValidateQuenchedOptions(o.generator);
+    CheckSource(o.source, o.generator.extents);
+  }
+  return true;
 }
 
 // ---- environment ----
@@ -395,11 +401,14 @@ Configuration LoadOrGenerate(const Options& o, const fs::path& output) {
 
 int Main(int argc, char** argv, TeeBuffer& tee) {
   const auto start = std::chrono::steady_clock::now();
-  const Options o = ParseOptions(argc, argv);
+  Options o;
+  if (!ParseOptions(argc, argv, &o)) return 0;
+  // Which backend, before anything expensive: --backend=gpu without a device is an error here.
+  const BackendChoice backend = ChooseBackend(o.backend, o.verify, o.action.clover());
+  solvers::RequireSupported(o.spec, CapabilitiesOf(backend.kind), o.action.clover());
   const int threads = o.threads > 0 ? o.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   omp_set_num_threads(threads);
-  PropagatorSolverOptions solver_options = o.solver;
-  solver_options.threads = std::min(threads, 12);
+  const int solve_threads = backend.kind == BackendKind::kGpu ? 1 : std::min(threads, 12);
   const fs::path output = UserPath(o.output);
   fs::create_directories(output);
   std::ofstream log((output / "run.log").string());
@@ -416,8 +425,16 @@ int Main(int argc, char** argv, TeeBuffer& tee) {
   std::cout << "pion: point-source propagator and zero-momentum pion correlator (lqcd experiments/pion)\n"
             << "date: " << UtcNow() << "\n"
             << "machine: " << CpuModel() << ", " << std::thread::hardware_concurrency() << " hardware threads; "
-            << "generator OpenMP threads " << omp_get_max_threads() << "; " << solver_options.threads
-            << " propagator columns solved at a time, one thread each (CPU reference oracle)\n"
+            << "generator OpenMP threads " << omp_get_max_threads() << "\n"
+            << "backend: " << ToString(backend.kind) << " (" << backend.reason << "); "
+            << (backend.kind == BackendKind::kGpu ? "columns solved one after the other on the device"
+                                                  : std::to_string(solve_threads) +
+                                                        " columns solved at a time, one thread each (CPU oracle)")
+            << "\n"
+            << (backend.kind == BackendKind::kGpu ? "device: " + backend.device + "\n" : std::string())
+            << "true residuals recomputed in double on the " << ToString(backend.verify)
+            << (backend.verify == VerifyOn::kHost ? " (reference operators)" : " (double/18 GpuWilson, original links)")
+            << "\n"
             << "compiler: " << __VERSION__ << "\n"
             << "output directory: " << output.string() << "\n\n";
 
@@ -433,26 +450,14 @@ int Main(int argc, char** argv, TeeBuffer& tee) {
             << "\n";
 
   // Parameters.
-  FermionAction action;
-  action.kind = o.fermion;
-  action.c_sw = o.fermion == FermionKind::kClover ? o.c_sw : 0.0;
-  action.mass = o.mass_given ? o.mass : WilsonParams::FromKappa(o.kappa).mass;
-  action.basis = o.basis;
-  action.boundary = o.boundary;
-  action.schur_form = o.clover_form;
-  action.Validate();
+  const FermionAction& action = o.action;
   const double kappa = action.kappa();
-  for (int mu = 0; mu < kDims; ++mu) {
-    if (o.source[mu] < 0 || o.source[mu] >= lattice.extent(mu)) {
-      throw std::invalid_argument("--source: coordinate " + std::to_string(o.source[mu]) + " is off the lattice " +
-                                  lattice.ToString());
-    }
-  }
+  CheckSource(o.source, lattice.extents());
   const int source = lattice.Index(o.source);
   std::cout << "fermions: " << action.Describe() << "\n"
             << "source: point source at (x,y,z,t) = (" << o.source[0] << "," << o.source[1] << "," << o.source[2]
             << "," << o.source[3] << "), all 4 spins x 3 colours\n"
-            << "solver: " << o.solver.Describe() << "\n"
+            << "solver: " << o.spec.Name() << ": " << o.spec.Describe() << "\n"
             << "normalisation: the propagator is S = M^{-1} with the m-normalised M = (4 + m) - D/2"
             << (action.kind == FermionKind::kClover ? " + A" : "") << " (column C below).\n"
             << "               kappa-normalised: (1 - kappa D" << (action.kind == FermionKind::kClover ? " + 2 kappa A" : "")
@@ -466,10 +471,10 @@ int Main(int argc, char** argv, TeeBuffer& tee) {
                "is symmetric; one configuration only roughly).\n\n";
 
   // Solves.
-  std::cout << "solves (" << o.solver.Describe() << "):\n"
+  std::cout << "solves (" << o.spec.Name() << ", backend " << ToString(backend.kind) << "):\n"
             << " spin colour  status      iterations  true |b-Mx|/|b|  seconds  Gflop/s\n";
   const PropagatorRun run =
-      solvers::ComputePropagator(u, action, solver_options, source, [](const PropagatorSolveRecord& r) {
+      ComputePropagator(u, action, o.spec, backend, solve_threads, source, [](const PropagatorSolveRecord& r) {
         std::cout << std::setw(5) << r.spin << std::setw(7) << r.colour << "  " << std::left << std::setw(11)
                   << solvers::ToString(r.result.status) << std::right << std::setw(11) << r.result.iterations
                   << std::setw(17) << Sci(r.true_residual, 3) << std::setw(9) << Fixed(r.result.seconds, 2)
@@ -549,7 +554,7 @@ int Main(int argc, char** argv, TeeBuffer& tee) {
   std::cout << "\nwrote " << (output / "pion_correlator.csv").string() << ", " << (output / "solves.csv").string()
             << ", " << (output / "run.log").string() << "\n";
 
-  if (o.plot) {
+  if (!o.no_plot) {
     const fs::path script = FindPlotScript(o, argv[0]);
     const fs::path png = output / "pion.png";
     const int status = RunPython(script, {(output / "pion_correlator.csv").string(), png.string(),
@@ -570,14 +575,7 @@ int Main(int argc, char** argv, TeeBuffer& tee) {
 int main(int argc, char** argv) {
   lqcd::TeeBuffer tee(std::cout.rdbuf(), nullptr);
   std::streambuf* original = std::cout.rdbuf(&tee);
-  int status = 1;
-  try {
-    status = lqcd::Main(argc, argv, tee);
-  } catch (const std::exception& e) {
-    std::cout.flush();
-    std::fprintf(stderr, "pion: error: %s\n", e.what());
-    status = 1;
-  }
+  const int status = lqcd::command_line::RunMain("pion", [&] { return lqcd::Main(argc, argv, tee); });
   std::cout.flush();
   std::cout.rdbuf(original);
   return status;

@@ -11,7 +11,8 @@ BINARY = os.path.join(os.environ.get("RUNFILES_DIR", "."), "lqcd", "experiments"
 if not os.path.exists(BINARY):
     BINARY = os.path.join("experiments", "pion")
 
-TINY = ["--lattice=4x4x4x8", "--sweeps=3", "--or=1", "--threads=1", "--kappa=0.12", "--tol=1e-9"]
+TINY = ["--lattice=4x4x4x8", "--sweeps=3", "--or=1", "--threads=1", "--kappa=0.12", "--tolerance=1e-9",
+        "--backend=cpu"]
 
 
 def run(args):
@@ -31,7 +32,8 @@ class PionSmokeTest(unittest.TestCase):
         cls.first = run(TINY + ["--output=" + cls.out])
         with open(os.path.join(cls.out, "run.log")) as f:
             cls.first_log = f.read()
-        cls.second = run(TINY + ["--output=" + cls.out, "--no-plot", "--threads=2"])  # threads: same numbers
+        two_threads = [a if a != "--threads=1" else "--threads=2" for a in TINY]  # threads: same numbers
+        cls.second = run(two_threads + ["--output=" + cls.out, "--no-plot"])
 
     @classmethod
     def tearDownClass(cls):
@@ -85,29 +87,64 @@ class PionSmokeTest(unittest.TestCase):
         self.assertEqual(table(self.first.stdout), table(self.second.stdout))
         # --config reads the same file (format detected from its bytes) and gives the same correlator.
         with tempfile.TemporaryDirectory() as d:
-            third = run(["--config=" + os.path.join(self.out, cached[0]), "--kappa=0.12", "--tol=1e-9",
-                         "--no-plot", "--output=" + d])
+            third = run(["--config=" + os.path.join(self.out, cached[0]), "--kappa=0.12", "--tolerance=1e-9",
+                         "--backend=cpu", "--no-plot", "--output=" + d])
             self.assertEqual(third.returncode, 0, third.stderr)
             self.assertIn("NERSC", third.stdout)
             self.assertEqual(table(self.first.stdout), table(third.stdout))
 
-    def test_bad_flags_are_rejected_with_a_message(self):
+    def test_bad_flags_are_rejected_before_any_work(self):
         with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "never_created")
             cases = [
                 (["--kappa=0.12", "--mass=0.1"], "--kappa or --mass"),
                 (["--csw=1.0"], "--fermion=clover"),
+                (["--clover-form=unit-diagonal"], "--clover-form needs --fermion=clover"),
                 (["--bc=PPPX"], "--bc"),
-                (["--solver=gmres"], "--solver"),
-                (["--config=" + os.path.join(d, "missing.nersc")], "missing.nersc"),
+                (["--solver=gmres"], "--solver: solver 'gmres': unknown solver"),
+                (["--solver=bicgstab-reliable:half:1e-7"], "delta = 1e-07 must lie in (u_half"),
+                (["--solver=bicgstab-reliable:half/12:0.1", "--backend=cpu"],
+                 "the cpu backend does not store 12 reals per link"),
+                (["--fermion=clover", "--backend=gpu"], "--backend=gpu"),
+                (["--verify=device", "--backend=cpu"], "--verify=device needs the GPU backend"),
+                (["--kappa=-1"], "--kappa = -1 is outside (0, inf)"),
+                (["--mass=-4"], "--mass = -4 is outside (-4, inf)"),
+                (["--tolerance=0"], "--tolerance = 0 is outside (0, 1)"),
+                (["--tolerance=1e-10x"], "--tolerance: not a finite number: '1e-10x'"),
+                (["--max-iterations=8abc"], "--max-iterations: not an integer: '8abc'"),
+                (["--max-iterations=0"], "--max-iterations = 0 is out of range"),
+                (["--sweeps=nan"], "--sweeps: not an integer"),
+                (["--config=x.nersc", "--lattice=4x4x4x8"], "--lattice sets up the generator; it conflicts with --config"),
                 (["--lattice=4x4x4"], "--lattice"),
-                (["--source=9,0,0,0"] + TINY[:3], "--source"),
-                (["--frobnicate=1"], "unknown option --frobnicate"),
+                (["--lattice=4x4x4x7"], "extent Lt = 7 is odd"),
+                (["--source=9,0,0,0"] + TINY[:3], "--source: coordinate 9 is off the lattice 4x4x4x8"),
+                (["--backend=tpu"], "--backend must be one of auto|cpu|gpu, got 'tpu'"),
+                (["--kappa=0.12", "--kappa=0.13"], "--kappa is given more than once"),
+                (["--frobnicate=1"], "unknown flag --frobnicate"),
             ]
             for args, needle in cases:
-                r = run(args + ["--output=" + d, "--no-plot"])
+                r = run(args + ["--output=" + out, "--no-plot"])
                 self.assertEqual(r.returncode, 1, args)
-                self.assertIn("pion: error:", r.stderr, args)
+                lines = r.stderr.strip().splitlines()
+                self.assertEqual(len(lines), 1, (args, r.stderr))
+                self.assertTrue(lines[0].startswith("pion: error:"), (args, r.stderr))
                 self.assertIn(needle, r.stderr, args)
+                self.assertNotIn("terminate called", r.stderr, args)
+                # Rejected before anything was written, let alone generated.
+                self.assertFalse(os.path.exists(out), args)
+            r = run(["--config=" + os.path.join(d, "missing.nersc"), "--output=" + out, "--no-plot"])
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("missing.nersc", r.stderr)
+
+    def test_help_lists_every_flag_with_its_default(self):
+        r = run(["--help"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for needle in ("--config=FILE", "--lattice=LXxLYxLZxLT", "(default: 8x8x8x16)", "--kappa=X", "(default: 0.153)",
+                       "--solver=SPEC", "(default: bicgstab)", "--tolerance=X", "(default: 1e-10)",
+                       "--max-iterations=N", "(default: 10000)", "--backend=auto|cpu|gpu", "(default: auto)",
+                       "--verify=auto|host|device", "--output=DIR", "(default: pion_out)", "--no-plot",
+                       "32^3x64"):
+            self.assertIn(needle, r.stdout)
 
 
 if __name__ == "__main__":

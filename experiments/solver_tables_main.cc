@@ -11,7 +11,7 @@
 //      m_c from the zero of m_PCAC (cross-checked by m_pi^2 = B (m - m_c)), and the strange mass m_s where
 //      m_pi = a m_{s sbar} on the line m_pi^2 = B (m - m_c) through the quoted m_c;
 //   3. the table masses m = m_c + f (m_s - m_c) for the fractions f (the paper spans m_c .. m_s);
-//   4. every solver variant (experiments/solver_variants.h) on every configuration, Gaussian source and
+//   4. every solver (experiments/paper_solvers.h, or --solvers) on every configuration, Gaussian source and
 //      mass, from x = 0, solves run concurrently on --threads threads (one solve per thread).
 // Output files (in --out): solves.csv (one row per solve), spectroscopy.csv (correlators), masses.csv,
 // run_summary.csv (key,value), run_info.txt, and the ensemble cache.
@@ -35,45 +35,26 @@
 #include <vector>
 
 #include "experiments/critical_mass.h"
+#include "experiments/dirac_solver.h"
+#include "experiments/fermion_action.h"
+#include "experiments/paper_solvers.h"
 #include "experiments/quenched_ensemble.h"
-#include "experiments/solver_variants.h"
+#include "reference/command_line.h"
 #include "reference/lattice.h"
 #include "reference/machine_info.h"
 #include "reference/spinor_field.h"
 #include "reference/wilson.h"
-#include "solvers/cpu_backend.h"
-#include "solvers/even_odd.h"
-#include "solvers/reliable_update.h"
+#include "solvers/solver_spec.h"
 
 namespace lqcd::experiments {
 namespace {
 
-constexpr char kUsage[] = R"(usage: solver_tables_cc --out=DIR [options]
-  --out=DIR                 output directory (created); the ensemble is cached in DIR/ensemble
-  --lattice=LXxLYxLZxLT     lattice (default 6x6x6x12)
-  --beta=B                  gauge coupling (default 5.7)
-  --seed=N                  generator seed (default 1)
-  --start=cold|hot          generator start (default cold)
-  --therm=N                 thermalisation sweeps (default 100)
-  --sep=N                   sweeps between configurations (default 20)
-  --or=N                    overrelaxation sweeps per heatbath sweep (default 4)
-  --configs=N               configurations (default 3)
-  --sources=N               Gaussian sources per configuration (default 1)
-  --mass_fractions=F,...    table masses m = m_c + F (m_s - m_c) (default 1,2/3,1/3,0: the paper's
-                            span m_s .. m_c, evenly spaced; F < 0 lies below m_c)
-  --masses=M,...            explicit table masses: skips the critical-mass determination
-  --critical_mass=M         take m_c as given (with --strange_mass): skips the spectroscopy
-  --strange_mass=M          the strange bare mass m_s (with --critical_mass)
-  --strange_pion_mass=A     a m_{s sbar} in lattice units (default: Necco-Sommer scale, r0 = 0.5 fm)
-  --pion_targets=A,...      a m_pi of the spectroscopy masses (default: max(4/L, 0.5) x 1.5, 1.25, 1)
-  --spectroscopy_tolerance=E  solver tolerance of the correlator solves (default 1e-10)
-  --variants=V,...          cg, bicgstab, dc:<half|single>:<eps_in>, ru:<half|single>:<delta>, or
-                            "paper" for all the paper's columns (default: those without single
-                            eps_in = 1e-4, 1e-6; experiments/solver_variants.h)
-  --tolerance=E             eps of the tables (default 1e-12)
-  --max_iterations=N        iteration budget per solve, paper counting (default 2000)
-  --threads=N               concurrent solves (default: hardware threads)
-)";
+using solvers::SolverSpec;
+
+constexpr char kSummary[] = R"(The computation behind `bazel run //experiments:solver_tables`: the paper's Tables 3-5 (CG vs
+BiCGstab, defect correction, reliable updates) versus the quark mass on quenched configurations, on the
+GPU or the CPU oracle (--backend). Writes solves.csv, masses.csv, spectroscopy.csv, run_summary.csv and
+run_info.txt to --out (docs/solver_tables.md).)";
 
 struct Options {
   std::string out;
@@ -81,61 +62,22 @@ struct Options {
   int sources = 1;
   std::vector<double> mass_fractions = {1, 2.0 / 3, 1.0 / 3, 0};
   std::vector<double> explicit_masses;
-  bool given_critical = false;
   double critical_mass = 0, strange_mass = 0;
-  bool given_critical_set = false, given_strange_set = false;
+  bool given_critical = false;
   double strange_pion_mass = 0;  // 0: from the scale
   std::vector<double> pion_targets;
   double spectroscopy_tolerance = 1e-10;
-  std::vector<SolverVariant> variants = DefaultVariants();
+  std::vector<SolverSpec> solvers = DefaultSolvers();
   double tolerance = 1e-12;
   int max_iterations = 2000;
   int threads = 0;
+  BackendKind backend = BackendKind::kAuto;
+  VerifyOn verify = VerifyOn::kAuto;
 };
 
-[[noreturn]] void BadOption(const std::string& message) { throw std::invalid_argument(message); }
-
-double ParseDouble(const std::string& key, const std::string& value) {
-  char* end = nullptr;
-  const double d = std::strtod(value.c_str(), &end);
-  if (value.empty() || end != value.c_str() + value.size() || !std::isfinite(d)) {
-    BadOption("--" + key + " needs a finite number, got '" + value + "'");
-  }
-  return d;
-}
-
-int ParseInt(const std::string& key, const std::string& value) {
-  const double d = ParseDouble(key, value);
-  if (d != std::floor(d) || std::abs(d) > 1e9) BadOption("--" + key + " needs an integer, got '" + value + "'");
-  return static_cast<int>(d);
-}
-
-std::vector<std::string> Split(const std::string& text, char sep) {
-  std::vector<std::string> parts;
-  std::string part;
-  std::istringstream in(text);
-  while (std::getline(in, part, sep)) parts.push_back(part);
-  return parts;
-}
-
-std::vector<double> ParseList(const std::string& key, const std::string& value) {
-  std::vector<double> out;
-  for (const std::string& p : Split(value, ',')) out.push_back(ParseDouble(key, p));
-  if (out.empty()) BadOption("--" + key + " needs at least one number");
-  return out;
-}
-
-Coordinates ParseLattice(const std::string& text) {
-  const std::vector<std::string> parts = Split(text, 'x');
-  if (parts.size() != 4) BadOption("--lattice needs 4 extents like 6x6x6x12, got '" + text + "'");
-  Coordinates c{};
-  for (int mu = 0; mu < 4; ++mu) c[mu] = ParseInt("lattice", parts[mu]);
-  Lattice check(c);  // throws std::invalid_argument naming a bad extent
-  return c;
-}
-
-Options ParseOptions(int argc, char** argv) {
-  Options o;
+// Parses and checks every flag (nothing expensive happens before it returns). False: --help was printed.
+bool ParseOptions(int argc, char** argv, Options* out) {
+  Options& o = *out;
   QuenchedOptions& g = o.ensemble.generator;
   g.extents = {6, 6, 6, 12};
   g.beta = 5.7;
@@ -145,94 +87,88 @@ Options ParseOptions(int argc, char** argv) {
   g.configurations = 3;
   g.overrelaxation_steps = 4;
   g.progress_every = 20;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage;
-      std::exit(0);
-    }
-    const std::size_t eq = arg.find('=');
-    if (arg.rfind("--", 0) != 0 || eq == std::string::npos) BadOption("expected --key=value, got '" + arg + "'");
-    const std::string key = arg.substr(2, eq - 2), value = arg.substr(eq + 1);
-    if (key == "out") {
-      if (value.empty()) BadOption("--out needs a directory");
-      o.out = value;
-    } else if (key == "lattice") {
-      g.extents = ParseLattice(value);
-    } else if (key == "beta") {
-      g.beta = ParseDouble(key, value);
-    } else if (key == "seed") {
-      const int seed = ParseInt(key, value);
-      if (seed < 0) BadOption("--seed must be >= 0");
-      g.seed = static_cast<std::uint64_t>(seed);
-    } else if (key == "start") {
-      if (value != "cold" && value != "hot") BadOption("--start must be cold or hot, got '" + value + "'");
-      g.hot_start = value == "hot";
-    } else if (key == "therm") {
-      g.thermalisation_sweeps = ParseInt(key, value);
-    } else if (key == "sep") {
-      g.separation_sweeps = ParseInt(key, value);
-    } else if (key == "or") {
-      g.overrelaxation_steps = ParseInt(key, value);
-    } else if (key == "configs") {
-      g.configurations = ParseInt(key, value);
-    } else if (key == "sources") {
-      o.sources = ParseInt(key, value);
-      if (o.sources < 1) BadOption("--sources must be >= 1");
-    } else if (key == "mass_fractions") {
-      o.mass_fractions = ParseList(key, value);
-    } else if (key == "masses") {
-      o.explicit_masses = ParseList(key, value);
-      for (double m : o.explicit_masses) {
-        if (!(4 + m > 0)) BadOption("--masses: m = " + value + " needs 4 + m > 0");
-      }
-    } else if (key == "critical_mass") {
-      o.critical_mass = ParseDouble(key, value);
-      o.given_critical_set = true;
-    } else if (key == "strange_mass") {
-      o.strange_mass = ParseDouble(key, value);
-      o.given_strange_set = true;
-    } else if (key == "strange_pion_mass") {
-      o.strange_pion_mass = ParseDouble(key, value);
-      if (!(o.strange_pion_mass > 0)) BadOption("--strange_pion_mass must be > 0");
-    } else if (key == "pion_targets") {
-      o.pion_targets = ParseList(key, value);
-      if (o.pion_targets.size() < 2) BadOption("--pion_targets needs at least two values (a line through them)");
-      for (double t : o.pion_targets) {
-        if (!(t > 0)) BadOption("--pion_targets must be > 0");
-      }
-    } else if (key == "spectroscopy_tolerance") {
-      o.spectroscopy_tolerance = ParseDouble(key, value);
-      if (!(o.spectroscopy_tolerance > 0 && o.spectroscopy_tolerance < 1)) BadOption("--spectroscopy_tolerance in (0, 1)");
-    } else if (key == "variants") {
-      o.variants.clear();
-      if (value == "paper") {
-        o.variants = PaperVariants();
-      } else {
-        for (const std::string& v : Split(value, ',')) o.variants.push_back(ParseVariant(v));
-      }
-      if (o.variants.empty()) BadOption("--variants needs at least one variant");
-    } else if (key == "tolerance") {
-      o.tolerance = ParseDouble(key, value);
-      if (!(o.tolerance > 0 && o.tolerance < 1)) BadOption("--tolerance must lie in (0, 1)");
-    } else if (key == "max_iterations") {
-      o.max_iterations = ParseInt(key, value);
-      if (o.max_iterations < 1) BadOption("--max_iterations must be >= 1");
-    } else if (key == "threads") {
-      o.threads = ParseInt(key, value);
-      if (o.threads < 1) BadOption("--threads must be >= 1");
+  std::string start = "cold", solvers_text;
+  command_line::FlagSet flags("solver_tables_cc", kSummary);
+  flags.String("out", &o.out, "DIR", "output directory (created; required); the ensemble is cached in DIR/ensemble");
+  flags.Section("Ensemble");
+  flags.Extents("lattice", &g.extents, "lattice");
+  flags.Double("beta", &g.beta, "gauge coupling", command_line::Range::AtLeast(0));
+  flags.Unsigned64("seed", &g.seed, "generator seed");
+  flags.Choice<std::string>("start", &start, {{"cold", "cold"}, {"hot", "hot"}}, "generator start");
+  flags.Int("therm", &g.thermalisation_sweeps, 0, 100000000, "thermalisation sweeps");
+  flags.Int("sep", &g.separation_sweeps, 1, 100000000, "sweeps between configurations");
+  flags.Int("or", &g.overrelaxation_steps, 0, 100, "overrelaxation sweeps per heatbath sweep");
+  flags.Int("configs", &g.configurations, 1, 100000, "configurations");
+  flags.Int("sources", &o.sources, 1, 100000, "Gaussian sources per configuration");
+  flags.Section("Masses");
+  flags.DoubleList("mass-fractions", &o.mass_fractions,
+                   "table masses m = m_c + F (m_s - m_c); the default is the paper's span m_s .. m_c, evenly spaced; "
+                   "F < 0 lies below m_c");
+  flags.DoubleList("masses", &o.explicit_masses, "explicit table masses: skips the critical-mass determination",
+                   command_line::Range{-4, std::numeric_limits<double>::infinity(), true, false});
+  flags.Double("critical-mass", &o.critical_mass, "take m_c as given (with --strange-mass): skips the spectroscopy",
+               command_line::Range{-4, std::numeric_limits<double>::infinity(), true, false});
+  flags.Double("strange-mass", &o.strange_mass, "the strange bare mass m_s (with --critical-mass)",
+               command_line::Range{-4, std::numeric_limits<double>::infinity(), true, false});
+  flags.Double("strange-pion-mass", &o.strange_pion_mass,
+               "a m_{s sbar} in lattice units (0: from the Necco-Sommer scale, r0 = 0.5 fm)",
+               command_line::Range::AtLeast(0));
+  flags.DoubleList("pion-targets", &o.pion_targets,
+                   "a m_pi of the spectroscopy masses, at least two (default: max(4/L, 0.5) x 1.5, 1.25, 1)",
+                   command_line::Range::Positive());
+  flags.Double("spectroscopy-tolerance", &o.spectroscopy_tolerance, "solver tolerance of the correlator solves",
+               command_line::Range::Open(0, 1));
+  flags.Section("Solvers");
+  flags.Custom("solvers", "SPEC,...", "the paper's columns without single eps_in = 1e-4, 1e-6",
+               "solver specs (solvers/solver_spec.h: <solver>[:<precision>[/<links>][/gf]][:<parameter>], e.g. "
+               "bicgstab-reliable:half/12:0.1), or \"paper\" for all the paper's columns (experiments/paper_solvers.h)",
+               [&](const std::string& v) { solvers_text = v; });
+  flags.Double("tolerance", &o.tolerance, "eps of the tables", command_line::Range::Open(0, 1));
+  flags.Int("max-iterations", &o.max_iterations, 1, 100000000, "iteration budget per solve, paper counting");
+  flags.Int("threads", &o.threads, 0, 1024, "concurrent solves on the CPU backend (0: hardware threads)");
+  flags.Choice<BackendKind>("backend", &o.backend,
+                            {{"auto", BackendKind::kAuto}, {"cpu", BackendKind::kCpu}, {"gpu", BackendKind::kGpu}},
+                            "where the solves run: auto = the GPU when one is usable, else the CPU oracle");
+  flags.Choice<VerifyOn>("verify", &o.verify,
+                         {{"auto", VerifyOn::kAuto}, {"host", VerifyOn::kHost}, {"device", VerifyOn::kDevice}},
+                         "where true residuals are recomputed in double (auto: device on the GPU, host on the CPU)");
+  if (!flags.Parse(argc, argv, std::cout)) return false;
+  if (o.out.empty()) throw std::invalid_argument("--out=DIR is required");
+  g.hot_start = start == "hot";
+  if (!solvers_text.empty()) {
+    o.solvers.clear();
+    if (solvers_text == "paper") {
+      o.solvers = PaperSolvers();
     } else {
-      BadOption("unknown option --" + key);
+      for (const std::string& text : command_line::SplitList("solvers", solvers_text)) {
+        try {
+          o.solvers.push_back(SolverSpec::Parse(text));
+        } catch (const std::invalid_argument& e) {
+          throw std::invalid_argument(std::string("--solvers: ") + e.what());
+        }
+      }
     }
   }
-  if (o.out.empty()) BadOption("--out=DIR is required");
-  if (o.given_critical_set != o.given_strange_set) BadOption("--critical_mass and --strange_mass go together");
-  o.given_critical = o.given_critical_set;
-  if (o.given_critical && !(o.strange_mass > o.critical_mass)) BadOption("--strange_mass must exceed --critical_mass");
-  if (o.given_critical && !o.explicit_masses.empty()) BadOption("give either --masses or --critical_mass, not both");
+  for (SolverSpec& spec : o.solvers) {
+    spec.tolerance = o.tolerance;
+    spec.max_iterations = o.max_iterations;
+  }
+  if (flags.Given("critical-mass") != flags.Given("strange-mass")) {
+    throw std::invalid_argument("--critical-mass and --strange-mass go together");
+  }
+  o.given_critical = flags.Given("critical-mass");
+  if (o.given_critical && !(o.strange_mass > o.critical_mass)) {
+    throw std::invalid_argument("--strange-mass must exceed --critical-mass");
+  }
+  if (o.given_critical && flags.Given("masses")) {
+    throw std::invalid_argument("give either --masses or --critical-mass, not both");
+  }
+  if (flags.Given("pion-targets") && o.pion_targets.size() < 2) {
+    throw std::invalid_argument("--pion-targets needs at least two values (a line through them)");
+  }
   if (o.threads == 0) o.threads = std::max(1u, std::thread::hardware_concurrency());
   ValidateQuenchedOptions(g);
-  return o;
+  return true;
 }
 
 std::string LoadAverage() {
@@ -266,6 +202,39 @@ void RunParallel(int n, int threads, Task&& task) {
   for (int t = 0; t < std::min(threads, n); ++t) pool.emplace_back(worker);
   for (std::thread& t : pool) t.join();
   if (failure) std::rethrow_exception(failure);
+}
+
+// The solvers of a run: CPU tasks each make their own DiracSolver (not thread-safe; its operators are built
+// per solve anyway), the GPU keeps one per configuration (its links stay uploaded) and runs one task at a
+// time, so its tasks are best ordered by configuration.
+class SolverPool {
+ public:
+  SolverPool(const BackendChoice& backend, const Ensemble& ensemble) : backend_(backend), ensemble_(ensemble) {}
+  bool gpu() const { return backend_.kind == BackendKind::kGpu; }
+  int Threads(int requested) const { return gpu() ? 1 : requested; }
+  SolveOutcome Solve(int config, const FermionAction& action, const SolverSpec& spec, const SpinorField<double>& b,
+                     SpinorField<double>& x) {
+    const GaugeField<double>& u = ensemble_.members[config].u;
+    if (!gpu()) return MakeDiracSolver(backend_, u)->Solve(action, spec, b, x);
+    if (config != current_config_) {
+      current_.reset();  // free the previous configuration's device links first
+      current_ = MakeDiracSolver(backend_, u);
+      current_config_ = config;
+    }
+    return current_->Solve(action, spec, b, x);
+  }
+
+ private:
+  BackendChoice backend_;
+  const Ensemble& ensemble_;
+  std::unique_ptr<DiracSolver> current_;
+  int current_config_ = -1;
+};
+
+FermionAction WilsonAt(double mass) {
+  FermionAction a;
+  a.mass = mass;
+  return a;
 }
 
 // CSV cell: quoted if it holds a comma, quote or newline.
@@ -308,39 +277,36 @@ struct CriticalMassResult {
   double seconds = 0;
 };
 
-SpectroscopyPoint MeasureCorrelators(const Ensemble& ensemble, double mass, const Options& o) {
+// The correlator solves: reliable-update BiCGstab with a single inner operator (the GPU in 12-real links).
+SolverSpec SpectroscopySpec(const Options& o, const SolverPool& pool) {
+  SolverSpec spec = SolverSpec::Parse(pool.gpu() ? "bicgstab-reliable:single/12:0.1" : "bicgstab-reliable:single:0.1");
+  spec.tolerance = o.spectroscopy_tolerance;
+  spec.max_iterations = o.max_iterations;
+  return spec;
+}
+
+SpectroscopyPoint MeasureCorrelators(const Ensemble& ensemble, double mass, const Options& o, SolverPool& pool) {
   const auto start = std::chrono::steady_clock::now();
   const int n = static_cast<int>(ensemble.members.size());
   SpectroscopyPoint point;
   point.correlators.mass = mass;
   point.correlators.per_config.resize(n);
   std::vector<int> iterations(n, 0);
-  RunParallel(n, o.threads, [&](int k) {
+  const SolverSpec spec = SpectroscopySpec(o, pool);
+  const FermionAction action = WilsonAt(mass);
+  RunParallel(n, pool.Threads(o.threads), [&](int k) {
     const GaugeField<double>& u = ensemble.members[k].u;
-    WilsonParams w;
-    w.mass = mass;
     const int lt = u.lattice().extent(3);
     const int t0 = (k * lt) / std::max(n, 1) % lt;  // spread the source slices over the configurations
     const SpinorField<double> eta = TimeSliceNoise(u.lattice(), t0, NoiseSeed(k));
     SpinorField<double> phi(u.lattice());
-    const solvers::CpuWilson<double> m(u, w);
-    const solvers::CpuWilsonSchur<double> schur(u, w);
-    const solvers::CpuWilsonSchur<float> low(u, w);
-    solvers::SolverParams p;
-    p.tolerance = o.spectroscopy_tolerance;
-    p.max_iterations = o.max_iterations;
-    p.record_history = false;
-    const solvers::SolveResult r =
-        solvers::SolveEvenOdd(schur, m, phi, eta, p, [&](SpinorField<double>& xp, const SpinorField<double>& bp,
-                                                         const solvers::SolverParams& q) {
-          return solvers::ReliableBiCGstab(schur, low, xp, bp, q);
-        });
-    if (!r.converged()) {
+    const SolveOutcome r = pool.Solve(k, action, spec, eta, phi);
+    if (!r.result.converged()) {
       throw std::runtime_error("correlator solve at m = " + Num(mass) + " on configuration " + std::to_string(k) +
-                               " did not converge: " + r.Summary());
+                               " did not converge: " + r.result.Summary());
     }
-    point.correlators.per_config[k] = ContractOneEnd(phi, t0, w.basis);
-    iterations[k] = r.iterations;
+    point.correlators.per_config[k] = ContractOneEnd(phi, t0, action.basis);
+    iterations[k] = r.result.iterations;
   });
   for (int it : iterations) point.total_iterations += it;
   point.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -359,7 +325,7 @@ PlateauEstimate AveragePlateau(const MassCorrelators& c, int t_first, int t_last
   return EstimatePlateau(mean, t_first, t_last);
 }
 
-CriticalMassResult FindCriticalMass(const Ensemble& ensemble, const Options& o) {
+CriticalMassResult FindCriticalMass(const Ensemble& ensemble, const Options& o, SolverPool& pool) {
   const auto start = std::chrono::steady_clock::now();
   CriticalMassResult res;
   const Lattice& lattice = ensemble.members[0].u.lattice();
@@ -389,7 +355,7 @@ CriticalMassResult FindCriticalMass(const Ensemble& ensemble, const Options& o) 
               << std::flush;
   };
   auto measure = [&](double mass) {
-    SpectroscopyPoint p = MeasureCorrelators(ensemble, mass, o);
+    SpectroscopyPoint p = MeasureCorrelators(ensemble, mass, o, pool);
     p.plateau = AveragePlateau(p.correlators, res.t_first, res.t_last);
     if (!std::isfinite(p.plateau.pion_mass)) {
       throw std::runtime_error("critical mass: the pion effective mass at m = " + Num(mass) +
@@ -483,11 +449,11 @@ struct Task {
 };
 
 struct SolveRow {
-  VariantOutcome outcome;
+  SolveOutcome outcome;
   bool done = false;
 };
 
-int Run(const Options& o) {
+int Run(const Options& o, const BackendChoice& backend) {
   const auto start = std::chrono::steady_clock::now();
   std::filesystem::create_directories(o.out);
   const std::string machine = DescribeMachine();
@@ -498,11 +464,14 @@ int Run(const Options& o) {
          << "sources_per_configuration = " << o.sources << "\n"
          << "tolerance = " << o.tolerance << "\n"
          << "max_iterations = " << o.max_iterations << "\n"
-         << "threads = " << o.threads << "\n"
-         << "variants =";
-  for (const SolverVariant& v : o.variants) params << " [" << v.Label() << "]";
+         << "threads = " << (backend.kind == BackendKind::kGpu ? 1 : o.threads) << "\n"
+         << "backend = " << ToString(backend.kind) << " (" << backend.reason << ")\n"
+         << "device = " << backend.device << "\n"
+         << "verify = " << ToString(backend.verify) << "\n"
+         << "solvers =";
+  for (const SolverSpec& v : o.solvers) params << " " << v.Name();
   params << "\n";
-  std::cout << "solver_tables: the paper's Tables 3-5 on quenched configurations (CPU backend, even-odd M_ee)\n"
+  std::cout << "solver_tables: the paper's Tables 3-5 on quenched configurations (even-odd M_ee)\n"
             << "machine: " << machine << ", load average " << LoadAverage() << "\n"
             << "compiler: " << __VERSION__ << "\n"
             << params.str() << std::flush;
@@ -511,6 +480,7 @@ int Run(const Options& o) {
   std::cout << "ensemble: mean plaquette " << std::setprecision(8) << ensemble.MeanPlaquette() << " ("
             << std::setprecision(3) << ensemble.seconds << " s)\n";
 
+  SolverPool pool(backend, ensemble);
   std::mutex log_mutex;
   CriticalMassResult critical;
   std::vector<double> masses, fractions;
@@ -518,7 +488,7 @@ int Run(const Options& o) {
     masses = o.explicit_masses;
     fractions.assign(masses.size(), std::nan(""));
   } else {
-    critical = FindCriticalMass(ensemble, o);
+    critical = FindCriticalMass(ensemble, o, pool);
     if (critical.measured) WriteSpectroscopy((std::filesystem::path(o.out) / "spectroscopy.csv").string(), critical);
     for (double f : o.mass_fractions) {
       masses.push_back(critical.critical_mass + f * (critical.strange_mass - critical.critical_mass));
@@ -535,14 +505,16 @@ int Run(const Options& o) {
     }
   }
 
-  // Tasks, the most expensive first (lightest mass, CG before the others) so that the threads finish together.
+  // Tasks, the most expensive first (lightest mass, CG before the others) so that the CPU threads finish
+  // together; on the GPU (one task at a time) configuration by configuration, so each is uploaded once.
   const int n_configs = static_cast<int>(ensemble.members.size());
   std::vector<int> mass_order(masses.size()), variant_order;
   for (std::size_t i = 0; i < masses.size(); ++i) mass_order[i] = static_cast<int>(i);
   std::sort(mass_order.begin(), mass_order.end(), [&](int a, int b) { return masses[a] < masses[b]; });
   for (int pass = 0; pass < 2; ++pass) {
-    for (int v = 0; v < static_cast<int>(o.variants.size()); ++v) {
-      if ((o.variants[v].method == SolverMethod::kCg) == (pass == 0)) variant_order.push_back(v);
+    for (int v = 0; v < static_cast<int>(o.solvers.size()); ++v) {
+      const bool cg = o.solvers[v].krylov == solvers::KrylovMethod::kCg && !o.solvers[v].mixed();
+      if (cg == (pass == 0)) variant_order.push_back(v);
     }
   }
   std::vector<Task> tasks;
@@ -553,30 +525,30 @@ int Run(const Options& o) {
       }
     }
   }
-  std::cout << "tables: " << tasks.size() << " solves (" << masses.size() << " masses x " << o.variants.size()
-            << " variants x " << n_configs << " configurations x " << o.sources << " sources) on " << o.threads
-            << " threads\n"
+  if (pool.gpu()) {
+    std::stable_sort(tasks.begin(), tasks.end(), [](const Task& a, const Task& b) { return a.config < b.config; });
+  }
+  std::cout << "tables: " << tasks.size() << " solves (" << masses.size() << " masses x " << o.solvers.size()
+            << " solvers x " << n_configs << " configurations x " << o.sources << " sources) on "
+            << (pool.gpu() ? std::string("the GPU") : std::to_string(o.threads) + " threads") << "\n"
             << std::flush;
 
   std::vector<SolveRow> rows(tasks.size());
   std::atomic<int> finished{0};
   const auto solve_start = std::chrono::steady_clock::now();
-  RunParallel(static_cast<int>(tasks.size()), o.threads, [&](int i) {
+  RunParallel(static_cast<int>(tasks.size()), pool.Threads(o.threads), [&](int i) {
     const Task& t = tasks[i];
     const GaugeField<double>& u = ensemble.members[t.config].u;
     SpinorField<double> b(u.lattice());
     FillGaussian(b, SourceSeed(t.config, t.source));
-    solvers::SolverParams p;
-    p.tolerance = o.tolerance;
-    p.max_iterations = o.max_iterations;
-    p.record_history = false;
-    rows[i].outcome = RunVariant(o.variants[t.variant], u, masses[t.mass_index], b, p);
+    SpinorField<double> x(u.lattice());
+    rows[i].outcome = pool.Solve(t.config, WilsonAt(masses[t.mass_index]), o.solvers[t.variant], b, x);
     rows[i].done = true;
     const solvers::SolveResult& r = rows[i].outcome.result;
     std::lock_guard<std::mutex> lock(log_mutex);
     std::cout << "[" << std::setw(4) << ++finished << "/" << tasks.size() << "] m = " << std::setprecision(6)
               << masses[t.mass_index] << " cfg " << t.config << " src " << t.source << "  " << std::left
-              << std::setw(34) << o.variants[t.variant].Label() << std::right << " " << std::setw(11)
+              << std::setw(34) << o.solvers[t.variant].Name() << std::right << " " << std::setw(11)
               << solvers::ToString(r.status) << "  it " << std::setw(5) << r.iterations << "  upd " << std::setw(3)
               << r.high_precision_updates << "  res " << std::scientific << std::setprecision(2)
               << rows[i].outcome.true_residual << std::defaultfloat << "  " << std::setprecision(3) << r.seconds
@@ -589,22 +561,22 @@ int Run(const Options& o) {
     std::ofstream f(std::filesystem::path(o.out) / "solves.csv");
     f << "config,config_sweep,source,source_seed,mass_index,mass,kappa,mass_fraction,m_minus_mc,table,solver,precision,"
          "parameter_name,parameter,iterations,krylov_iterations,updates,restarts,operator_applications,"
-         "low_precision_applications,true_residual,iterated_residual,seconds,gflops,status,reason\n";
+         "low_precision_applications,true_residual,iterated_residual,seconds,gflops,status,reason,spec,backend\n";
     for (std::size_t i = 0; i < tasks.size(); ++i) {
       const Task& t = tasks[i];
-      const SolverVariant& v = o.variants[t.variant];
+      const SolverSpec& v = o.solvers[t.variant];
       const solvers::SolveResult& r = rows[i].outcome.result;
       const double m = masses[t.mass_index];
       f << t.config << "," << ensemble.members[t.config].sweep << "," << t.source << ","
         << SourceSeed(t.config, t.source) << "," << t.mass_index << "," << Num(m) << "," << Num(1 / (2 * (4 + m)))
         << "," << Num(fractions[t.mass_index]) << "," << Num(have_mc ? m - critical.critical_mass : std::nan("")) << ","
-        << v.PaperTable() << "," << ToString(v.method) << "," << ToString(v.precision) << "," << v.ParameterName()
+        << PaperTable(v) << "," << MethodLabel(v) << "," << PrecisionLabel(v) << "," << v.ParameterName()
         << "," << Num(v.parameter) << "," << r.iterations << "," << r.krylov_iterations << ","
         << r.high_precision_updates << "," << r.restarts << "," << r.operator_applications << ","
         << r.low_precision_applications << "," << Num(rows[i].outcome.true_residual) << ","
         << Num(r.iterated_residual) << "," << Num(r.seconds) << ","
         << Num(r.seconds > 0 ? r.flops / r.seconds * 1e-9 : 0) << "," << solvers::ToString(r.status) << ","
-        << Cell(r.reason) << "\n";
+        << Cell(r.reason) << "," << v.Name() << "," << ToString(backend.kind) << "\n";
     }
   }
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -624,7 +596,9 @@ int Run(const Options& o) {
       << "ensemble_seconds," << ensemble.seconds << "\n"
       << "tolerance," << o.tolerance << "\n"
       << "max_iterations," << o.max_iterations << "\n"
-      << "threads," << o.threads << "\n"
+      << "threads," << (backend.kind == BackendKind::kGpu ? 1 : o.threads) << "\n"
+      << "backend," << ToString(backend.kind) << "\n"
+      << "device," << Cell(backend.device) << "\n"
       << "machine," << Cell(machine) << "\n"
       << "hardware_threads," << std::thread::hardware_concurrency() << "\n"
       << "critical_mass_measured," << (critical.measured ? 1 : 0) << "\n";
@@ -688,17 +662,16 @@ int Run(const Options& o) {
 }  // namespace lqcd::experiments
 
 int main(int argc, char** argv) {
-  lqcd::experiments::Options options;
-  try {
-    options = lqcd::experiments::ParseOptions(argc, argv);
-  } catch (const std::exception& e) {
-    std::cerr << "solver_tables: error: " << e.what() << "\n" << lqcd::experiments::kUsage;
-    return 2;
-  }
-  try {
-    return lqcd::experiments::Run(options);
-  } catch (const std::exception& e) {
-    std::cerr << "solver_tables: error: " << e.what() << "\n";
-    return 1;
-  }
+  return lqcd::command_line::RunMain("solver_tables_cc", [&] {
+    lqcd::experiments::Options options;
+    if (!lqcd::experiments::ParseOptions(argc, argv, &options)) return 0;
+    // The backend before any work: --backend=gpu without a device, or a solver the backend cannot run, is an
+    // error here.
+    const lqcd::experiments::BackendChoice backend =
+        lqcd::experiments::ChooseBackend(options.backend, options.verify, /*clover=*/false);
+    for (const lqcd::solvers::SolverSpec& spec : options.solvers) {
+      lqcd::solvers::RequireSupported(spec, lqcd::experiments::CapabilitiesOf(backend.kind), false);
+    }
+    return lqcd::experiments::Run(options, backend);
+  });
 }

@@ -5,8 +5,8 @@ the report turns into tables and a PNG.
 Checks: the CSV is well formed (header, one row per solve, every variant at every mass), every solve
 converged with a true residual (recomputed in double by the program) <= eps = 1e-12, the iteration
 bookkeeping of each method (k + l for reliable updates, restarts for defect correction), a rerun reads the
-cached configuration and reproduces every iteration count, and bad options exit with status 2 and a
-message naming the option."""
+cached configuration and reproduces every iteration count, and bad options exit with status 1 and one
+line naming the option, before any work."""
 import csv
 import os
 import subprocess
@@ -18,12 +18,12 @@ from experiments import solver_tables_report
 HERE = os.path.dirname(os.path.abspath(__file__))
 BINARY = os.path.join(HERE, "solver_tables_cc")
 TINY = ["--lattice=4x4x4x4", "--configs=1", "--sources=1", "--masses=-0.5,-0.7", "--therm=5", "--sep=2",
-        "--threads=2", "--variants=paper"]
+        "--threads=2", "--solvers=paper", "--backend=cpu"]
 EXPECTED_COLUMNS = ["config", "config_sweep", "source", "source_seed", "mass_index", "mass", "kappa", "mass_fraction",
                     "m_minus_mc", "table", "solver", "precision", "parameter_name", "parameter", "iterations",
                     "krylov_iterations", "updates", "restarts", "operator_applications",
                     "low_precision_applications", "true_residual", "iterated_residual", "seconds", "gflops", "status",
-                    "reason"]
+                    "reason", "spec", "backend"]
 
 
 def run(args):
@@ -46,12 +46,14 @@ class TinyRunTest(unittest.TestCase):
 
     def test_csv_is_well_formed(self):
         self.assertEqual(list(self.header), EXPECTED_COLUMNS)
-        # All 14 of the paper's columns (--variants=paper: 2 + 6 + 6) x 2 masses x 1 configuration x 1 source.
+        # All 14 of the paper's columns (--solvers=paper: 2 + 6 + 6) x 2 masses x 1 configuration x 1 source.
         self.assertEqual(len(self.rows), 28)
         seen = {(r["solver"], r["precision"], r["parameter"], r["mass"]) for r in self.rows}
         self.assertEqual(len(seen), 28)
         self.assertEqual({r["mass"] for r in self.rows}, {"-0.5", "-0.7"})
         self.assertEqual({r["table"] for r in self.rows}, {"3", "4", "5"})
+        self.assertEqual({r["backend"] for r in self.rows}, {"cpu"})
+        self.assertIn("bicgstab-reliable:half:0.001", {r["spec"] for r in self.rows})
 
     def test_every_solve_converged_to_eps(self):
         for r in self.rows:
@@ -94,16 +96,42 @@ class TinyRunTest(unittest.TestCase):
         with open(png, "rb") as f:
             self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
 
-    def test_bad_options_exit_2_naming_the_problem(self):
-        for args, message in ((["--lattice=4x4x4x4"], "--out"),
-                              (["--out=x", "--lattice=5x4x4x4"], "even"),
-                              (["--out=x", "--variants=ru:half:1e-6"], "delta"),
-                              (["--out=x", "--variants=dc:double:0.1"], "precision"),
-                              (["--out=x", "--critical_mass=-1"], "--strange_mass"),
-                              (["--out=x", "--frobnicate=1"], "unknown option")):
-            result = run(args)
-            self.assertEqual(result.returncode, 2, args)
-            self.assertIn(message, result.stderr, args)
+    def test_bad_options_exit_1_naming_the_problem_before_any_work(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "never_created")
+            for args, message in ((["--lattice=4x4x4x4"], "--out=DIR is required"),
+                                  (["--lattice=5x4x4x4"], "extent Lx = 5 is odd"),
+                                  (["--solvers=bicgstab-reliable:half:1e-6"], "delta"),
+                                  (["--solvers=bicgstab-dc:double:0.1"], "needs a single or half inner operator"),
+                                  (["--solvers=bicgstab,,cg"], "--solvers: empty item"),
+                                  (["--solvers=bicgstab-reliable:half/12:0.1", "--backend=cpu"],
+                                   "the cpu backend does not store 12 reals per link"),
+                                  (["--verify=device", "--backend=cpu"], "--verify=device needs the GPU backend"),
+                                  (["--critical-mass=-1"], "--critical-mass and --strange-mass go together"),
+                                  (["--critical-mass=-1", "--strange-mass=-1.5"], "--strange-mass must exceed"),
+                                  (["--masses=-0.5", "--critical-mass=-1", "--strange-mass=-0.5"],
+                                   "either --masses or --critical-mass"),
+                                  (["--pion-targets=0.5"], "at least two values"),
+                                  (["--tolerance=0"], "--tolerance = 0 is outside (0, 1)"),
+                                  (["--max-iterations=20x"], "--max-iterations: not an integer"),
+                                  (["--threads=-1"], "--threads = -1 is out of range"),
+                                  (["--masses=nan"], "--masses: not a finite number"),
+                                  (["--frobnicate=1"], "unknown flag --frobnicate")):
+                result = run(args if message.startswith("--out") else args + ["--out=" + out])
+                self.assertEqual(result.returncode, 1, args)
+                lines = result.stderr.strip().splitlines()
+                self.assertEqual(len(lines), 1, (args, result.stderr))
+                self.assertTrue(lines[0].startswith("solver_tables_cc: error:"), result.stderr)
+                self.assertIn(message, result.stderr, args)
+                self.assertFalse(os.path.exists(out), args)
+
+    def test_help_lists_every_flag_with_its_default(self):
+        result = run(["--help"])
+        self.assertEqual(result.returncode, 0)
+        for needle in ("--out=DIR", "--lattice=LXxLYxLZxLT", "(default: 6x6x6x12)", "--solvers=SPEC,...",
+                       "--tolerance=X", "(default: 1e-12)", "--max-iterations=N", "(default: 2000)",
+                       "--backend=auto|cpu|gpu", "--mass-fractions=X,...", "--critical-mass=X"):
+            self.assertIn(needle, result.stdout)
 
 
 if __name__ == "__main__":

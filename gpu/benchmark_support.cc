@@ -2,13 +2,13 @@
 #include "gpu/benchmark_support.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <exception>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
 
 #include "gpu/event_timer.h"
+#include "reference/command_line.h"
 #include "reference/random.h"
 #include "reference/su3_random.h"
 
@@ -28,34 +28,31 @@ double MedianMilliseconds(int repetitions, const std::function<void()>& run) {
   return ms[ms.size() / 2];
 }
 
-Lattice ParseLattice(const std::string& text) {
-  Coordinates e{};
-  char extra = 0;
-  if (std::sscanf(text.c_str(), "%dx%dx%dx%d%c", &e[0], &e[1], &e[2], &e[3], &extra) != 4) {
-    throw std::invalid_argument("lattice '" + text + "' is not of the form LXxLYxLZxLT");
-  }
-  return Lattice(e);
-}
-
-std::vector<int> ParseIntList(const std::string& text) {
+std::vector<int> ParseIntList(const std::string& key, const std::string& text, long lo, long hi) {
   std::vector<int> values;
-  int first = 0, last = 0, step = 0;
-  char extra = 0;
-  if (std::sscanf(text.c_str(), "%d:%d:%d%c", &first, &last, &step, &extra) == 3) {
-    if (step <= 0 || last < first) throw std::invalid_argument("range '" + text + "' needs first <= last and step > 0");
-    for (int v = first; v <= last; v += step) values.push_back(v);
+  if (text.find(':') != std::string::npos) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    while (true) {
+      const std::size_t colon = text.find(':', start);
+      parts.push_back(text.substr(start, colon == std::string::npos ? std::string::npos : colon - start));
+      if (colon == std::string::npos) break;
+      start = colon + 1;
+    }
+    if (parts.size() != 3) {
+      throw std::invalid_argument("--" + key + "=" + text + ": a range is first:last:step (three integers)");
+    }
+    const long first = command_line::ParseLong(key, parts[0], lo, hi);
+    const long last = command_line::ParseLong(key, parts[1], lo, hi);
+    const long step = command_line::ParseLong(key, parts[2], 1, hi);
+    if (last < first) {
+      throw std::invalid_argument("--" + key + "=" + text + ": a range first:last:step needs first <= last");
+    }
+    for (long v = first; v <= last; v += step) values.push_back(static_cast<int>(v));
     return values;
   }
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    const std::string item = text.substr(start, comma - start);
-    int v = 0;
-    if (std::sscanf(item.c_str(), "%d%c", &v, &extra) != 1) {
-      throw std::invalid_argument("'" + text + "' is not a list of integers (a,b,c) or a range (first:last:step)");
-    }
-    values.push_back(v);
-    start = comma + 1;
+  for (const std::string& item : command_line::SplitList(key, text)) {
+    values.push_back(static_cast<int>(command_line::ParseLong(key, item, lo, hi)));
   }
   return values;
 }

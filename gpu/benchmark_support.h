@@ -1,11 +1,13 @@
 // benchmark_support.h (testonly): what the GPU benchmarks and experiments of the ladder, sweep and accuracy
-// family share -- kernel timing, argument parsing, and fast host-side inputs for large lattices.
+// family share -- kernel timing, integer-list parsing, and fast host-side inputs for large lattices.
 //
 // Host-only header (no CUDA types).
 //   MedianMilliseconds(n, run): one warm-up call (which also tunes the block size on first sight), then n
 //       calls, each between two CUDA events on the default stream; returns the median in milliseconds.
-//   ParseLattice("24x24x24x32"), ParseIntList("8,16,24") / ParseIntList("8:128:8") (first:last:step):
-//       std::invalid_argument naming the text otherwise.
+//   ParseIntList(key, "8,16,24", lo, hi) / ParseIntList(key, "8:128:8", lo, hi) (first:last:step): the value of
+//       flag --key, every integer parsed whole (command_line::ParseLong), each value (and first, last) in
+//       [lo, hi], step >= 1; std::invalid_argument naming --key otherwise. (Lattices: command_line.h's
+//       FlagSet::Extents / ParseExtents.)
 //   ParallelFor(n, threads, body): body(0..n-1) on `threads` host threads; the first exception is rethrown.
 //   ParallelRandomGaugeField(lattice, seed, threads): EXACTLY reference/su3_random.h's RandomGaugeField (same
 //       per-link streams RandomStream(seed, 4 site + mu)), generated on several threads.
@@ -29,8 +31,7 @@ namespace lqcd::gpu {
 
 double MedianMilliseconds(int repetitions, const std::function<void()>& run);
 
-Lattice ParseLattice(const std::string& text);
-std::vector<int> ParseIntList(const std::string& text);
+std::vector<int> ParseIntList(const std::string& key, const std::string& text, long lo, long hi);
 
 void ParallelFor(int n, int threads, const std::function<void(int)>& body);
 // Host threads to use by default: the hardware's, at least 1.

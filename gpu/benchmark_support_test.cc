@@ -1,5 +1,5 @@
 // benchmark_support_test: the benchmarks' host-side helpers produce exactly the oracle's random fields (so a
-// parallel generator changes nothing but the time), parse their arguments or reject them clearly, and
+// parallel generator changes nothing but the time), parse integer lists strictly or reject them naming the flag, and
 // ParallelFor visits every index once and passes errors on. No GPU needed.
 #include "gpu/benchmark_support.h"
 
@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "reference/su3_random.h"
@@ -50,16 +51,19 @@ TEST(BenchmarkSupportTest, UnitTemporalLinksKeepsOnlyTheLastSlice) {
   }
 }
 
-TEST(BenchmarkSupportTest, ParsesArgumentsAndRejectsBadOnes) {
-  EXPECT_EQ(ParseLattice("24x24x24x32"), Lattice(24, 24, 24, 32));
-  EXPECT_EQ(ParseIntList("8,16,24"), (std::vector<int>{8, 16, 24}));
-  EXPECT_EQ(ParseIntList("8:40:16"), (std::vector<int>{8, 24, 40}));
-  EXPECT_EQ(ParseIntList("12"), (std::vector<int>{12}));
-  for (const char* bad : {"24x24x24", "24x24x24x32x", "axbxcxd"}) {
-    EXPECT_THROW(ParseLattice(bad), std::invalid_argument) << bad;
-  }
-  for (const char* bad : {"8,,16", "8,x", "", "8:4:1", "8:16:0"}) {
-    EXPECT_THROW(ParseIntList(bad), std::invalid_argument) << bad;
+TEST(BenchmarkSupportTest, ParsesIntListsStrictlyAndRejectsBadOnes) {
+  EXPECT_EQ(ParseIntList("t", "8,16,24", 2, 512), (std::vector<int>{8, 16, 24}));
+  EXPECT_EQ(ParseIntList("t", "8:40:16", 2, 512), (std::vector<int>{8, 24, 40}));
+  EXPECT_EQ(ParseIntList("t", "8:40:40", 2, 512), (std::vector<int>{8}));
+  EXPECT_EQ(ParseIntList("t", "12", 2, 512), (std::vector<int>{12}));
+  for (const char* bad : {"8,,16", "8,x", "", "8abc", "8,16abc", " 8", "nan", "8.5", "8:4:1", "8:16:0", "8:16",
+                          "8:16:4:2", "8:16:4x", "1:16:4", "8:1000:8", "1000", "-8"}) {
+    try {
+      ParseIntList("t", bad, 2, 512);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("--t"), std::string::npos) << e.what();
+    }
   }
 }
 

@@ -15,7 +15,7 @@
 //  9    half            16-bit fixed point + one float norm per site, float arithmetic   bytes halved again
 // (byte counts per output site at Lt = 32, the model of wilson_dslash.h; rungs 1-3: 8 (24 + 18) + 24 reals)
 //
-// Run:   bazel build //gpu:dslash_ladder_benchmark && bazel-bin/gpu/dslash_ladder_benchmark 32x32x32x32
+// Run:   bazel build //gpu:dslash_ladder_benchmark && bazel-bin/gpu/dslash_ladder_benchmark --lattice=32x32x32x32
 //        (on the GPU machine: tools/gpu_bundle.sh here, gpu_bundle/benchmarks/dslash_ladder_benchmark there)
 // Check: bazel test //gpu:dslash_ladder_test   (skips without a GPU; runs through the bundle)
 //

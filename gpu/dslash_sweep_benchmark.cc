@@ -3,7 +3,7 @@
 // temporal extent T at spatial volume L^3, each WITHOUT padding and WITH the paper's padding (one time slice of
 // one parity between sub-arrays, section 4.4), to see whether partition camping still matters.
 //
-//   dslash_sweep_benchmark [--spatial L] [--t LIST] [--repetitions N] [--csv PATH] [--threads N]
+//   dslash_sweep_benchmark [--spatial=L] [--temporal=LIST] [--repetitions=N] [--csv=PATH] [--threads=N]
 //   defaults: L = 24, LIST = 8:128:8 (first:last:step, or a,b,c), N = 20, PATH = dslash_sweep.csv
 //
 // Per row it reports GFLOPS (1320 flops per site per Dslash, + 48 for the xpay; the paper's "effective" flops:
@@ -18,10 +18,10 @@
 // not depend on link values); a Gaussian source on the even sites. The 18 device gauge fields of one (T, padding)
 // are uploaded on several host threads (validation on the host is the slow part). Asserts nothing about speed.
 #include <cstdio>
-#include <cstdlib>
-#include <exception>
 #include <fstream>
+#include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -32,16 +32,17 @@
 #include "gpu/device_spinor_field.h"
 #include "gpu/schur_operator.h"
 #include "gpu/wilson_dslash.h"
+#include "reference/command_line.h"
 
 namespace lqcd::gpu {
 namespace {
 
 struct Options {
   int spatial = 24;
-  std::vector<int> temporal = ParseIntList("8:128:8");
+  std::vector<int> temporal = ParseIntList("temporal", "8:128:8", 2, Lattice::kMaxExtent);
   int repetitions = 20;
   std::string csv = "dslash_sweep.csv";
-  int threads = DefaultThreads();
+  int threads = 0;  // 0: DefaultThreads()
 };
 
 constexpr Precision kPrecisions[] = {Precision::kDouble, Precision::kSingle, Precision::kHalf};
@@ -109,60 +110,58 @@ void SweepOneT(const Options& o, int lt, double copy_gbs, std::ofstream& csv) {
   }
 }
 
-}  // namespace
-}  // namespace lqcd::gpu
-
-int main(int argc, char** argv) {
-  using namespace lqcd;
-  using namespace lqcd::gpu;
+int Main(int argc, char** argv) {
   Options o;
-  try {
-    for (int i = 1; i < argc; ++i) {
-      const std::string arg = argv[i];
-      if (i + 1 >= argc) throw std::invalid_argument("option " + arg + " needs a value");
-      const std::string value = argv[++i];
-      if (arg == "--spatial") {
-        o.spatial = std::stoi(value);
-      } else if (arg == "--t") {
-        o.temporal = ParseIntList(value);
-      } else if (arg == "--repetitions") {
-        o.repetitions = std::stoi(value);
-      } else if (arg == "--csv") {
-        o.csv = value;
-      } else if (arg == "--threads") {
-        o.threads = std::stoi(value);
-      } else {
-        throw std::invalid_argument("unknown option " + arg);
-      }
+  command_line::FlagSet flags(
+      "dslash_sweep_benchmark",
+      "The paper's Figures 2-5 on this GPU: Dslash and M_ee for every precision x reconstruction x temporal\n"
+      "gauge fixing over the temporal extents T at spatial volume L^3, each without and with the paper's padding.\n"
+      "Per row: GFLOPS, the modelled bytes and their rate, and the fraction of the copy-bandwidth roofline\n"
+      "measured in the same run; the median of --repetitions launches after a warm-up. Writes every row to --csv\n"
+      "(experiments/plot_dslash_sweep.py plots it). Needs a GPU: without one it prints why and exits 1.");
+  flags.Int("spatial", &o.spatial, 2, Lattice::kMaxExtent, "spatial extent L of the L^3 x T lattices, even");
+  flags.Custom("temporal", "LIST", "8:128:8",
+               "temporal extents T: first:last:step or a,b,c; each even, in [2, " +
+                   std::to_string(Lattice::kMaxExtent) + "]",
+               [&](const std::string& value) {
+                 o.temporal = ParseIntList("temporal", value, 2, Lattice::kMaxExtent);
+               });
+  flags.Int("repetitions", &o.repetitions, 1, 1000000, "timed launches per variant; the median is reported");
+  flags.String("csv", &o.csv, "FILE", "output CSV, one row per T, padding, operator and variant");
+  flags.Int("threads", &o.threads, 0, 1024, "host threads for the inputs and uploads (0: all hardware threads)");
+  if (!flags.Parse(argc, argv, std::cout)) return 0;
+  for (int lt : o.temporal) {
+    try {
+      Lattice::CheckExtents({o.spatial, o.spatial, o.spatial, lt});
+    } catch (const std::exception& e) {
+      throw std::invalid_argument("--spatial=" + std::to_string(o.spatial) + " with --temporal T = " +
+                                  std::to_string(lt) + ": " + e.what());
     }
-  } catch (const std::exception& e) {
-    std::fprintf(stderr,
-                 "dslash_sweep_benchmark: %s\nusage: %s [--spatial L] [--t first:last:step|a,b,c] [--repetitions N] "
-                 "[--csv PATH] [--threads N]\n",
-                 e.what(), argv[0]);
-    return 2;
   }
+  if (o.threads == 0) o.threads = DefaultThreads();
   if (const std::string why = NoDeviceReason(); !why.empty()) {
     std::printf("dslash_sweep_benchmark: %s\n", why.c_str());
     return 1;
   }
-  try {
-    std::printf("dslash_sweep_benchmark: %s\n", Describe(CurrentDeviceInfo()).c_str());
-    const CopyBandwidth copy = MeasureCopyBandwidth(std::size_t{1} << 30, 10);
-    std::printf("copy kernel %.0f GB/s (read + write, 1 GiB buffers, best of 10): the roofline of this run\n",
-                copy.kernel_gbs);
-    std::printf("spatial %d^3, T = %d..%d (%zu values), median of %d launches, %d host threads, CSV %s\n", o.spatial,
-                o.temporal.front(), o.temporal.back(), o.temporal.size(), o.repetitions, o.threads, o.csv.c_str());
-    std::ofstream csv(o.csv);
-    if (!csv) throw std::runtime_error("cannot write " + o.csv);
-    csv << "T,padded,pad_sites,operator,precision,reconstruct,gauge_fixed,microseconds,gflops,model_bytes_per_site,"
-           "model_gbs,minimum_bytes_per_site,roofline_fraction,copy_gbs\n";
-    for (int lt : o.temporal) SweepOneT(o, lt, copy.kernel_gbs, csv);
-    const CopyBandwidth after = MeasureCopyBandwidth(std::size_t{1} << 30, 10);
-    std::printf("copy kernel at the end: %.0f GB/s (start %.0f)\n", after.kernel_gbs, copy.kernel_gbs);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "dslash_sweep_benchmark: %s\n", e.what());
-    return 1;
-  }
+  std::printf("dslash_sweep_benchmark: %s\n", Describe(CurrentDeviceInfo()).c_str());
+  const CopyBandwidth copy = MeasureCopyBandwidth(std::size_t{1} << 30, 10);
+  std::printf("copy kernel %.0f GB/s (read + write, 1 GiB buffers, best of 10): the roofline of this run\n",
+              copy.kernel_gbs);
+  std::printf("spatial %d^3, T = %d..%d (%zu values), median of %d launches, %d host threads, CSV %s\n", o.spatial,
+              o.temporal.front(), o.temporal.back(), o.temporal.size(), o.repetitions, o.threads, o.csv.c_str());
+  std::ofstream csv(o.csv);
+  if (!csv) throw std::runtime_error("cannot write " + o.csv);
+  csv << "T,padded,pad_sites,operator,precision,reconstruct,gauge_fixed,microseconds,gflops,model_bytes_per_site,"
+         "model_gbs,minimum_bytes_per_site,roofline_fraction,copy_gbs\n";
+  for (int lt : o.temporal) SweepOneT(o, lt, copy.kernel_gbs, csv);
+  const CopyBandwidth after = MeasureCopyBandwidth(std::size_t{1} << 30, 10);
+  std::printf("copy kernel at the end: %.0f GB/s (start %.0f)\n", after.kernel_gbs, copy.kernel_gbs);
   return 0;
+}
+
+}  // namespace
+}  // namespace lqcd::gpu
+
+int main(int argc, char** argv) {
+  return lqcd::command_line::RunMain("dslash_sweep_benchmark", [&] { return lqcd::gpu::Main(argc, argv); });
 }

@@ -1,23 +1,27 @@
 // solver_benchmark: time to solution of the even-odd Wilson system on the GPU, the paper's Figure 7
-// analogue: double BiCGstab on M_ee against reliable-update BiCGstab (Algorithm 2, delta = 0.1) with a
-// half/12 and a single/8 inner operator, all to eps = 1e-12 in the full-lattice true residual (double),
-// on Haar-random SU(3) links for a few kappas; then the bandwidth of the fused vector kernels.
+// analogue: solver specs (solvers/solver_spec.h; default: double BiCGstab, reliable-update BiCGstab at
+// delta = 0.1 with a half/12 and a single/8 inner operator) to eps = 1e-12 in the full-lattice true
+// residual (double), on Haar-random SU(3) links for a few kappas; then the bandwidth of the fused vector
+// kernels.
 //
-//   solver_benchmark [LXxLYxLZxLT] [--kappas K1,K2,...] [--repetitions N] [--seed S]
-//                    (default 24x24x24x32, 0.2,0.22,0.23,0.24, 3, 1)
+//   solver_benchmark [--lattice=24x24x24x32] [--kappas=0.2,0.22,0.23,0.24] [--solvers=SPEC,...]
+//                    [--repetitions=3] [--seed=1] [--tolerance=1e-12] [--max-iterations=20000]
 //
-// Solvers are the unchanged algorithms of solvers/ on GpuBackend (gpu/gpu_backend.h): outer operators
-// double/18 (M and M_ee sharing one gauge field), inner operators half/12 and single/8. Each operator is
-// applied once before timing (the launch tuner times its block sizes then). Every solve is repeated N
-// times (deterministic: the same iterations each time); the median wall-clock time is reported.
-// GFLOPS = the solver's own count (operator flops, 1320 per Dslash site + 48 per xpay site, plus the
-// vector operations of solvers/vector_flops.h, plus the source preparation, reconstruction and final
-// residual) / that time. Speed-up = double time / mixed time. Measures and prints; asserts nothing.
+// Every solve goes through SolveWithSpecOnGpu (gpu/spec_solver.h), the same factory the main job uses;
+// links are uploaded once per layout. A spec with /gf solves the system on the temporal-gauge-fixed copy of
+// the links (the same matrix up to a gauge transformation, so the same iteration counts up to rounding).
+// Each spec is solved once untimed first (the launch tuner times its block sizes then); every solve is
+// repeated N times (deterministic: the same iterations each time) and the median wall-clock time is
+// reported. GFLOPS = the solver's own count (operator flops, 1320 per Dslash site + 48 per xpay site, plus
+// the vector operations of solvers/vector_flops.h, plus the source preparation, reconstruction and final
+// residual) / that time. Speed-up = time of the first spec / time. Measures and prints; asserts nothing.
 #include <algorithm>
 #include <complex>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <iostream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -27,33 +31,18 @@
 #include "gpu/device.h"
 #include "gpu/event_timer.h"
 #include "gpu/gpu_backend.h"
+#include "gpu/spec_solver.h"
+#include "reference/command_line.h"
+#include "reference/gauge_transform.h"
 #include "reference/su3_random.h"
-#include "solvers/even_odd.h"
-#include "solvers/reliable_update.h"
+#include "solvers/solver_spec.h"
 
 namespace lqcd::gpu {
 namespace {
 
 using solvers::Half;
 using solvers::SolveResult;
-using solvers::SolverParams;
-
-Lattice ParseLattice(const std::string& s) {
-  Coordinates e{};
-  if (std::sscanf(s.c_str(), "%dx%dx%dx%d", &e[0], &e[1], &e[2], &e[3]) != 4) {
-    throw std::invalid_argument("lattice '" + s + "' is not of the form LXxLYxLZxLT");
-  }
-  return Lattice(e);
-}
-
-std::vector<double> ParseList(const std::string& s) {
-  std::vector<double> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ',')) out.push_back(std::stod(item));
-  if (out.empty()) throw std::invalid_argument("empty list '" + s + "'");
-  return out;
-}
+using solvers::SolverSpec;
 
 // Runs `solve` (which returns a SolveResult) `repetitions` times; returns the record of the median time.
 template <typename Solve>
@@ -64,69 +53,44 @@ SolveResult Median(int repetitions, Solve&& solve) {
   return runs[runs.size() / 2];
 }
 
-void PrintRow(double kappa, const char* solver, const SolveResult& r, double double_seconds) {
-  std::printf("%6.3f %-16s %-11s %6d %6d %6lld %9.4f %8.1f %8.2f  %.2e\n", kappa, solver, solvers::ToString(r.status),
-              r.iterations, r.high_precision_updates, r.low_precision_applications, r.seconds,
-              r.flops / r.seconds / 1e9, double_seconds / r.seconds, r.true_residual);
+void PrintRow(double kappa, const std::string& spec, const SolveResult& r, double baseline_seconds) {
+  std::printf("%6.3f %-34s %-11s %6d %6d %6lld %9.4f %8.1f %8.2f  %.2e\n", kappa, spec.c_str(),
+              solvers::ToString(r.status), r.iterations, r.high_precision_updates, r.low_precision_applications,
+              r.seconds, r.flops / r.seconds / 1e9, baseline_seconds / r.seconds, r.true_residual);
 }
 
-void SolveTable(const Lattice& lattice, const std::vector<double>& kappas, int repetitions, std::uint64_t seed) {
+void SolveTable(const Lattice& lattice, const std::vector<double>& kappas, const std::vector<SolverSpec>& specs,
+                int repetitions, std::uint64_t seed) {
   const GaugeField<double> links = RandomGaugeField<double>(lattice, seed);
+  std::unique_ptr<TemporalGauge<double>> fixed;  // for /gf specs, made on first use
   SpinorField<double> source(lattice);
   FillGaussian(source, seed + 1);
-  const auto gauge_double = UploadGauge<double>(links, {Reconstruct::k18, false, 0});
-  const auto gauge_half12 = UploadGauge<Half>(links, {Reconstruct::k12, false, 0});
-  const auto gauge_single8 = UploadGauge<float>(links, {Reconstruct::k8, false, 0});
+  GpuGaugeLinks plain(links, false);
+  std::unique_ptr<GpuGaugeLinks> gauge_fixed;
   GpuSpinorField<double> b(lattice, Subset::kFull);
   b.Upload(source);
-
-  SolverParams params;
-  params.tolerance = 1e-12;
-  params.delta = 0.1;
-  params.max_iterations = 20000;
-  params.record_history = false;
-  std::printf("\nlattice %s, Haar-random links (seed %llu), Gaussian source, eps = %.0e, delta = %.1f, median of %d\n",
-              lattice.ToString().c_str(), static_cast<unsigned long long>(seed), params.tolerance, params.delta,
-              repetitions);
-  std::printf("%6s %-16s %-11s %6s %6s %6s %9s %8s %8s  %s\n", "kappa", "solver", "status", "iters", "updts",
+  std::printf("\nlattice %s, Haar-random links (seed %llu), Gaussian source, eps = %.0e, median of %d\n",
+              lattice.ToString().c_str(), static_cast<unsigned long long>(seed), specs.front().tolerance, repetitions);
+  std::printf("%6s %-34s %-11s %6s %6s %6s %9s %8s %8s  %s\n", "kappa", "solver", "status", "iters", "updts",
               "lowapp", "time s", "GFLOPS", "speedup", "true residual");
-
   for (double kappa : kappas) {
     const WilsonParams w = WilsonParams::FromKappa(kappa);
-    const GpuWilson<double> m(gauge_double, w);
-    const GpuWilsonSchur<double> schur(gauge_double, w);
-    const GpuWilsonSchur<Half> schur_half12(gauge_half12, w);
-    const GpuWilsonSchur<float> schur_single8(gauge_single8, w);
-    {  // warm-up: every Dslash variant the solves launch is tuned here, outside the timing
-      GpuSpinorField<double> full = m.NewField(), e = schur.NewField(), e2 = schur.NewField();
-      m.Apply(full, b);
-      schur.PrepareSource(e, b);
-      schur.Apply(e2, e);
-      GpuSpinorField<Half> h = schur_half12.NewField(), h2 = schur_half12.NewField();
-      GpuBackend::Convert(h, e);
-      schur_half12.Apply(h2, h);
-      GpuSpinorField<float> s = schur_single8.NewField(), s2 = schur_single8.NewField();
-      GpuBackend::Convert(s, e);
-      schur_single8.Apply(s2, s);
-      (void)GpuBackend::Norm2(s2);
+    double baseline = 0;
+    for (const SolverSpec& spec : specs) {
+      if (spec.temporal_gauge && !gauge_fixed) {
+        fixed = std::make_unique<TemporalGauge<double>>(TemporalGaugeFix(links));
+        gauge_fixed = std::make_unique<GpuGaugeLinks>(fixed->field, true);
+      }
+      GpuGaugeLinks& on = spec.temporal_gauge ? *gauge_fixed : plain;
+      auto solve = [&] {
+        GpuSpinorField<double> x(lattice, Subset::kFull);
+        return SolveWithSpecOnGpu(spec, on, w, x, b);
+      };
+      solve();  // untimed: tunes every kernel the solve launches
+      const SolveResult r = Median(repetitions, solve);
+      if (baseline == 0) baseline = r.seconds;
+      PrintRow(kappa, spec.Name(), r, baseline);
     }
-    const SolveResult d = Median(repetitions, [&] {
-      GpuSpinorField<double> x = m.NewField();
-      return solvers::EvenOddBiCGstab(schur, m, x, b, params);
-    });
-    auto mixed = [&](const auto& low) {
-      return Median(repetitions, [&] {
-        GpuSpinorField<double> x = m.NewField();
-        return solvers::SolveEvenOdd(schur, m, x, b, params,
-                                     [&](GpuSpinorField<double>& xp, const GpuSpinorField<double>& bp,
-                                         const SolverParams& p) { return solvers::ReliableBiCGstab(schur, low, xp, bp, p); });
-      });
-    };
-    const SolveResult h = mixed(schur_half12);
-    const SolveResult s = mixed(schur_single8);
-    PrintRow(kappa, "double", d, d.seconds);
-    PrintRow(kappa, "reliable half12", h, d.seconds);
-    PrintRow(kappa, "reliable single8", s, d.seconds);
   }
 }
 
@@ -195,38 +159,49 @@ void BlasTable(const Lattice& lattice, double copy_gbs) {
 int main(int argc, char** argv) {
   using namespace lqcd;
   using namespace lqcd::gpu;
-  std::string lattice_text = "24x24x24x32";
-  std::vector<double> kappas = {0.2, 0.22, 0.23, 0.24};
-  int repetitions = 3;
-  std::uint64_t seed = 1;
-  try {
-    for (int i = 1; i < argc; ++i) {
-      const std::string arg = argv[i];
-      if (arg == "--kappas" && i + 1 < argc) {
-        kappas = ParseList(argv[++i]);
-      } else if (arg == "--repetitions" && i + 1 < argc) {
-        repetitions = std::max(1, std::atoi(argv[++i]));
-      } else if (arg == "--seed" && i + 1 < argc) {
-        seed = std::strtoull(argv[++i], nullptr, 10);
-      } else if (!arg.empty() && arg[0] != '-') {
-        lattice_text = arg;
-      } else {
-        throw std::invalid_argument("unknown argument '" + arg + "'");
+  return command_line::RunMain("solver_benchmark", [&] {
+    Coordinates extents{24, 24, 24, 32};
+    std::vector<double> kappas = {0.2, 0.22, 0.23, 0.24};
+    std::string solver_list = "bicgstab,bicgstab-reliable:half/12:0.1,bicgstab-reliable:single/8:0.1";
+    int repetitions = 3, max_iterations = 20000;
+    std::uint64_t seed = 1;
+    double tolerance = 1e-12;
+    command_line::FlagSet flags(
+        "solver_benchmark",
+        "Time to solution of the even-odd Wilson system on the GPU for solver specs over kappa (the paper's\n"
+        "Figure 7 analogue), then the bandwidth of the fused vector kernels. Measures; asserts nothing.");
+    flags.Extents("lattice", &extents, "lattice");
+    flags.DoubleList("kappas", &kappas, "hopping parameters", command_line::Range::Open(0, 0.25));
+    flags.String("solvers", &solver_list, "SPEC,...",
+                 "solver specs (solvers/solver_spec.h); the first is the baseline of the speed-up");
+    flags.Int("repetitions", &repetitions, 1, 1000, "timed solves per spec and kappa (the median is reported)");
+    flags.Unsigned64("seed", &seed, "seed of the random links and source");
+    flags.Double("tolerance", &tolerance, "eps: full-lattice true residual", command_line::Range::Open(0, 1));
+    flags.Int("max-iterations", &max_iterations, 1, 100000000, "iteration budget per solve");
+    if (!flags.Parse(argc, argv, std::cout)) return 0;
+    std::vector<solvers::SolverSpec> specs;
+    for (const std::string& text : command_line::SplitList("solvers", solver_list)) {
+      solvers::SolverSpec spec;
+      try {
+        spec = solvers::SolverSpec::Parse(text);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(std::string("--solvers: ") + e.what());
       }
+      spec.tolerance = tolerance;
+      spec.max_iterations = max_iterations;
+      solvers::RequireSupported(spec, GpuCapabilities(), false);
+      specs.push_back(spec);
     }
+    const Lattice lattice(extents);
     if (const std::string why = NoDeviceReason(); !why.empty()) {
       std::printf("solver_benchmark: %s\n", why.c_str());
       return 1;
     }
-    const Lattice lattice = ParseLattice(lattice_text);
     std::printf("solver_benchmark: %s\n", Describe(CurrentDeviceInfo()).c_str());
     const CopyBandwidth copy = MeasureCopyBandwidth(std::size_t{1} << 30, 10);
     std::printf("copy kernel %.0f GB/s (read + write, 1 GiB buffers, best of 10)\n", copy.kernel_gbs);
-    SolveTable(lattice, kappas, repetitions, seed);
+    SolveTable(lattice, kappas, specs, repetitions, seed);
     BlasTable(lattice, copy.kernel_gbs);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "solver_benchmark: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

@@ -2,7 +2,7 @@
 // on Haar-random links, with GFLOPS (1320 flops per site per Dslash), the modelled bytes and their rate, and
 // the fraction of the bandwidth roofline (minimum bytes at the copy bandwidth measured in the same run).
 //
-//   wilson_dslash_benchmark [LXxLYxLZxLT ...] [--repetitions N] [--precision P] [--reconstruct R]
+//   wilson_dslash_benchmark [--lattice=LXxLYxLZxLT[,...]] [--repetitions=N] [--precision=P] [--links=R]
 //   (default 32x32x32x32, 50 repetitions, every precision and reconstruction; P = double|single|half,
 //   R = 18|12|8 restrict the table, e.g. for a profiler run)
 //
@@ -10,7 +10,8 @@
 // prints the median. Cost model: gpu/wilson_dslash.h. Measures and prints; asserts nothing about speed.
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
+#include <iostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "gpu/schur_operator.h"
 #include "gpu/tune.h"
 #include "gpu/wilson_dslash.h"
+#include "reference/command_line.h"
 #include "reference/gauge_transform.h"
 #include "reference/su3_random.h"
 
@@ -40,14 +42,6 @@ double MedianMilliseconds(int repetitions, F&& run) {
   }
   std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
   return ms[ms.size() / 2];
-}
-
-Lattice ParseLattice(const std::string& s) {
-  Coordinates e{};
-  if (std::sscanf(s.c_str(), "%dx%dx%dx%d", &e[0], &e[1], &e[2], &e[3]) != 4) {
-    throw std::invalid_argument("lattice '" + s + "' is not of the form LXxLYxLZxLT");
-  }
-  return Lattice(e);
 }
 
 struct Selection {
@@ -87,28 +81,42 @@ void Run(const Lattice& lattice, int repetitions, double copy_gbs, const Selecti
   }
 }
 
-}  // namespace
-}  // namespace lqcd::gpu
-
-int main(int argc, char** argv) {
-  using namespace lqcd;
-  using namespace lqcd::gpu;
-  std::vector<std::string> lattices;
+int Main(int argc, char** argv) {
+  std::vector<Coordinates> lattices = {{32, 32, 32, 32}};
   int repetitions = 50;
+  std::string precision = "all", links = "all";
+  command_line::FlagSet flags(
+      "wilson_dslash_benchmark",
+      "Dslash and M_ee on the GPU for every precision x reconstruction (reals per link) x temporal gauge fixing,\n"
+      "on Haar-random links: the median of --repetitions launches (CUDA events) after a warm-up that tunes the\n"
+      "block size, with GFLOPS (1320 flops per site per Dslash), the modelled bytes and their rate, and the\n"
+      "fraction of the copy-bandwidth roofline measured in the same run (cost model: gpu/wilson_dslash.h).\n"
+      "--precision and --links restrict the table, e.g. for a profiler run. Needs a GPU: without one it prints\n"
+      "why and exits 1.");
+  flags.Custom("lattice", "LXxLYxLZxLT[,...]", "32x32x32x32", "lattices to time, in this order; each extent even",
+               [&](const std::string& value) {
+                 std::vector<Coordinates> out;
+                 for (const std::string& item : command_line::SplitList("lattice", value)) {
+                   const Coordinates extents = command_line::ParseExtents("lattice", item);
+                   try {
+                     Lattice::CheckExtents(extents);
+                   } catch (const std::exception& e) {
+                     throw std::invalid_argument("--lattice=" + item + ": " + e.what());
+                   }
+                   out.push_back(extents);
+                 }
+                 lattices = out;
+               });
+  flags.Int("repetitions", &repetitions, 1, 1000000, "timed launches per variant; the median is reported");
+  flags.Choice<std::string>("precision", &precision,
+                            {{"all", "all"}, {"double", "double"}, {"single", "single"}, {"half", "half"}},
+                            "storage precision of the links and spinors (all: every one)");
+  flags.Choice<std::string>("links", &links, {{"all", "all"}, {"18", "18"}, {"12", "12"}, {"8", "8"}},
+                            "reals stored per link: 18 (full), 12 or 8 (reconstructed); all: every one");
+  if (!flags.Parse(argc, argv, std::cout)) return 0;
   Selection selection;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--repetitions" && i + 1 < argc) {
-      repetitions = std::atoi(argv[++i]);
-    } else if (arg == "--precision" && i + 1 < argc) {
-      selection.precisions = {ParsePrecision(argv[++i])};
-    } else if (arg == "--reconstruct" && i + 1 < argc) {
-      selection.reconstructs = {ParseReconstruct(argv[++i])};
-    } else {
-      lattices.push_back(arg);
-    }
-  }
-  if (lattices.empty()) lattices = {"32x32x32x32"};
+  if (precision != "all") selection.precisions = {ParsePrecision(precision)};
+  if (links != "all") selection.reconstructs = {ParseReconstruct(links)};
   if (const std::string why = NoDeviceReason(); !why.empty()) {
     std::printf("wilson_dslash_benchmark: %s\n", why.c_str());
     return 1;
@@ -121,6 +129,13 @@ int main(int argc, char** argv) {
   std::printf(", reconstructions:");
   for (Reconstruct r : selection.reconstructs) std::printf(" %s", ToString(r));
   std::printf("\n");
-  for (const std::string& l : lattices) Run(ParseLattice(l), repetitions, copy.kernel_gbs, selection);
+  for (const Coordinates& extents : lattices) Run(Lattice(extents), repetitions, copy.kernel_gbs, selection);
   return 0;
+}
+
+}  // namespace
+}  // namespace lqcd::gpu
+
+int main(int argc, char** argv) {
+  return lqcd::command_line::RunMain("wilson_dslash_benchmark", [&] { return lqcd::gpu::Main(argc, argv); });
 }

@@ -30,76 +30,47 @@
 namespace lqcd {
 namespace {
 
-constexpr char kUsage[] = R"(usage: generate_quenched [options]
-  --lattice=LXxLYxLZxLT      lattice extents, each even (default 8x8x8x16)
-  --beta=B                   Wilson gauge coupling beta = 6/g^2 (default 6.0)
-  --seed=N                   64-bit seed of the Philox streams (default 1)
-  --start=cold|hot           unit links or Haar-random links (default cold)
-  --therm=N                  thermalisation sweeps (default 200)
-  --sep=N                    sweeps between saved configurations (default 10)
-  --configs=N                number of configurations to save (default 10)
-  --or=N                     overrelaxation sweeps per heatbath sweep (default 4)
-  --reunitarize-every=N      reunitarise the links every N sweeps (default 1)
-  --progress-every=N         print a line every N sweeps, 0 = never (default 1)
-  --threads=N                OpenMP threads (default: OMP_NUM_THREADS or all cores)
-  --load=PATH                start from this configuration (NERSC, ILDG/SciDAC or MILC, detected from
-                             its bytes) instead of a cold or hot start
-  --first-sweep=N            number of the first sweep (default 0); to continue a run that ended after
-                             sweep n-1 bit-identically, --load its last (double precision) file and give n
-  --output=DIR               output directory, created if needed (default: write nothing)
-  --precision=double|single  NERSC storage precision (default double)
-One sweep = one heatbath sweep + the overrelaxation sweeps; the plaquette is measured after each.
-)";
-
 int Main(int argc, char** argv) {
   QuenchedOptions options;
   std::string output, load;
   FloatPrecision precision = FloatPrecision::kDouble;
-  command_line::FlagReader flags(argc, argv, {"help"});
-  for (command_line::Flag flag; flags.Next(&flag);) {
-    const std::string& key = flag.key;
-    const std::string& value = flag.value;
-    if (key == "help") {
-      std::cout << kUsage;
-      return 0;
-    }
-    if (key == "lattice") {
-      options.extents = command_line::ParseExtents(key, value);
-    } else if (key == "beta") {
-      options.beta = command_line::ParseFiniteDouble(key, value);
-    } else if (key == "seed") {
-      options.seed = static_cast<std::uint64_t>(
-          command_line::ParseLong(key, value, 0, std::numeric_limits<long>::max()));
-    } else if (key == "start") {
-      if (value != "cold" && value != "hot") throw std::invalid_argument("--start must be cold or hot, got " + value);
-      options.hot_start = value == "hot";
-    } else if (key == "therm") {
-      options.thermalisation_sweeps = static_cast<int>(command_line::ParseLong(key, value, -1000000000L, 1000000000L));
-    } else if (key == "sep") {
-      options.separation_sweeps = static_cast<int>(command_line::ParseLong(key, value, -1000000000L, 1000000000L));
-    } else if (key == "configs") {
-      options.configurations = static_cast<int>(command_line::ParseLong(key, value, -1000000000L, 1000000000L));
-    } else if (key == "or") {
-      options.overrelaxation_steps = static_cast<int>(command_line::ParseLong(key, value, -1000000000L, 1000000000L));
-    } else if (key == "reunitarize-every") {
-      options.reunitarize_every = static_cast<int>(command_line::ParseLong(key, value, -1000000000L, 1000000000L));
-    } else if (key == "progress-every") {
-      options.progress_every = static_cast<int>(command_line::ParseLong(key, value, -1000000000L, 1000000000L));
-    } else if (key == "threads") {
-      omp_set_num_threads(static_cast<int>(command_line::ParseLong(key, value, 1, 1024)));
-    } else if (key == "output") {
-      output = value;
-    } else if (key == "load") {
-      load = value;
-    } else if (key == "first-sweep") {
-      options.first_sweep = command_line::ParseLong(key, value, 0, std::numeric_limits<long>::max());
-    } else if (key == "precision") {
-      if (value != "double" && value != "single") throw std::invalid_argument("--precision must be double or single");
-      precision = value == "double" ? FloatPrecision::kDouble : FloatPrecision::kSingle;
-    } else {
-      throw std::invalid_argument("unknown option --" + key + " (see --help)");
-    }
-  }
+  int threads = 0;
+  std::string start_kind = "cold";
+  command_line::FlagSet flags(
+      "generate_quenched",
+      "Quenched SU(3) configurations with the Wilson plaquette action (Cabibbo-Marinari heatbath +\n"
+      "overrelaxation). One sweep = one heatbath sweep + the overrelaxation sweeps; the plaquette is\n"
+      "measured after each. Writes plaquette.csv, run_info.txt and config_<n>.nersc to --output.");
+  flags.Section("Ensemble");
+  flags.Extents("lattice", &options.extents, "lattice extents, each even");
+  flags.Double("beta", &options.beta, "Wilson gauge coupling beta = 6/g^2", command_line::Range::AtLeast(0));
+  flags.Unsigned64("seed", &options.seed, "64-bit seed of the Philox streams");
+  flags.Choice<std::string>("start", &start_kind, {{"cold", "cold"}, {"hot", "hot"}},
+                            "unit links or Haar-random links");
+  flags.Int("therm", &options.thermalisation_sweeps, 0, 100000000, "thermalisation sweeps");
+  flags.Int("sep", &options.separation_sweeps, 1, 100000000, "sweeps between saved configurations");
+  flags.Int("configs", &options.configurations, 0, 100000000, "number of configurations to save");
+  flags.Int("or", &options.overrelaxation_steps, 0, 100, "overrelaxation sweeps per heatbath sweep");
+  flags.Int("reunitarize-every", &options.reunitarize_every, 1, 100000000, "reunitarise the links every N sweeps");
+  flags.Int("progress-every", &options.progress_every, 0, 100000000, "print a line every N sweeps, 0 = never");
+  flags.Int("threads", &threads, 0, 1024, "OpenMP threads (0: OMP_NUM_THREADS or all cores)");
+  flags.String("load", &load, "PATH",
+               "start from this configuration (NERSC, ILDG/SciDAC or MILC, detected from its bytes) instead of a "
+               "cold or hot start");
+  flags.Custom("first-sweep", "N", "0",
+               "number of the first sweep; to continue a run that ended after sweep n-1 bit-identically, --load its "
+               "last (double precision) file and give n",
+               [&](const std::string& v) {
+                 options.first_sweep = command_line::ParseLong("first-sweep", v, 0, std::numeric_limits<long>::max());
+               });
+  flags.Section("Output");
+  flags.String("output", &output, "DIR", "output directory, created if needed (none: write nothing)");
+  flags.Choice<FloatPrecision>("precision", &precision,
+                               {{"double", FloatPrecision::kDouble}, {"single", FloatPrecision::kSingle}},
+                               "NERSC storage precision");
+  if (!flags.Parse(argc, argv, std::cout)) return 0;
+  options.hot_start = start_kind == "hot";
+  if (threads > 0) omp_set_num_threads(threads);
   ValidateQuenchedOptions(options);
 
   std::ostringstream machine;
@@ -166,10 +137,5 @@ int Main(int argc, char** argv) {
 }  // namespace lqcd
 
 int main(int argc, char** argv) {
-  try {
-    return lqcd::Main(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "generate_quenched: error: %s\n", e.what());
-    return 1;
-  }
+  return lqcd::command_line::RunMain("generate_quenched", [&] { return lqcd::Main(argc, argv); });
 }

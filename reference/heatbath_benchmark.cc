@@ -3,17 +3,18 @@
 // time, which stays meaningful when other jobs share the machine (the wall time then includes the time the
 // thread waited for a core). Prints; asserts nothing.
 //
-// Usage: heatbath_benchmark [L T [beta [sweeps]]]   (defaults 8 16 6.0 10; lattice L^3 x T)
+// Usage: heatbath_benchmark [--lattice=LXxLYxLZxLT] [--beta=X] [--sweeps=N]   (defaults 8x8x8x16, 6.0, 10)
 #include <omp.h>
 
 #include <time.h>
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
+#include <iostream>
 #include <string>
 #include <thread>
 
+#include "reference/command_line.h"
 #include "reference/heatbath.h"
 #include "reference/machine_info.h"
 #include "reference/plaquette.h"
@@ -31,8 +32,8 @@ double CpuSeconds() {
   return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
-void Run(int extent, int time_extent, double beta, int sweeps) {
-  const Lattice lat(extent, extent, extent, time_extent);
+void Run(const Coordinates& extents, double beta, int sweeps) {
+  const Lattice lat(extents);
   const double links = static_cast<double>(kDims) * lat.volume();
   std::printf("heatbath_benchmark: lattice %s, beta %.4f, %d sweeps per measurement\nmachine: %s\n",
               lat.ToString().c_str(), beta, sweeps, DescribeMachine().c_str());
@@ -72,23 +73,27 @@ void Run(int extent, int time_extent, double beta, int sweeps) {
   omp_set_num_threads(max_threads);
 }
 
+int Main(int argc, char** argv) {
+  Coordinates extents{8, 8, 8, 16};
+  double beta = 6.0;
+  int sweeps = 10;
+  command_line::FlagSet flags(
+      "heatbath_benchmark",
+      "Times the Cabibbo-Marinari heatbath and the overrelaxation sweeps (reference/heatbath.h) per link update\n"
+      "on this CPU, for 1 thread and for all OpenMP threads (OMP_NUM_THREADS), after 5 sweeps away from a hot\n"
+      "start. Prints wall time per sweep, per link and per site, GFlop/s of the nominal work, the process CPU\n"
+      "time per site, and the reunitarisation and plaquette times. Asserts nothing.");
+  flags.Extents("lattice", &extents, "lattice extents, each even");
+  flags.Double("beta", &beta, "Wilson gauge coupling beta = 6/g^2", command_line::Range::AtLeast(0));
+  flags.Int("sweeps", &sweeps, 1, 100000, "sweeps per measurement");
+  if (!flags.Parse(argc, argv, std::cout)) return 0;
+  Run(extents, beta, sweeps);
+  return 0;
+}
+
 }  // namespace
 }  // namespace lqcd
 
 int main(int argc, char** argv) {
-  const int extent = argc > 1 ? std::atoi(argv[1]) : 8;
-  const int time_extent = argc > 2 ? std::atoi(argv[2]) : 16;
-  const double beta = argc > 3 ? std::atof(argv[3]) : 6.0;
-  const int sweeps = argc > 4 ? std::atoi(argv[4]) : 10;
-  if (sweeps < 1) {
-    std::fprintf(stderr, "heatbath_benchmark: sweeps must be >= 1\n");
-    return 1;
-  }
-  try {
-    lqcd::Run(extent, time_extent, beta, sweeps);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "heatbath_benchmark: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+  return lqcd::command_line::RunMain("heatbath_benchmark", [&] { return lqcd::Main(argc, argv); });
 }

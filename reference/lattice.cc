@@ -6,11 +6,11 @@
 
 namespace lqcd {
 
-Lattice::Lattice(const Coordinates& extents) : extents_(extents) {
+std::int64_t Lattice::CheckExtents(const Coordinates& extents) {
   static const char* kNames[kDims] = {"Lx", "Ly", "Lz", "Lt"};
   std::int64_t volume = 1;
   for (int mu = 0; mu < kDims; ++mu) {
-    const int l = extents_[mu];
+    const int l = extents[mu];
     if (l <= 0) {
       throw std::invalid_argument("Lattice: extent " + std::string(kNames[mu]) + " = " + std::to_string(l) +
                                   " must be positive");
@@ -27,6 +27,11 @@ Lattice::Lattice(const Coordinates& extents) : extents_(extents) {
   }
   // 12 complex components per site must still be indexable by int in the sparse matrix.
   if (volume * 12 > INT32_MAX) throw std::invalid_argument("Lattice: volume " + std::to_string(volume) + " too large");
+  return volume;
+}
+
+Lattice::Lattice(const Coordinates& extents) : extents_(extents) {
+  const std::int64_t volume = CheckExtents(extents);
   volume_ = static_cast<int>(volume);
 
   auto tables = std::make_shared<Tables>();

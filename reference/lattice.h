@@ -41,6 +41,10 @@ class Lattice {
   static constexpr int kMaxExtent = 512;
 
   explicit Lattice(const Coordinates& extents);
+  // The constructor's checks without building the tables: every extent even, in [2, kMaxExtent], and the
+  // volume small enough to index 12 components per site with int. Returns the volume; throws
+  // std::invalid_argument naming the problem.
+  static std::int64_t CheckExtents(const Coordinates& extents);
   Lattice(int lx, int ly, int lz, int lt) : Lattice(Coordinates{lx, ly, lz, lt}) {}
 
   const Coordinates& extents() const { return extents_; }

@@ -12,16 +12,18 @@
 //                         = 8 (24 + 18) + 24 = 360 reals (the paper's 1440 bytes in single precision)
 //   M_ee, per even site:  2 x 360 (the two hops) + 3 x 24 (Xpay: read in, read the hop result, write)
 //                         = 792 reals.
-// Usage: wilson_benchmark [--sizes=8,12,16] [--min_seconds=0.5] [--no_direct]
+// Usage: wilson_benchmark [--sizes=8,12,16] [--min-seconds=0.5] [--no-direct]   (--help lists the flags)
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
+#include <iostream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "reference/command_line.h"
 #include "reference/sparse_wilson.h"
 #include "reference/spinor_algebra.h"
 #include "reference/su3_random.h"
@@ -121,35 +123,35 @@ void BenchmarkDirectSolver(const Lattice& lattice) {
   }
 }
 
-std::vector<int> ParseSizes(const std::string& list) {
-  std::vector<int> sizes;
-  std::stringstream in(list);
-  std::string item;
-  while (std::getline(in, item, ',')) sizes.push_back(std::stoi(item));
-  return sizes;
-}
-
-}  // namespace
-}  // namespace lqcd
-
-int main(int argc, char** argv) {
-  using namespace lqcd;
+int Main(int argc, char** argv) {
   std::vector<int> sizes = {8, 12, 16};
   double min_seconds = 0.5;
-  bool direct = true;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg.rfind("--sizes=", 0) == 0) {
-      sizes = ParseSizes(arg.substr(8));
-    } else if (arg.rfind("--min_seconds=", 0) == 0) {
-      min_seconds = std::stod(arg.substr(14));
-    } else if (arg == "--no_direct") {
-      direct = false;
-    } else {
-      std::fprintf(stderr, "usage: %s [--sizes=8,12,16] [--min_seconds=0.5] [--no_direct]\n", argv[0]);
-      return 2;
-    }
-  }
+  bool no_direct = false;
+  command_line::FlagSet flags(
+      "wilson_benchmark",
+      "What the CPU oracle costs, single thread: times the matrix-free Wilson Dslash (full lattice and one parity)\n"
+      "and the Schur operator M_ee (reference/wilson.h) on L^4 lattices in double and float, then the SparseLU\n"
+      "ground truth (reference/sparse_wilson.h) on 4^4 and 4^3x8. Prints ms per call, GFLOPS and the modelled\n"
+      "bytes and their rate. Asserts nothing.");
+  flags.Custom("sizes", "L,...", "8,12,16",
+               "extents L of the L^4 lattices of the Dslash and M_ee rows, each even, in [2, 64]",
+               [&](const std::string& value) {
+                 std::vector<int> out;
+                 for (const std::string& item : command_line::SplitList("sizes", value)) {
+                   const int l = static_cast<int>(command_line::ParseLong("sizes", item, 2, 64));
+                   if (l % 2 != 0) {
+                     throw std::invalid_argument("--sizes: L = " + item +
+                                                 " is odd; every extent must be even for the even-odd split");
+                   }
+                   out.push_back(l);
+                 }
+                 sizes = out;
+               });
+  flags.Double("min-seconds", &min_seconds, "time each row for at least this long (and at least 3 calls)",
+               command_line::Range::Closed(0, 3600));
+  flags.Switch("no-direct", &no_direct, "skip the SparseLU (DirectWilsonSolver) rows");
+  if (!flags.Parse(argc, argv, std::cout)) return 0;
+  const bool direct = !no_direct;
   std::printf("wilson_benchmark: the CPU oracle (reference/wilson.h, reference/sparse_wilson.h), single thread\n");
   std::printf("machine: %s, %u hardware threads, load average %s\n",
               FirstLineWith("/proc/cpuinfo", "model name").c_str(), std::thread::hardware_concurrency(),
@@ -179,4 +181,11 @@ int main(int argc, char** argv) {
     BenchmarkDirectSolver(Lattice(4, 4, 4, 8));
   }
   return 0;
+}
+
+}  // namespace
+}  // namespace lqcd
+
+int main(int argc, char** argv) {
+  return lqcd::command_line::RunMain("wilson_benchmark", [&] { return lqcd::Main(argc, argv); });
 }

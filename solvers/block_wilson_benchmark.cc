@@ -8,13 +8,15 @@
 // V sizeof(T) (144 + 240 n), arithmetic intensity n * 1368 / (sizeof(T) (144 + 240 n)) flop/byte.
 // On a CPU whose caches hold the whole gauge field (small lattices) the model's saving does not show;
 // it is the model for a streaming (bandwidth-bound) device.
-// Usage: block_wilson_benchmark [--size=8] [--min_seconds=0.5] [--blocks=1,2,4,8]
+// Usage: block_wilson_benchmark [--size=8] [--min-seconds=0.5] [--blocks=1,2,4,8]   (--help lists the flags)
 #include <chrono>
 #include <cstdio>
-#include <sstream>
+#include <iostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "reference/command_line.h"
 #include "reference/machine_info.h"
 #include "reference/spinor_field.h"
 #include "reference/su3_random.h"
@@ -70,34 +72,24 @@ void Run(const Lattice& lattice, const std::vector<int>& blocks, double min_seco
   }
 }
 
-std::vector<int> ParseList(const std::string& s) {
-  std::vector<int> v;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) v.push_back(std::stoi(item));
-  return v;
-}
-
-}  // namespace
-}  // namespace lqcd::solvers
-
-int main(int argc, char** argv) {
-  using namespace lqcd;
+int Main(int argc, char** argv) {
   int size = 8;
   double min_seconds = 0.5;
   std::vector<int> blocks = {1, 2, 4, 8};
-  for (int a = 1; a < argc; ++a) {
-    const std::string arg = argv[a];
-    if (arg.rfind("--size=", 0) == 0) {
-      size = std::stoi(arg.substr(7));
-    } else if (arg.rfind("--min_seconds=", 0) == 0) {
-      min_seconds = std::stod(arg.substr(14));
-    } else if (arg.rfind("--blocks=", 0) == 0) {
-      blocks = solvers::ParseList(arg.substr(9));
-    } else {
-      std::fprintf(stderr, "usage: %s [--size=8] [--min_seconds=0.5] [--blocks=1,2,4,8]\n", argv[0]);
-      return 2;
-    }
+  command_line::FlagSet flags(
+      "block_wilson_benchmark",
+      "What applying the Wilson matrix M to a block of n vectors costs on the CPU (solvers/cpu_block_wilson.h,\n"
+      "each link fetched once per site for the whole block) against n single applications of the oracle, on an\n"
+      "L^4 lattice in double and float, single thread. Prints ms per vector application, GFLOPS and the\n"
+      "traffic model (bytes per vector, flop/byte) for each block size n. Asserts nothing.");
+  flags.Int("size", &size, 2, 64, "extent L of the L^4 lattice, even");
+  flags.Double("min-seconds", &min_seconds, "time each row for at least this long (and at least 3 calls)",
+               command_line::Range::Closed(0, 3600));
+  flags.IntList("blocks", &blocks, 1, 64, "block sizes n (vectors per block application)");
+  if (!flags.Parse(argc, argv, std::cout)) return 0;
+  if (size % 2 != 0) {
+    throw std::invalid_argument("--size = " + std::to_string(size) +
+                                " is odd; every extent must be even for the even-odd split");
   }
   const Lattice lattice(size, size, size, size);
   std::printf("block_wilson_benchmark: M on a block of n vectors (solvers/cpu_block_wilson.h) vs n oracle calls\n");
@@ -107,7 +99,14 @@ int main(int argc, char** argv) {
   std::printf("model: bytes per block = V sizeof(T) (144 + 240 n); flops per vector = 1368 V\n\n");
   std::printf("%-6s  %-10s  %3s  %12s  %8s  %12s  %8s  %14s  %9s\n", "prec", "lattice", "n", "block ms/vec",
               "GFLOPS", "looped ms/vec", "GFLOPS", "model MB/vec", "flop/byte");
-  solvers::Run<double>(lattice, blocks, min_seconds, "double");
-  solvers::Run<float>(lattice, blocks, min_seconds, "float");
+  Run<double>(lattice, blocks, min_seconds, "double");
+  Run<float>(lattice, blocks, min_seconds, "float");
   return 0;
+}
+
+}  // namespace
+}  // namespace lqcd::solvers
+
+int main(int argc, char** argv) {
+  return lqcd::command_line::RunMain("block_wilson_benchmark", [&] { return lqcd::solvers::Main(argc, argv); });
 }

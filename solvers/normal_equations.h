@@ -40,6 +40,9 @@ void NormalEquationsLoop(const Dirac& M, typename Dirac::Field& x, const typenam
   double r_norm2 = ResidualNorm2(M, x, b, r, result);
   double previous_true = std::numeric_limits<double>::infinity();
   double tighten = 1;  // factor on the inner tolerance, < 1 after a failed verification
+  // Verification restarts of THIS loop. result.restarts also absorbs the inner solver's own (a defect
+  // correction inside counts each correction as one), which must not eat this loop's budget.
+  int restarts = 0;
   for (int passes = 0;; ++passes) {
     const double true_residual = std::sqrt(r_norm2 / b_norm2);
     if (passes > 0) result.updates.push_back({result.krylov_iterations, result.iterated_residual, true_residual});
@@ -58,13 +61,14 @@ void NormalEquationsLoop(const Dirac& M, typename Dirac::Field& x, const typenam
         result.true_residual = true_residual;
         return;
       }
-      if (true_residual > 0.5 * previous_true || result.restarts >= params.max_restarts) {
+      if (true_residual > 0.5 * previous_true || restarts >= params.max_restarts) {
         Stop(result, SolveStatus::kStagnation,
              "true residual " + Num(true_residual) + " (previous pass " + Num(previous_true) +
-                 ") above tolerance after " + std::to_string(result.restarts) + " restarts");
+                 ") above tolerance after " + std::to_string(restarts) + " verification restarts");
         result.true_residual = true_residual;
         return;
       }
+      restarts += 1;
       result.restarts += 1;
       tighten *= 0.5 * params.tolerance / true_residual;
     }

@@ -1,0 +1,185 @@
+// dirac_solver.cc: backend choice, the CPU DiracSolver and the reference residual (dirac_solver.h).
+#include "experiments/dirac_solver.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "experiments/dirac_solver_internal.h"
+#include "gpu/device.h"
+#include "gpu/spec_solver.h"
+#include "reference/clover.h"
+#include "reference/machine_info.h"
+#include "reference/spinor_algebra.h"
+#include "reference/wilson.h"
+#include "solvers/cpu_spec_solver.h"
+
+namespace lqcd::experiments {
+
+const char* ToString(BackendKind b) {
+  switch (b) {
+    case BackendKind::kAuto: return "auto";
+    case BackendKind::kCpu: return "cpu";
+    case BackendKind::kGpu: return "gpu";
+  }
+  return "unknown";
+}
+
+const char* ToString(VerifyOn v) {
+  switch (v) {
+    case VerifyOn::kAuto: return "auto";
+    case VerifyOn::kHost: return "host";
+    case VerifyOn::kDevice: return "device";
+  }
+  return "unknown";
+}
+
+BackendChoice ChooseBackend(BackendKind requested, VerifyOn verify, bool clover) {
+  BackendChoice choice;
+  const std::string no_device = requested == BackendKind::kCpu ? std::string() : gpu::NoDeviceReason();
+  switch (requested) {
+    case BackendKind::kCpu:
+      choice.kind = BackendKind::kCpu;
+      choice.reason = "--backend=cpu";
+      break;
+    case BackendKind::kGpu:
+      if (!no_device.empty()) throw std::invalid_argument("--backend=gpu, but there is no usable GPU: " + no_device);
+      if (clover) {
+        throw std::invalid_argument(
+            "--backend=gpu: the GPU has no Wilson-clover operator yet; use --backend=cpu (or auto) for clover");
+      }
+      choice.kind = BackendKind::kGpu;
+      choice.reason = "--backend=gpu";
+      break;
+    case BackendKind::kAuto:
+      if (!no_device.empty()) {
+        choice.kind = BackendKind::kCpu;
+        choice.reason = "--backend=auto: no usable GPU (" + no_device + "), so the CPU oracle";
+      } else if (clover) {
+        choice.kind = BackendKind::kCpu;
+        choice.reason = "--backend=auto: a GPU is present, but it has no Wilson-clover operator yet, so the CPU oracle";
+      } else {
+        choice.kind = BackendKind::kGpu;
+        choice.reason = "--backend=auto: a GPU is present";
+      }
+      break;
+  }
+  if (verify == VerifyOn::kDevice && choice.kind == BackendKind::kCpu) {
+    throw std::invalid_argument("--verify=device needs the GPU backend (this run uses the CPU: " + choice.reason + ")");
+  }
+  choice.verify = verify != VerifyOn::kAuto ? verify
+                                            : (choice.kind == BackendKind::kGpu ? VerifyOn::kDevice : VerifyOn::kHost);
+  choice.device = choice.kind == BackendKind::kGpu ? gpu::Describe(gpu::CurrentDeviceInfo()) : DescribeMachine();
+  return choice;
+}
+
+solvers::BackendCapabilities CapabilitiesOf(BackendKind kind) {
+  if (kind == BackendKind::kGpu) return gpu::GpuCapabilities();
+  if (kind == BackendKind::kCpu) return solvers::CpuCapabilities();
+  throw std::invalid_argument("CapabilitiesOf: resolve --backend=auto first (ChooseBackend)");
+}
+
+double ReferenceResidual(const GaugeField<double>& u, const FermionAction& action, const SpinorField<double>& x,
+                         const SpinorField<double>& b) {
+  action.Validate();
+  internal::RequireSystemFields(u, b, x);
+  SpinorField<double> mx(u.lattice());
+  if (action.clover()) {
+    const CloverField<double> clover(u, action.clover_params());
+    ApplyWilsonClover(mx, u, clover, x, Dagger::kNo);
+  } else {
+    ApplyWilson(mx, u, x, action.wilson(), Dagger::kNo);
+  }
+  return std::sqrt(Norm2(Difference(b, mx)) / Norm2(b));
+}
+
+namespace internal {
+
+namespace {
+GaugeTransformation<double> Adjoint(const GaugeTransformation<double>& g) {
+  GaugeTransformation<double> a(g.lattice());
+  for (int site = 0; site < g.lattice().volume(); ++site) a[site] = g[site].adjoint();
+  return a;
+}
+}  // namespace
+
+TemporalGaugeCopy::TemporalGaugeCopy(const GaugeField<double>& u)
+    : fixed_(TemporalGaugeFix(u)), inverse_(Adjoint(fixed_.transformation)) {}
+
+SpinorField<double> TemporalGaugeCopy::ToFixed(const SpinorField<double>& psi) const {
+  return ApplyGaugeTransformation(fixed_.transformation, psi);
+}
+
+SpinorField<double> TemporalGaugeCopy::FromFixed(const SpinorField<double>& psi) const {
+  return ApplyGaugeTransformation(inverse_, psi);
+}
+
+void RequireSystemFields(const GaugeField<double>& u, const SpinorField<double>& b, const SpinorField<double>& x) {
+  for (const SpinorField<double>* f : {&b, &x}) {
+    if (f->subset() != Subset::kFull || f->lattice() != u.lattice()) {
+      throw std::invalid_argument("DiracSolver: b and x must be full-lattice fields on " + u.lattice().ToString() +
+                                  " (the configuration's lattice)");
+    }
+  }
+  if (!(Norm2(b) > 0)) throw std::invalid_argument("DiracSolver: the source b is zero");
+}
+
+namespace {
+
+class CpuDiracSolver : public DiracSolver {
+ public:
+  explicit CpuDiracSolver(const GaugeField<double>& u) : u_(u) {}
+
+  SolveOutcome Solve(const FermionAction& action, const solvers::SolverSpec& spec, const SpinorField<double>& b,
+                     SpinorField<double>& x) override {
+    action.Validate();
+    solvers::RequireSupported(spec, solvers::CpuCapabilities(), action.clover());
+    RequireSystemFields(u_, b, x);
+    SolveOutcome out;
+    if (spec.temporal_gauge) {
+      if (!fixed_) fixed_ = std::make_unique<TemporalGaugeCopy>(u_);
+      const SpinorField<double> b_fixed = fixed_->ToFixed(b);
+      SpinorField<double> x_fixed = fixed_->ToFixed(x);
+      out.result = SolveOn(fixed_->links(), action, spec, b_fixed, x_fixed);
+      x = fixed_->FromFixed(x_fixed);
+    } else {
+      out.result = SolveOn(u_, action, spec, b, x);
+    }
+    out.true_residual = ReferenceResidual(u_, action, x, b);
+    out.verified_on = VerifyOn::kHost;
+    return out;
+  }
+  BackendKind backend() const override { return BackendKind::kCpu; }
+
+ private:
+  static solvers::SolveResult SolveOn(const GaugeField<double>& links, const FermionAction& action,
+                                      const solvers::SolverSpec& spec, const SpinorField<double>& b,
+                                      SpinorField<double>& x) {
+    if (action.clover()) {
+      return solvers::SolveWithSpecOnCpu(spec, links, action.clover_params(), action.schur_form, x, b);
+    }
+    return solvers::SolveWithSpecOnCpu(spec, links, action.wilson(), x, b);
+  }
+
+  const GaugeField<double>& u_;
+  std::unique_ptr<TemporalGaugeCopy> fixed_;
+};
+
+}  // namespace
+}  // namespace internal
+
+std::unique_ptr<DiracSolver> MakeDiracSolver(const BackendChoice& choice, const GaugeField<double>& u) {
+  switch (choice.kind) {
+    case BackendKind::kCpu:
+      if (choice.verify == VerifyOn::kDevice) throw std::invalid_argument("--verify=device needs the GPU backend");
+      return std::make_unique<internal::CpuDiracSolver>(u);
+    case BackendKind::kGpu:
+      return internal::MakeGpuDiracSolver(u, choice.verify);
+    case BackendKind::kAuto:
+      break;
+  }
+  throw std::invalid_argument("MakeDiracSolver: resolve --backend=auto first (ChooseBackend)");
+}
+
+}  // namespace lqcd::experiments

@@ -1,0 +1,78 @@
+// dirac_solver.h: solve M x = b for one gauge configuration on the CPU oracle or on the GPU, with host
+// fields in and out. Every job (the main job's propagator, the solver tables, their spectroscopy) solves
+// through this interface, so choosing the backend is one flag (--backend) and nothing else changes.
+//
+//   ChooseBackend(requested, verify, clover)
+//       --backend=auto  the GPU when a usable device exists and the action has a GPU operator, else the
+//                       CPU; the reason is kept for the program to print
+//       --backend=gpu   the GPU, or std::invalid_argument when there is no device (with CUDA's reason) or
+//                       the action is Wilson-clover (no GPU clover operator yet)
+//       --backend=cpu   the CPU oracle
+//       --verify=auto|host|device   where the returned x's true residual |b - M x| / |b| is recomputed in
+//                       double: host = the reference operators (reference/wilson.h, clover.h); device = a
+//                       double GpuWilson on the original (not gauge-fixed) links, for lattices where the
+//                       host recompute would cost more than the solve. auto: device on the GPU, host on
+//                       the CPU; device with the CPU backend is an error.
+//   MakeDiracSolver(choice, u)   a solver for configuration u (u must outlive it).
+//   DiracSolver::Solve(action, spec, b, x)
+//       x = M^{-1} b by `spec` (solvers/solver_spec.h), x the initial guess on entry, full-lattice double
+//       host fields in the action's gamma basis. The spec is checked against the backend first
+//       (RequireSupported: e.g. 12/8-real links need the GPU). For spec.temporal_gauge the system solved is
+//       G M G^dag (G x) = G b on the temporal-gauge-fixed links (reference/gauge_transform.h, computed once
+//       per solver); x is transformed back, so the result is always the solution of the original system.
+//       The GPU uploads each link layout once per solver (gpu/spec_solver.h); per solve it uploads b and
+//       the guess, runs the even-odd solve on the device (source preparation, Schur solve,
+//       reconstruction) and downloads x.
+//   Threads: a DiracSolver is not thread-safe. CPU jobs use one per thread; the GPU one per process.
+// Errors: std::invalid_argument for a bad action, spec or field shape (before any work); CudaError
+// from the device.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "experiments/fermion_action.h"
+#include "reference/gauge_field.h"
+#include "reference/spinor_field.h"
+#include "solvers/solve_result.h"
+#include "solvers/solver_spec.h"
+
+namespace lqcd::experiments {
+
+enum class BackendKind { kAuto, kCpu, kGpu };
+enum class VerifyOn { kAuto, kHost, kDevice };
+const char* ToString(BackendKind b);  // "auto", "cpu", "gpu"
+const char* ToString(VerifyOn v);     // "auto", "host", "device"
+
+struct BackendChoice {
+  BackendKind kind = BackendKind::kCpu;  // kCpu or kGpu, never kAuto
+  VerifyOn verify = VerifyOn::kHost;     // kHost or kDevice, never kAuto
+  std::string reason;                    // why this backend, e.g. "--backend=auto: no GPU (...)"
+  std::string device;                    // what it runs on: the CPU model and threads, or the GPU's Describe()
+};
+
+BackendChoice ChooseBackend(BackendKind requested, VerifyOn verify, bool clover);
+solvers::BackendCapabilities CapabilitiesOf(BackendKind kind);  // kCpu or kGpu
+
+struct SolveOutcome {
+  solvers::SolveResult result;  // the solver's record (of the gauge-fixed system for spec.temporal_gauge)
+  double true_residual = 0;     // |b - M x| / |b| of the returned x, recomputed in double
+  VerifyOn verified_on = VerifyOn::kHost;
+};
+
+class DiracSolver {
+ public:
+  virtual ~DiracSolver() = default;
+  virtual SolveOutcome Solve(const FermionAction& action, const solvers::SolverSpec& spec,
+                             const SpinorField<double>& b, SpinorField<double>& x) = 0;
+  virtual BackendKind backend() const = 0;
+};
+
+std::unique_ptr<DiracSolver> MakeDiracSolver(const BackendChoice& choice, const GaugeField<double>& u);
+
+// |b - M x| / |b| in double on the full lattice with the reference operators (ApplyWilson /
+// ApplyWilsonClover) of `action`. std::invalid_argument for b = 0 or fields not on u's full lattice.
+double ReferenceResidual(const GaugeField<double>& u, const FermionAction& action, const SpinorField<double>& x,
+                         const SpinorField<double>& b);
+
+}  // namespace lqcd::experiments

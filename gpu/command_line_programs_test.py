@@ -1,0 +1,107 @@
+"""The command lines of the GPU benchmarks: --help lists every flag; unknown flags, malformed or out-of-range
+numbers, odd or too large lattices and conflicting flags are each refused with status 1 and one line
+"<program>: error: ..." naming the flag, BEFORE the GPU is looked for, so the same holds on a machine without
+one (tools/command_line_testing.py checks that nothing is printed before the error). Only --help and error
+paths run: seconds, no GPU needed, no kernel launched."""
+import unittest
+
+from tools.command_line_testing import ProgramTestCase
+
+COPY = "gpu/copy_bandwidth_benchmark"
+ACCURACY = "gpu/dslash_accuracy"
+LADDER = "gpu/dslash_ladder_benchmark"
+SWEEP = "gpu/dslash_sweep_benchmark"
+WILSON_DSLASH = "gpu/wilson_dslash_benchmark"
+
+
+class LatticeChecks:
+    def assert_bad_lattices(self, path, flag="--lattice"):
+        self.assert_error(path, [flag + "=24x24x24x31"], flag, "odd")
+        self.assert_error(path, [flag + "=24x24x24"], flag)
+        self.assert_error(path, [flag + "=24x24x24x32x2"], flag)
+        self.assert_error(path, [flag + "=24x24x24x32abc"], flag)
+        self.assert_error(path, [flag + "=24x24x24x0"], flag)
+        self.assert_error(path, [flag + "=1024x8x8x8"], flag, "maximum")
+        self.assert_error(path, [flag + "=512x512x512x512"], flag, "too large")
+        self.assert_error(path, ["32x32x32x32"], "32x32x32x32")  # the old positional form
+
+
+class CopyBandwidthBenchmarkTest(ProgramTestCase):
+    def test_help(self):
+        self.assert_help(COPY, ["--mib=N", "--repetitions=N"])
+
+    def test_errors(self):
+        self.assert_common_errors(COPY, flag_with_number="--mib", positive_flag="--mib")
+        self.assert_common_errors(COPY, flag_with_number="--repetitions", positive_flag="--repetitions")
+        self.assert_error(COPY, ["--mib=1000000"], "--mib")
+        self.assert_error(COPY, ["1024", "20"], "1024")  # the old positional form
+
+
+class DslashAccuracyTest(ProgramTestCase, LatticeChecks):
+    def test_help(self):
+        self.assert_help(ACCURACY, ["--lattice=LXxLYxLZxLT", "--csv=FILE", "--summary=FILE", "--kappa=X",
+                                    "--threads=N"])
+
+    def test_errors(self):
+        self.assert_common_errors(ACCURACY, flag_with_number="--kappa")
+        self.assert_common_errors(ACCURACY, flag_with_number="--threads")
+        self.assert_bad_lattices(ACCURACY)
+        self.assert_error(ACCURACY, ["--kappa=0"], "--kappa")
+        self.assert_error(ACCURACY, ["--kappa=-0.125"], "--kappa")
+        self.assert_error(ACCURACY, ["--threads=-1"], "--threads")
+        self.assert_error(ACCURACY, ["--csv="], "--csv")
+        self.assert_error(ACCURACY, ["--csv=x.csv", "--summary=x.csv"], "--csv", "--summary")
+        self.assert_error(ACCURACY, ["--summary=dslash_accuracy.csv"], "--csv", "--summary")
+
+
+class DslashLadderBenchmarkTest(ProgramTestCase, LatticeChecks):
+    def test_help(self):
+        self.assert_help(LADDER, ["--lattice=LXxLYxLZxLT", "--repetitions=N", "--threads=N"])
+
+    def test_errors(self):
+        self.assert_common_errors(LADDER, flag_with_number="--repetitions", positive_flag="--repetitions")
+        self.assert_common_errors(LADDER, flag_with_number="--threads")
+        self.assert_bad_lattices(LADDER)
+        self.assert_error(LADDER, ["--threads=-1"], "--threads")
+
+
+class DslashSweepBenchmarkTest(ProgramTestCase):
+    def test_help(self):
+        self.assert_help(SWEEP, ["--spatial=N", "--temporal=LIST", "--repetitions=N", "--csv=FILE", "--threads=N"])
+
+    def test_errors(self):
+        self.assert_common_errors(SWEEP, flag_with_number="--spatial", positive_flag="--repetitions")
+        self.assert_common_errors(SWEEP, flag_with_number="--temporal")
+        self.assert_common_errors(SWEEP, flag_with_number="--threads")
+        self.assert_error(SWEEP, ["--spatial=25"], "--spatial", "odd")
+        self.assert_error(SWEEP, ["--spatial=1024"], "--spatial")
+        self.assert_error(SWEEP, ["--temporal=9"], "--temporal", "odd")
+        self.assert_error(SWEEP, ["--temporal=8,9"], "--temporal", "odd")
+        self.assert_error(SWEEP, ["--temporal=9:17:2"], "--temporal", "odd")
+        self.assert_error(SWEEP, ["--temporal=8:128:0"], "--temporal")
+        self.assert_error(SWEEP, ["--temporal=128:8:8"], "--temporal")
+        self.assert_error(SWEEP, ["--temporal=8:128"], "--temporal")
+        self.assert_error(SWEEP, ["--temporal=8:128:8abc"], "--temporal")
+        self.assert_error(SWEEP, ["--temporal=8,,16"], "--temporal")
+        self.assert_error(SWEEP, ["--spatial=256", "--temporal=256"], "--spatial", "--temporal", "too large")
+        self.assert_error(SWEEP, ["--t=8:16:8"], "--t")  # the old spelling is gone
+
+
+class WilsonDslashBenchmarkTest(ProgramTestCase, LatticeChecks):
+    def test_help(self):
+        self.assert_help(WILSON_DSLASH, ["--lattice=LXxLYxLZxLT[,...]", "--repetitions=N",
+                                         "--precision=all|double|single|half", "--links=all|18|12|8"])
+
+    def test_errors(self):
+        self.assert_common_errors(WILSON_DSLASH, flag_with_number="--repetitions", positive_flag="--repetitions")
+        self.assert_bad_lattices(WILSON_DSLASH)
+        self.assert_error(WILSON_DSLASH, ["--lattice=32x32x32x32,24x24x24x63"], "--lattice", "odd")
+        self.assert_error(WILSON_DSLASH, ["--lattice=32x32x32x32,"], "--lattice")
+        self.assert_error(WILSON_DSLASH, ["--precision=quad"], "--precision")
+        self.assert_error(WILSON_DSLASH, ["--links=9"], "--links")
+        self.assert_error(WILSON_DSLASH, ["--links=18", "--links=12"], "--links", "more than once")
+        self.assert_error(WILSON_DSLASH, ["--reconstruct=12"], "--reconstruct")  # renamed to --links
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,58 @@
+// spec_solver.cc: see spec_solver.h.
+#include "gpu/spec_solver.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "solvers/spec_solve.h"
+
+namespace lqcd::gpu {
+
+solvers::BackendCapabilities GpuCapabilities() { return {"gpu", {18, 12, 8}, true, false}; }
+
+GpuGaugeLinks::GpuGaugeLinks(const GaugeField<double>& u, bool temporal_gauge_fixed)
+    : u_(u), temporal_gauge_fixed_(temporal_gauge_fixed) {}
+
+template <typename P>
+std::shared_ptr<const DeviceGaugeField> GpuGaugeLinks::Get(int link_reals) {
+  if (link_reals != 18 && link_reals != 12 && link_reals != 8) {
+    throw std::invalid_argument("GpuGaugeLinks: " + std::to_string(link_reals) + " reals per link (18, 12 or 8)");
+  }
+  const Precision precision = DevicePrecisionOf<P>::kValue;
+  auto& slot = layouts_[{precision, link_reals}];
+  if (!slot) {
+    slot = UploadGauge<P>(u_, {static_cast<Reconstruct>(link_reals), temporal_gauge_fixed_, 0});
+  }
+  return slot;
+}
+
+std::size_t GpuGaugeLinks::device_bytes() const {
+  std::size_t bytes = 0;
+  for (const auto& [key, field] : layouts_) bytes += field->bytes();
+  return bytes;
+}
+
+template std::shared_ptr<const DeviceGaugeField> GpuGaugeLinks::Get<double>(int);
+template std::shared_ptr<const DeviceGaugeField> GpuGaugeLinks::Get<float>(int);
+template std::shared_ptr<const DeviceGaugeField> GpuGaugeLinks::Get<solvers::Half>(int);
+
+solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuGaugeLinks& links,
+                                        const WilsonParams& params, GpuSpinorField<double>& x,
+                                        const GpuSpinorField<double>& b) {
+  solvers::RequireSupported(spec, GpuCapabilities(), /*clover=*/false);
+  if (links.temporal_gauge_fixed() != spec.temporal_gauge) {
+    throw std::invalid_argument("SolveWithSpecOnGpu: solver '" + spec.Name() + "' needs links " +
+                                (spec.temporal_gauge ? "in temporal gauge" : "not gauge fixed") +
+                                ", got the other kind");
+  }
+  const std::shared_ptr<const DeviceGaugeField> outer = links.Get<double>(spec.outer().link_reals);
+  const GpuWilson<double> m(outer, params);
+  const GpuWilsonSchur<double> schur(outer, params);
+  auto low = solvers::MakeLowSchurOperators<GpuWilsonSchur>([&](auto tag) {
+    using P = typename decltype(tag)::type;
+    return std::make_unique<GpuWilsonSchur<P>>(links.Get<P>(spec.inner.link_reals), params);
+  });
+  return solvers::SolveWithSpec(spec, m, schur, low, x, b);
+}
+
+}  // namespace lqcd::gpu

@@ -1,0 +1,60 @@
+// spec_solver.h: a SolverSpec (solvers/solver_spec.h) solved on the GPU. The same SolveWithSpec as the CPU
+// oracle runs (solvers/spec_solve.h); here it gets GpuWilson / GpuWilsonSchur on device links.
+//
+// Host-only header (no CUDA types).
+//
+//   GpuCapabilities()   what the GPU backend runs: Wilson operators with 18, 12 or 8 reals per link in
+//                       double, single and half, on temporal-gauge-fixed links too; no clover (yet).
+//   GpuGaugeLinks       the links of ONE configuration on the device, in every (precision, link storage)
+//                       a solve asks for, each uploaded once on first use and shared by every later solve
+//                       (masses, sources, specs). Constructed either on the original configuration or on its
+//                       temporal-gauge-fixed copy (reference/gauge_transform.h TemporalGaugeFix), whose
+//                       operators use the gauge-fixed kernels (DeviceGaugeField checks the links).
+//   SolveWithSpecOnGpu  x = M^{-1} b for the Wilson matrix M of `params` on `links` (full-lattice device
+//                       fields; x is the initial guess on entry). spec.temporal_gauge must match how `links`
+//                       was made; the caller transforms source and solution (gauge fixing changes the
+//                       system to G M G^dag, so x_fixed = G x).
+// Errors: std::invalid_argument for an unsupported spec (RequireSupported) or mismatched links; CudaError
+// from the device (out of memory names the free and total memory).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <utility>
+
+#include "gpu/device_gauge_field.h"
+#include "gpu/gpu_backend.h"
+#include "reference/gauge_field.h"
+#include "reference/wilson.h"
+#include "solvers/solve_result.h"
+#include "solvers/solver_spec.h"
+
+namespace lqcd::gpu {
+
+solvers::BackendCapabilities GpuCapabilities();
+
+class GpuGaugeLinks {
+ public:
+  // `u` must outlive this object (layouts are uploaded from it on first use). temporal_gauge_fixed: u is in
+  // temporal gauge and the operators use the gauge-fixed kernels.
+  GpuGaugeLinks(const GaugeField<double>& u, bool temporal_gauge_fixed);
+
+  // The links in precision P with `link_reals` (18, 12, 8) reals per link, uploaded on first use.
+  template <typename P>
+  std::shared_ptr<const DeviceGaugeField> Get(int link_reals);
+
+  const Lattice& lattice() const { return u_.lattice(); }
+  bool temporal_gauge_fixed() const { return temporal_gauge_fixed_; }
+  std::size_t device_bytes() const;  // of every layout uploaded so far
+
+ private:
+  const GaugeField<double>& u_;
+  bool temporal_gauge_fixed_;
+  std::map<std::pair<Precision, int>, std::shared_ptr<const DeviceGaugeField>> layouts_;
+};
+
+solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuGaugeLinks& links,
+                                        const WilsonParams& params, GpuSpinorField<double>& x,
+                                        const GpuSpinorField<double>& b);
+
+}  // namespace lqcd::gpu
