@@ -45,8 +45,12 @@
 #include "reference/propagator.h"
 #include "reference/quenched_generator.h"
 #include "experiments/dirac_solver.h"
+#include "experiments/correlator_bounds.h"
 #include "experiments/fermion_action.h"
+#include "experiments/inverse_norm.h"
 #include "experiments/propagator_driver.h"
+#include "gpu/device_buffer.h"
+#include "reference/clover.h"
 #include "solvers/solver_spec.h"
 
 namespace lqcd {
@@ -122,12 +126,20 @@ struct Options {
   SolverSpec spec;
   BackendKind backend = BackendKind::kAuto;
   VerifyOn verify = VerifyOn::kAuto;
+  int inverse_norm_steps = 0;
+  double inverse_norm = 0;
   std::string output = "pion_out";
   bool no_plot = false;
   std::string plot_script;
   int threads = 0;
   FermionAction action;  // from the flags above, validated
 };
+
+// ||T||_2 of the clover matrix T = (4 + m) + A (for the rounding term of the error bound).
+double CloverNorm(const GaugeField<double>& u, const FermionAction& action) {
+  const CloverField<double> clover(u, action.clover_params());
+  return std::max(std::fabs(clover.min_eigenvalue()), std::fabs(clover.max_eigenvalue()));
+}
 
 // Throws std::invalid_argument unless the --source site lies on a lattice with these extents.
 void CheckSource(const Coordinates& source, const Coordinates& extents) {
@@ -198,6 +210,13 @@ bool ParseOptions(int argc, char** argv, Options* out) {
                          {{"auto", VerifyOn::kAuto}, {"host", VerifyOn::kHost}, {"device", VerifyOn::kDevice}},
                          "where each column's true residual is recomputed in double: auto = device on the GPU, host "
                          "(the reference operators) on the CPU");
+  flags.Int("inverse-norm-steps", &o.inverse_norm_steps, 0, 1000,
+            "steps of inverse iteration (2 double BiCGstab solves each) that estimate ||M^{-1}|| for the "
+            "correlator's error bound where no a-priori bound exists (m <= 0); 0 = no estimate");
+  flags.Double("inverse-norm", &o.inverse_norm,
+               "take ||M^{-1}|| as given for the error bound (e.g. another run's estimate of the same matrix from "
+               "its summary.csv); 0 = a priori or --inverse-norm-steps",
+               command_line::Range::AtLeast(0));
   flags.Section("Output");
   flags.String("output", &o.output, "DIR",
                "output directory (relative paths are relative to the directory bazel run was invoked from)");
@@ -209,6 +228,9 @@ bool ParseOptions(int argc, char** argv, Options* out) {
   if (flags.Given("kappa") && flags.Given("mass")) throw std::invalid_argument("give --kappa or --mass, not both");
   if (flags.Given("csw") && o.fermion == FermionKind::kWilson) {
     throw std::invalid_argument("--csw needs --fermion=clover (the Wilson action has no clover term)");
+  }
+  if (flags.Given("inverse-norm") && flags.Given("inverse-norm-steps")) {
+    throw std::invalid_argument("give --inverse-norm or --inverse-norm-steps, not both");
   }
   if (flags.Given("clover-form") && o.fermion == FermionKind::kWilson) {
     throw std::invalid_argument("--clover-form needs --fermion=clover");
@@ -482,6 +504,10 @@ int Main(int argc, char** argv, TeeBuffer& tee) {
                   << Fixed(r.result.seconds > 0 ? r.result.flops / r.result.seconds * 1e-9 : 0.0, 2) << "\n";
         std::cout.flush();
       });
+  if (backend.kind == BackendKind::kGpu) {
+    std::cout << "device memory of the fields: peak " << Fixed(gpu::DeviceBufferPeakBytes() / 1e9, 2)
+              << " GB (links in every layout used, solver and transfer fields)\n";
+  }
   long iterations = 0;
   double flops = 0;
   for (const PropagatorSolveRecord& r : run.solves) {
@@ -498,6 +524,34 @@ int Main(int argc, char** argv, TeeBuffer& tee) {
     }
   }
 
+  // The correlator's error bound (correlator_bounds.h): ||M^{-1}|| a priori where one exists, else estimated.
+  double inverse_norm = 0;
+  std::string inverse_norm_source, inverse_norm_kind = "none";
+  const double t_norm = action.clover() ? CloverNorm(u, action) : 4 + action.mass;
+  if (o.inverse_norm > 0) {
+    inverse_norm = o.inverse_norm;
+    inverse_norm_source = "given by --inverse-norm";
+    inverse_norm_kind = "given";
+  } else if (!action.clover() && action.mass > 0) {
+    inverse_norm = 1 / action.mass;
+    inverse_norm_source = "a priori 1 / m (Wilson, m > 0, any unitary field)";
+    inverse_norm_kind = "a-priori";
+  } else if (o.inverse_norm_steps > 0) {
+    SolverSpec spec = SolverSpec::Parse("bicgstab");
+    spec.tolerance = 1e-10;
+    spec.max_iterations = o.spec.max_iterations;
+    const std::unique_ptr<experiments::DiracSolver> solver = experiments::MakeDiracSolver(backend, u);
+    const experiments::InverseNormEstimate e =
+        experiments::EstimateInverseNorm(*solver, action, spec, lattice, o.inverse_norm_steps, 12345);
+    inverse_norm = e.norm;
+    std::ostringstream why;
+    why << "estimated by " << o.inverse_norm_steps << " steps of inverse iteration (a lower estimate; last step changed it by "
+        << Sci(e.last_relative_change, 1) << "; " << e.iterations << " iterations, " << Fixed(e.seconds, 1) << " s)";
+    inverse_norm_source = why.str();
+    inverse_norm_kind = "estimated";
+  }
+  const double eps = inverse_norm > 0 ? experiments::PropagatorError(run, inverse_norm, t_norm) : 0;
+
   // Correlator.
   const std::vector<double> c = PionCorrelator(run.propagator);
   const std::vector<double> c_kappa = KappaNormalisedCorrelator(c, kappa);
@@ -510,15 +564,27 @@ int Main(int argc, char** argv, TeeBuffer& tee) {
   std::cout << "\npion correlator (zero momentum; C of S = M^{-1}, C_kappa = C / (4 kappa^2), C_folded = (C(t) + "
                "C(T - t)) / 2;\n"
             << "effective masses: log = log C(t)/C(t+1), cosh = cosh form of C, folded = cosh form of C_folded):\n"
-            << "  t            C(t)       C_kappa(t)     C_folded(t)       log      cosh    folded\n";
+            << "  t            C(t)   bound |dC(t)|       C_kappa(t)     C_folded(t)       log      cosh    folded\n";
+  std::vector<double> bound(lt, std::nan(""));
   for (int t = 0; t < lt; ++t) {
-    std::cout << std::setw(3) << t << std::setw(16) << Sci(c[t], 6) << std::setw(17) << Sci(c_kappa[t], 6)
+    if (inverse_norm > 0) bound[t] = experiments::CorrelatorBound(c[t], eps, lattice);
+    std::cout << std::setw(3) << t << std::setw(16) << Sci(c[t], 6) << std::setw(16)
+              << (inverse_norm > 0 ? Sci(bound[t], 1) : std::string("-")) << std::setw(17) << Sci(c_kappa[t], 6)
               << std::setw(16) << Sci(folded[t], 6);
     if (t + 1 < lt) {
       std::cout << std::setw(10) << mass(m_log[t]) << std::setw(10) << mass(m_cosh[t]);
       if (2 * t < lt) std::cout << std::setw(10) << mass(m_folded[t]);
     }
     std::cout << "\n";
+  }
+  if (inverse_norm > 0) {
+    std::cout << "bound |dC(t)| = eps (2 sqrt(C) + eps) + gamma_{12V} C on the difference from the exact C(t) "
+                 "(docs/main_job.md), eps = "
+              << Sci(eps, 3) << " from the true residuals and ||M^{-1}|| = " << Sci(inverse_norm, 4) << ", "
+              << inverse_norm_source << "\n";
+  } else {
+    std::cout << "bound |dC(t)|: not computed (m <= 0 or clover: no a-priori ||M^{-1}||; --inverse-norm-steps=N "
+                 "estimates it)\n";
   }
 
   // Files.
@@ -531,28 +597,50 @@ int Main(int argc, char** argv, TeeBuffer& tee) {
       if (defined && !std::isnan(v)) s << v;
       return s.str();
     };
-    csv << "t,C,C_kappa,C_folded,m_eff_log,m_eff_cosh,m_eff_cosh_folded\n" << std::setprecision(17);
+    csv << "t,C,C_bound,C_kappa,C_folded,m_eff_log,m_eff_cosh,m_eff_cosh_folded\n" << std::setprecision(17);
     for (int t = 0; t < lt; ++t) {
       const bool has_mass = t + 1 < lt;
-      csv << t << "," << c[t] << "," << c_kappa[t] << "," << folded[t] << "," << cell(has_mass, has_mass ? m_log[t] : 0)
+      csv << t << "," << c[t] << "," << cell(true, bound[t]) << "," << c_kappa[t] << "," << folded[t] << ","
+          << cell(has_mass, has_mass ? m_log[t] : 0)
           << "," << cell(has_mass, has_mass ? m_cosh[t] : 0) << ","
           << cell(has_mass && 2 * t < lt, has_mass ? m_folded[t] : 0) << "\n";
     }
     if (!csv) throw std::runtime_error("error writing pion_correlator.csv");
     std::ofstream solves((output / "solves.csv").string());
     solves << "spin,colour,status,iterations,krylov_iterations,restarts,high_precision_updates,true_residual,"
-              "solver_true_residual,seconds,flops\n"
+              "solver_true_residual,seconds,flops,verified_on\n"
            << std::setprecision(10);
     for (const PropagatorSolveRecord& r : run.solves) {
       solves << r.spin << "," << r.colour << "," << solvers::ToString(r.result.status) << "," << r.result.iterations
              << "," << r.result.krylov_iterations << "," << r.result.restarts << ","
              << r.result.high_precision_updates << "," << r.true_residual << "," << r.result.true_residual << ","
-             << r.result.seconds << "," << r.result.flops << "\n";
+             << r.result.seconds << "," << r.result.flops << "," << ToString(r.verified_on) << "\n";
     }
     if (!solves) throw std::runtime_error("error writing solves.csv");
   }
+  {
+    std::ofstream summary((output / "summary.csv").string());
+    summary << std::setprecision(10) << "key,value\n"
+            << "lattice," << lattice.ToString() << "\n"
+            << "plaquette," << plaq.total << "\n"
+            << "kappa," << kappa << "\n"
+            << "mass," << action.mass << "\n"
+            << "solver," << o.spec.Name() << "\n"
+            << "tolerance," << o.spec.tolerance << "\n"
+            << "backend," << ToString(backend.kind) << "\n"
+            << "verified_on," << ToString(backend.verify) << "\n"
+            << "iterations," << iterations << "\n"
+            << "solve_seconds," << run.seconds << "\n"
+            << "gflops," << flops / run.seconds * 1e-9 << "\n"
+            << "all_converged," << (run.all_converged() ? 1 : 0) << "\n"
+            << "inverse_norm," << inverse_norm << "\n"
+            << "inverse_norm_source," << inverse_norm_kind << "\n"
+            << "eps," << eps << "\n";
+    if (backend.kind == BackendKind::kGpu) summary << "device_peak_bytes," << gpu::DeviceBufferPeakBytes() << "\n";
+    if (!summary) throw std::runtime_error("error writing summary.csv");
+  }
   std::cout << "\nwrote " << (output / "pion_correlator.csv").string() << ", " << (output / "solves.csv").string()
-            << ", " << (output / "run.log").string() << "\n";
+            << ", " << (output / "summary.csv").string() << ", " << (output / "run.log").string() << "\n";
 
   if (!o.no_plot) {
     const fs::path script = FindPlotScript(o, argv[0]);

@@ -3,6 +3,7 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -11,12 +12,33 @@
 
 namespace lqcd::gpu {
 
+namespace {
+std::atomic<std::size_t> held_bytes{0}, peak_bytes{0};
+
+void Held(std::size_t bytes) {
+  const std::size_t now = held_bytes.fetch_add(bytes) + bytes;
+  std::size_t peak = peak_bytes.load();
+  while (now > peak && !peak_bytes.compare_exchange_weak(peak, now)) {
+  }
+}
+void Released(std::size_t bytes) { held_bytes.fetch_sub(bytes); }
+}  // namespace
+
+std::size_t DeviceBufferBytes() { return held_bytes.load(); }
+std::size_t DeviceBufferPeakBytes() { return peak_bytes.load(); }
+
 DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
-  if (bytes > 0) LQCD_CUDA_CHECK(cudaMalloc(&data_, bytes));
+  if (bytes > 0) {
+    LQCD_CUDA_CHECK(cudaMalloc(&data_, bytes));
+    Held(bytes);
+  }
 }
 
 DeviceBuffer::~DeviceBuffer() {
-  if (data_ != nullptr) cudaFree(data_);  // no throw from a destructor; a fault shows at the next check
+  if (data_ != nullptr) {
+    cudaFree(data_);  // no throw from a destructor; a fault shows at the next check
+    Released(bytes_);
+  }
 }
 
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
@@ -24,7 +46,10 @@ DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
 
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   if (this != &other) {
-    if (data_ != nullptr) cudaFree(data_);
+    if (data_ != nullptr) {
+      cudaFree(data_);
+      Released(bytes_);
+    }
     data_ = std::exchange(other.data_, nullptr);
     bytes_ = std::exchange(other.bytes_, 0);
   }

@@ -35,6 +35,11 @@ class DeviceBuffer {
 // Device-to-device copy of `bytes` bytes (tests and the tuner back up and restore outputs with it).
 void CopyDeviceToDevice(void* destination, const void* source, std::size_t bytes);
 
+// Device memory held by DeviceBuffers (every device field's storage) now, and the most held at once
+// since the program started: the fields' footprint of a run (the runtime's own memory is not included).
+std::size_t DeviceBufferBytes();
+std::size_t DeviceBufferPeakBytes();
+
 // Waits for all queued device work; throws CudaError for a fault that happened in it.
 void SynchronizeDevice();
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# gpu_bundle.sh: build every GPU test and benchmark here (targets tagged "gpu") and copy the binaries into
-# gpu_bundle/ (ignored by git), with run_tests.sh and run_benchmarks.sh that run them on a GPU machine
-# without Bazel. The binaries link the CUDA runtime statically: they need only the NVIDIA driver there.
+# gpu_bundle.sh: build every GPU test and benchmark here (targets tagged "gpu") and the main job's programs
+# (experiments/pion, solver_tables_cc), and copy the binaries into gpu_bundle/ (ignored by git), with
+# run_tests.sh, run_benchmarks.sh and run_main_job.sh that run them on a GPU machine without Bazel. The binaries link the CUDA runtime statically: they need only the NVIDIA driver there.
 # Each kernel binary carries the fatbinary of every Dslash variant (~15 MB); stripped and packed into one
 # solid xz archive they shrink about tenfold, which keeps the bundle far below the device tool's 64 MiB.
 # The run scripts unpack it on first use.
@@ -9,34 +9,39 @@
 #   tools/gpu_bundle.sh                 # here
 #   gpu_bundle/run_tests.sh             # there; exits non-zero if any test fails (or none ran)
 #   gpu_bundle/run_benchmarks.sh [out]  # there; writes each benchmark's output to out/ (default: .)
+#   gpu_bundle/run_main_job.sh OUT [generator flags] [-- solve flags]   # there; the main job on the GPU,
+#                                       # then the same configuration on the CPU oracle, correlators compared
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 tests=$(bazel query --output=label 'attr(tags, "\bgpu\b", tests(//...))' 2>/dev/null)
 benchmarks=$(bazel query --output=label 'attr(tags, "\bbenchmark\b", attr(tags, "\bgpu\b", kind("cc_binary", //...)))' 2>/dev/null)
+programs="//experiments:pion //experiments:solver_tables_cc"
 [[ -n "$tests" ]] || { echo "gpu_bundle: no targets tagged gpu" >&2; exit 1; }
 # shellcheck disable=SC2086
-bazel build $tests $benchmarks
+bazel build $tests $benchmarks $programs
 
 rm -rf gpu_bundle
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
-mkdir -p gpu_bundle "$stage/tests" "$stage/benchmarks"
+mkdir -p gpu_bundle "$stage/tests" "$stage/benchmarks" "$stage/programs"
 binary_path() { local label=${1#//}; echo "bazel-bin/${label%%:*}/${label#*:}"; }
 for t in $tests; do cp "$(binary_path "$t")" "$stage/tests/"; done
 for b in $benchmarks; do cp "$(binary_path "$b")" "$stage/benchmarks/"; done
+for p in $programs; do cp "$(binary_path "$p")" "$stage/programs/"; done
+cp tools/compare_correlators.py "$stage/programs/"
 chmod -R u+w "$stage"
-strip --strip-unneeded "$stage"/tests/* "$stage"/benchmarks/*
+strip --strip-unneeded "$stage"/tests/* "$stage"/benchmarks/* "$stage"/programs/pion "$stage"/programs/solver_tables_cc
 git rev-parse --short HEAD >"$stage/COMMIT" 2>/dev/null || echo unknown >"$stage/COMMIT"
 if ! git diff --quiet HEAD 2>/dev/null; then echo "+uncommitted changes" >>"$stage/COMMIT"; fi
 cp "$stage/COMMIT" gpu_bundle/COMMIT
-tar -C "$stage" -cf - tests benchmarks COMMIT | xz -T2 -6 >gpu_bundle/binaries.tar.xz
+tar -C "$stage" -cf - tests benchmarks programs COMMIT | xz -T2 -6 >gpu_bundle/binaries.tar.xz
 
 # Both run scripts unpack the archive next to themselves once.
 cat >gpu_bundle/unpack.sh <<'RUN'
 cd "$(dirname "${BASH_SOURCE[0]}")"
 if [[ ! -d tests || binaries.tar.xz -nt tests ]]; then
-  rm -rf tests benchmarks
+  rm -rf tests benchmarks programs
   tar -xJf binaries.tar.xz || { echo "cannot unpack binaries.tar.xz" >&2; exit 1; }
 fi
 RUN
@@ -70,5 +75,39 @@ for b in benchmarks/*; do
 done
 exit $status
 RUN
-chmod +x gpu_bundle/run_tests.sh gpu_bundle/run_benchmarks.sh
-echo "gpu_bundle: $(echo "$tests" | wc -w) tests, $(echo "$benchmarks" | wc -w) benchmarks, $(du -sh gpu_bundle | cut -f1)"
+cat >gpu_bundle/run_main_job.sh <<'RUN'
+#!/usr/bin/env bash
+# run_main_job.sh OUT [generator flags] [-- solve flags] [--- cpu]
+# The main job (programs/pion) on the GPU: generates (or reuses, from OUT/gpu) the configuration and solves the
+# propagator there. With a trailing "--- cpu" it then solves the same configuration with the same solve
+# flags on the CPU oracle (OUT/cpu) and compares the two correlators against their summed derived bounds
+# (compare_correlators.py; needs bounds: m > 0, or --inverse-norm-steps=N among the solve flags).
+# Generator flags: --lattice, --beta, --seed, --sweeps, --or, --threads. Solve flags: everything else.
+set -uo pipefail
+out=$(mkdir -p "$1" && cd "$1" && pwd) || exit 2
+shift
+cd "$(dirname "$0")"
+source ./unpack.sh
+generator=() solve=() cpu=0 part=generator
+for a in "$@"; do
+  case "$a" in
+    --) part=solve ;;
+    ---) part=tail ;;
+    *) if [[ $part == generator ]]; then generator+=("$a"); elif [[ $part == solve ]]; then solve+=("$a");
+       elif [[ $a == cpu ]]; then cpu=1; else echo "run_main_job: unexpected '$a' after ---" >&2; exit 2; fi ;;
+  esac
+done
+echo "bundle of commit $(cat COMMIT), on $(hostname), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+programs/pion --backend=gpu --no-plot --output="$out/gpu" "${generator[@]}" "${solve[@]}" || exit $?
+((cpu)) || exit 0
+config=$(ls "$out"/gpu/quenched_*.nersc | head -1)
+# The CPU run takes the GPU run's ||M^{-1}|| (a property of the matrix) instead of estimating it again.
+norm=$(awk -F, '$1 == "inverse_norm" { print $2 }' "$out/gpu/summary.csv")
+cpu_solve=()
+for a in "${solve[@]}"; do [[ $a == --inverse-norm-steps=* ]] || cpu_solve+=("$a"); done
+[[ -n $norm && $norm != 0 ]] && cpu_solve+=("--inverse-norm=$norm")
+programs/pion --backend=cpu --no-plot --output="$out/cpu" --config="$config" "${cpu_solve[@]}" || exit $?
+python3 programs/compare_correlators.py "$out/gpu/pion_correlator.csv" "$out/cpu/pion_correlator.csv"
+RUN
+chmod +x gpu_bundle/run_tests.sh gpu_bundle/run_benchmarks.sh gpu_bundle/run_main_job.sh
+echo "gpu_bundle: $(echo "$tests" | wc -w) tests, $(echo "$benchmarks" | wc -w) benchmarks, $(echo "$programs" | wc -w) programs, $(du -sh gpu_bundle | cut -f1)"

@@ -1,0 +1,115 @@
+// dirac_solver_test: the backend choice (--backend, --verify) and the DiracSolver contract on the CPU:
+// gauge fixing is invisible in the result, the initial guess is used, bad fields are refused.
+// (The GPU DiracSolver against the CPU one: backend_agreement_test.)
+#include "experiments/dirac_solver.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "gpu/device.h"
+#include "reference/spinor_algebra.h"
+#include "reference/su3_random.h"
+#include "solvers/testing.h"
+
+namespace lqcd::experiments {
+namespace {
+
+using solvers::SolverSpec;
+
+template <typename F>
+std::string ErrorOf(F f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ChooseBackend, FollowsTheFlagsAndSaysWhy) {
+  const std::string no_device = gpu::NoDeviceReason();
+  const BackendChoice cpu = ChooseBackend(BackendKind::kCpu, VerifyOn::kAuto, false);
+  EXPECT_EQ(cpu.kind, BackendKind::kCpu);
+  EXPECT_EQ(cpu.verify, VerifyOn::kHost);
+  EXPECT_EQ(cpu.reason, "--backend=cpu");
+  EXPECT_FALSE(cpu.device.empty());
+  EXPECT_NE(ErrorOf([] { ChooseBackend(BackendKind::kCpu, VerifyOn::kDevice, false); })
+                .find("--verify=device needs the GPU backend"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([] { ChooseBackend(BackendKind::kGpu, VerifyOn::kAuto, true); }).find("--backend=gpu"),
+            std::string::npos);
+  const BackendChoice automatic = ChooseBackend(BackendKind::kAuto, VerifyOn::kAuto, false);
+  if (!no_device.empty()) {
+    EXPECT_EQ(automatic.kind, BackendKind::kCpu);
+    EXPECT_NE(automatic.reason.find("no usable GPU"), std::string::npos) << automatic.reason;
+    EXPECT_NE(ErrorOf([] { ChooseBackend(BackendKind::kGpu, VerifyOn::kAuto, false); })
+                  .find("--backend=gpu, but there is no usable GPU"),
+              std::string::npos);
+  } else {
+    EXPECT_EQ(automatic.kind, BackendKind::kGpu);
+    EXPECT_EQ(automatic.verify, VerifyOn::kDevice);
+  }
+  // Clover always lands on the CPU under auto, with the reason.
+  const BackendChoice clover = ChooseBackend(BackendKind::kAuto, VerifyOn::kAuto, true);
+  EXPECT_EQ(clover.kind, BackendKind::kCpu);
+  EXPECT_EQ(CapabilitiesOf(BackendKind::kCpu).name, "cpu");
+  EXPECT_EQ(CapabilitiesOf(BackendKind::kGpu).name, "gpu");
+  EXPECT_THROW(CapabilitiesOf(BackendKind::kAuto), std::invalid_argument);
+}
+
+TEST(CpuDiracSolver, GaugeFixingAndInitialGuessDoNotChangeTheSolution) {
+  const Lattice lattice(4, 4, 4, 4);
+  const GaugeField<double> u = RandomGaugeField<double>(lattice, 21);  // far from temporal gauge
+  SpinorField<double> b(lattice);
+  FillGaussian(b, 22);
+  const FermionAction action = FermionAction::WilsonFromKappa(0.12);  // m = 1/6: ||M^{-1}|| <= 6
+  const auto solver = MakeDiracSolver(ChooseBackend(BackendKind::kCpu, VerifyOn::kAuto, false), u);
+  SolverSpec plain = SolverSpec::Parse("bicgstab");
+  SolverSpec fixed = SolverSpec::Parse("bicgstab:double/gf");
+  plain.tolerance = fixed.tolerance = 1e-12;
+  SpinorField<double> x_plain(lattice), x_fixed(lattice);
+  const SolveOutcome a = solver->Solve(action, plain, b, x_plain);
+  const SolveOutcome f = solver->Solve(action, fixed, b, x_fixed);
+  ASSERT_TRUE(a.result.converged());
+  ASSERT_TRUE(f.result.converged());
+  EXPECT_LE(a.true_residual, 1e-12);
+  EXPECT_LE(f.true_residual, 1e-12);  // of the ORIGINAL system: x_fixed was transformed back
+  EXPECT_NEAR(f.true_residual, ReferenceResidual(u, action, x_fixed, b), 1e-15);
+  // |x_plain - x_fixed| <= ||M^{-1}|| (r_plain + r_fixed) |b| (plus rounding far below).
+  const double b_norm = std::sqrt(Norm2(b));
+  EXPECT_LE(std::sqrt(Norm2(Difference(x_plain, x_fixed))), 6 * 2.1e-12 * b_norm);
+  // An exact solution as the initial guess: nothing left to do.
+  SpinorField<double> x_guess = x_plain;
+  const SolveOutcome g = solver->Solve(action, plain, b, x_guess);
+  EXPECT_TRUE(g.result.converged());
+  EXPECT_EQ(g.result.iterations, 0);
+}
+
+TEST(CpuDiracSolver, RefusesBadFieldsAndSpecsBeforeWork) {
+  const Lattice lattice(4, 4, 4, 4);
+  const GaugeField<double> u = RandomGaugeField<double>(lattice, 31);
+  const auto solver = MakeDiracSolver(ChooseBackend(BackendKind::kCpu, VerifyOn::kAuto, false), u);
+  const FermionAction action = FermionAction::WilsonFromKappa(0.12);
+  SpinorField<double> b(lattice), x(lattice);
+  EXPECT_NE(ErrorOf([&] { solver->Solve(action, SolverSpec::Parse("bicgstab"), b, x); }).find("the source b is zero"),
+            std::string::npos);
+  FillGaussian(b, 1);
+  SpinorField<double> even(lattice, Subset::kEven);
+  EXPECT_NE(ErrorOf([&] { solver->Solve(action, SolverSpec::Parse("bicgstab"), b, even); }).find("full-lattice"),
+            std::string::npos);
+  SpinorField<double> other(Lattice(4, 4, 4, 8));
+  EXPECT_NE(ErrorOf([&] { solver->Solve(action, SolverSpec::Parse("bicgstab"), other, x); }).find("4x4x4x4"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([&] { solver->Solve(action, SolverSpec::Parse("bicgstab:double/8"), b, x); })
+                .find("the cpu backend does not store 8 reals per link"),
+            std::string::npos);
+  FermionAction bad = action;
+  bad.mass = -5;
+  EXPECT_THROW(solver->Solve(bad, SolverSpec::Parse("bicgstab"), b, x), std::invalid_argument);
+  EXPECT_EQ(Norm2(x), 0.0);  // untouched
+}
+
+}  // namespace
+}  // namespace lqcd::experiments

@@ -1,0 +1,53 @@
+// inverse_norm_test: the inverse-iteration estimate of ||M^{-1}|| is a lower estimate that converges to the
+// exact value on the free field (where ||M^{-1}|| = max_p den(p)^{-1/2} is known, reference/free_wilson.h),
+// including at a negative mass, and stays below the a-priori bound 1 / m on a random field.
+#include "experiments/inverse_norm.h"
+
+#include <gtest/gtest.h>
+
+#include "reference/free_wilson.h"
+#include "reference/su3_random.h"
+
+namespace lqcd::experiments {
+namespace {
+
+solvers::SolverSpec Spec() {
+  solvers::SolverSpec spec = solvers::SolverSpec::Parse("bicgstab");
+  spec.tolerance = 1e-12;
+  return spec;
+}
+
+TEST(EstimateInverseNorm, ConvergesFromBelowToTheFreeFieldValue) {
+  const Lattice lattice(4, 4, 4, 8);
+  const GaugeField<double> u(lattice);  // unit links
+  const BackendChoice cpu = ChooseBackend(BackendKind::kCpu, VerifyOn::kAuto, false);
+  for (const double mass : {0.1, -0.05}) {  // antiperiodic in t: no zero mode at m = -0.05 on 4^3 x 8
+    FermionAction action;
+    action.mass = mass;
+    const double exact = FreeWilsonInverseNorm(lattice, mass, action.boundary);
+    const auto solver = MakeDiracSolver(cpu, u);
+    const InverseNormEstimate e = EstimateInverseNorm(*solver, action, Spec(), lattice, 30, 5);
+    ASSERT_EQ(e.history.size(), 30u);
+    // The Rayleigh quotient of a Hermitian positive matrix under power iteration never decreases; the solves
+    // are accurate to 1e-12 relative, so allow that much.
+    for (std::size_t k = 1; k < e.history.size(); ++k) EXPECT_GE(e.history[k], e.history[k - 1] * (1 - 1e-10)) << k;
+    EXPECT_LE(e.norm, exact * (1 + 1e-10)) << mass;
+    EXPECT_GE(e.norm, exact * (1 - 1e-6)) << mass << ": " << e.norm << " vs " << exact;
+    EXPECT_LT(e.last_relative_change, 1e-6);
+    EXPECT_GT(e.iterations, 0);
+  }
+}
+
+TEST(EstimateInverseNorm, StaysBelowTheAPrioriBound) {
+  const Lattice lattice(4, 4, 4, 4);
+  const GaugeField<double> u = RandomGaugeField<double>(lattice, 3);
+  const FermionAction action = FermionAction::WilsonFromKappa(0.12);  // m = 1/6: ||M^{-1}|| <= 6
+  const auto solver = MakeDiracSolver(ChooseBackend(BackendKind::kCpu, VerifyOn::kAuto, false), u);
+  const InverseNormEstimate e = EstimateInverseNorm(*solver, action, Spec(), lattice, 10, 1);
+  EXPECT_LE(e.norm, 1 / action.mass);
+  EXPECT_GT(e.norm, 1 / (4 + action.mass + 4));  // >= 1 / ||M|| >= 1 / (4 + m + 4)
+  EXPECT_THROW(EstimateInverseNorm(*solver, action, Spec(), lattice, 0, 1), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace lqcd::experiments
