@@ -12,6 +12,13 @@
 namespace lqcd::experiments::internal {
 namespace {
 
+bool IsZero(const SpinorField<double>& x) {
+  for (int i = 0; i < x.sites(); ++i) {
+    if (!x[i].isZero(0)) return false;
+  }
+  return true;
+}
+
 class GpuDiracSolver : public DiracSolver {
  public:
   GpuDiracSolver(const GaugeField<double>& u, VerifyOn verify)
@@ -32,12 +39,12 @@ class GpuDiracSolver : public DiracSolver {
         fixed_links_ = std::make_unique<gpu::GpuGaugeLinks>(fixed_->links(), true);
       }
       b_device.Upload(fixed_->ToFixed(b), action.basis);
-      x_device.Upload(fixed_->ToFixed(x), action.basis);
+      if (!IsZero(x)) x_device.Upload(fixed_->ToFixed(x), action.basis);
       out.result = gpu::SolveWithSpecOnGpu(spec, *fixed_links_, params, x_device, b_device);
       x = fixed_->FromFixed(x_device.Download(action.basis));
     } else {
       b_device.Upload(b, action.basis);
-      x_device.Upload(x, action.basis);
+      if (!IsZero(x)) x_device.Upload(x, action.basis);  // a new device field is zero already
       out.result = gpu::SolveWithSpecOnGpu(spec, links_, params, x_device, b_device);
       x = x_device.Download(action.basis);
     }
@@ -46,10 +53,13 @@ class GpuDiracSolver : public DiracSolver {
       out.true_residual = ReferenceResidual(u_, action, x, b);
       return out;
     }
-    // On the device in double, of the returned x (uploaded again) with a double/18 operator on the original
-    // links: independent of the solve's operators, its gauge fixing and its layout.
-    b_device.Upload(b, action.basis);
-    x_device.Upload(x, action.basis);
+    // On the device in double with a double/18 operator on the original links: independent of the solve's
+    // operators, its gauge fixing and its link layout. Without gauge fixing the device fields still hold b
+    // and the x just downloaded (the solvers never write b); with it, b and the back-transformed x go up.
+    if (spec.temporal_gauge) {
+      b_device.Upload(b, action.basis);
+      x_device.Upload(x, action.basis);
+    }
     const gpu::GpuWilson<double> m(links_.Get<double>(18), params);
     gpu::GpuSpinorField<double> r(lattice, Subset::kFull);
     m.Apply(r, x_device);

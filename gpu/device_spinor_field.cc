@@ -95,6 +95,7 @@ void UploadField(DeviceSpinorField& field, const SpinorField<T>& host, GammaBasi
   for (int p = 0; p < 2; ++p) {
     const Parity parity = static_cast<Parity>(p);
     if (field.subset() != Subset::kFull && SubsetOf(parity) != field.subset()) continue;
+#pragma omp parallel for schedule(static)
     for (int cb = 0; cb < lat.half_volume(); ++cb) {
       const int i = field.subset() == Subset::kFull ? lat.FullIndex(parity, cb) : cb;
       SiteSpinor<double> psi = host[i].template cast<Complex<double>>();
@@ -122,6 +123,7 @@ SpinorField<double> DeviceSpinorField::Download(GammaBasis basis) const {
     const Parity parity = static_cast<Parity>(p);
     if (subset_ != Subset::kFull && SubsetOf(parity) != subset_) continue;
     UnpackSpinors(View(parity), canonical.data());
+#pragma omp parallel for schedule(static)
     for (int cb = 0; cb < lattice_.half_volume(); ++cb) {
       SiteSpinor<double> psi;
       for (int s = 0; s < 4; ++s) {

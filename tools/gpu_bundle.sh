@@ -101,10 +101,15 @@ echo "bundle of commit $(cat COMMIT), on $(hostname), $(date -u +%Y-%m-%dT%H:%M:
 programs/pion --backend=gpu --no-plot --output="$out/gpu" "${generator[@]}" "${solve[@]}" || exit $?
 ((cpu)) || exit 0
 config=$(ls "$out"/gpu/quenched_*.nersc | head -1)
-# The CPU run takes the GPU run's ||M^{-1}|| (a property of the matrix) instead of estimating it again.
+# The CPU run takes the GPU run's ||M^{-1}|| (a property of the matrix) instead of estimating it again, and
+# the same solver with 18-real links (the CPU stores no compressed links; they represent the same matrix).
 norm=$(awk -F, '$1 == "inverse_norm" { print $2 }' "$out/gpu/summary.csv")
 cpu_solve=()
-for a in "${solve[@]}"; do [[ $a == --inverse-norm-steps=* ]] || cpu_solve+=("$a"); done
+for a in "${solve[@]}"; do
+  [[ $a == --inverse-norm-steps=* ]] && continue
+  [[ $a == --solver=* ]] && a=$(sed -E 's#/(12|8)(/|:|$)#\2#' <<<"$a")
+  cpu_solve+=("$a")
+done
 [[ -n $norm && $norm != 0 ]] && cpu_solve+=("--inverse-norm=$norm")
 programs/pion --backend=cpu --no-plot --output="$out/cpu" --config="$config" "${cpu_solve[@]}" || exit $?
 python3 programs/compare_correlators.py "$out/gpu/pion_correlator.csv" "$out/cpu/pion_correlator.csv"
