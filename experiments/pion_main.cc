@@ -107,11 +107,11 @@ propagator S(x; x0) (12 even-odd solves, Wilson or Wilson-clover) on the GPU or 
 zero-momentum pion correlator C(t) = sum_x tr[S S^dag] with its effective masses. Writes
 pion_correlator.csv, solves.csv, pion.png and run.log to --output (docs/main_job.md).
 
-Cost (docs/main_job.md has the measured numbers): the generator takes about 50 us x threads^-1 per site
-and sweep on one core of the x86 machines here (24^3x48, 50 sweeps on 16 cores: ~2 min; 32^3x64: ~6 min).
-Memory: host ~3.3 kB per site (links, propagator, work fields: 24^3x48 2.2 GB, 32^3x64 7 GB); GPU ~2.5 kB
-per site for double BiCGstab (24^3x48 1.7 GB, 32^3x64 5.3 GB). On the H100 a 32^3x64 column solves in
-about a second; on the CPU oracle such a lattice takes hours.)";
+Cost, measured on an H100 host (docs/main_job.md): the generator takes 6 us per site and sweep on 16
+cores (50 sweeps: 24^3x48 4.3 min, 32^3x64 13 min); a column's solve takes 0.17 s (24^3x48) and 0.51 s
+(32^3x64) in double on the GPU, plus host transfers (~0.5 s and ~2 s). GPU memory: 1.3 GB (24^3x48) and
+4.0 GB (32^3x64) for double BiCGstab. Host memory, from the field sizes: ~3.3 kB a site (24^3x48 2.2 GB,
+32^3x64 7 GB). The CPU oracle solves 8^3x16 in ~35 s on 2 cores; 32^3x64 would take hours.)";
 
 struct Options {
   std::string config;

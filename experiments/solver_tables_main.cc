@@ -359,7 +359,7 @@ CriticalMassResult FindCriticalMass(const Ensemble& ensemble, const Options& o, 
     p.plateau = AveragePlateau(p.correlators, res.t_first, res.t_last);
     if (!std::isfinite(p.plateau.pion_mass)) {
       throw std::runtime_error("critical mass: the pion effective mass at m = " + Num(mass) +
-                               " is undefined (correlator not cosh-like); give --critical_mass and --strange_mass");
+                               " is undefined (correlator not cosh-like); give --critical-mass and --strange-mass");
     }
     return p;
   };
@@ -374,7 +374,7 @@ CriticalMassResult FindCriticalMass(const Ensemble& ensemble, const Options& o, 
                                  {a.plateau.pion_mass * a.plateau.pion_mass, b.plateau.pion_mass * b.plateau.pion_mass});
     if (!(line.slope > 0)) {
       throw std::runtime_error("critical mass: m_pi^2 does not grow with m between m = " + Num(a.correlators.mass) +
-                               " and " + Num(b.correlators.mass) + "; give --critical_mass and --strange_mass");
+                               " and " + Num(b.correlators.mass) + "; give --critical-mass and --strange-mass");
     }
     return line;
   };

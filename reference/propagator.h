@@ -1,5 +1,5 @@
 // propagator.h: the point-source quark propagator and the zero-momentum pion correlator, independent of
-// how the 12 linear systems are solved (the caller passes a solve; solvers/propagator.h drives the Krylov
+// how the 12 linear systems are solved (the caller passes a solve; experiments/propagator_driver.h drives the Krylov
 // solvers, the tests use the sparse LU of sparse_wilson.h).
 //
 // Propagator: for a source site x0, S(x; x0) is the 12x12 matrix (index 3*s + c, spin s, colour c)
