@@ -12,21 +12,13 @@
 #include "reference/spinor_algebra.h"
 #include "reference/su3_random.h"
 #include "solvers/testing.h"
+#include "reference/error_testing.h"
 
 namespace lqcd::experiments {
 namespace {
 
 using solvers::SolverSpec;
 
-template <typename F>
-std::string ErrorOf(F f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
-}
 
 TEST(ChooseBackend, FollowsTheFlagsAndSaysWhy) {
   const std::string no_device = gpu::NoDeviceReason();

@@ -12,19 +12,11 @@
 #include <utility>
 #include <vector>
 
+#include "reference/error_testing.h"
+
 namespace lqcd::command_line {
 namespace {
 
-// The message of the std::invalid_argument `f` throws ("" if none).
-template <typename F>
-std::string ErrorOf(F f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
-}
 
 // A small program's flags: every kind of declaration, with its defaults.
 struct Program {

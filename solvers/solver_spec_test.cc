@@ -15,19 +15,11 @@
 #include "reference/wilson.h"
 #include "solvers/cpu_spec_solver.h"
 #include "solvers/testing.h"
+#include "reference/error_testing.h"
 
 namespace lqcd::solvers {
 namespace {
 
-template <typename F>
-std::string ErrorOf(F f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
-}
 
 // Every spec text the grammar accepts for a given parameter: 6 solvers x precisions x links x gauge fixing.
 std::vector<std::string> AllSpecTexts() {
