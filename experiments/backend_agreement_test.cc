@@ -26,7 +26,7 @@
 #include "experiments/propagator_bounds.h"
 #include "experiments/propagator_driver.h"
 #include "gpu/device.h"
-#include "reference/quenched_generator.h"
+#include "reference/ensemble/quenched_generator.h"
 #include "solvers/solver_spec.h"
 
 namespace lqcd::experiments {

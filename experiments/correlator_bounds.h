@@ -10,7 +10,7 @@
 //   |C(t) - C*(t)| <= eps (2 sqrt(C(t)) + eps) + gamma_{12 V} C(t),
 // and two computations of the same correlator differ by at most the sum of their two bounds.
 // ||M^{-1}||: <= 1 / m for Wilson on any unitary field (m > 0), <= 1 / (lambda_min(T) - 4) for clover
-// when lambda_min(T) > 4, exactly max_p den(p)^{-1/2} on the free field (reference/free_wilson.h); else an
+// when lambda_min(T) > 4, exactly max_p den(p)^{-1/2} on the free field (reference/observables/free_wilson.h); else an
 // estimate (inverse_norm.h), and the bound is then as good as the estimate.
 #pragma once
 

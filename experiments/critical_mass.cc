@@ -5,7 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "reference/propagator.h"
+#include "reference/observables/propagator.h"
 #include "reference/random.h"
 
 namespace lqcd::experiments {

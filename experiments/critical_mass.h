@@ -7,7 +7,7 @@
 // t0, every spin-colour component of every site an independent complex Z2 number (+-1 +- i)/sqrt(2), so
 // E[eta_a eta_b^*] = delta_ab on that slice and eta = 0 elsewhere. With phi = M^{-1} eta,
 //     E[phi(x) phi(x)^dag] = sum_{y in t0} S(x; y) S(x; y)^dag,          S = M^{-1} (12x12 blocks),
-// so, using gamma_5-Hermiticity S(y; x) = gamma_5 S(x; y)^dag gamma_5 (reference/propagator.h),
+// so, using gamma_5-Hermiticity S(y; x) = gamma_5 S(x; y)^dag gamma_5 (reference/observables/propagator.h),
 //     C_PP(t) = sum_{x in t0 + t} phi(x)^dag phi(x)
 //             -> sum_y sum_x tr[gamma_5 S(x; y) gamma_5 S(y; x)]                 (pion, P = dbar gamma_5 u)
 //     C_AP(t) = - sum_{x in t0 + t} phi(x)^dag gamma_4 phi(x)
@@ -19,7 +19,7 @@
 // the PCAC one is quoted (the driver's choice, docs/solver_tables.md: it needs no chiral extrapolation of a
 // finite-volume pion mass, and on 8^3 x 16 the pion line overshot the point where BiCGstab breaks down):
 //   - pion: m_pi^2 = B (m - m_c) (lowest-order chiral behaviour, i.e. m_pi^2 linear in 1/kappa since
-//     m = 1/(2 kappa) - 4), m_pi from the cosh effective mass (reference/propagator.h) averaged over a
+//     m = 1/(2 kappa) - 4), m_pi from the cosh effective mass (reference/observables/propagator.h) averaged over a
 //     plateau window; the root of the straight line through the points is m_c.
 //   - PCAC: the axial Ward identity d_4 A_4 = 2 m_PCAC P gives
 //         m_PCAC(t) = [C_AP(t + 1) - C_AP(t - 1)] / (4 C_PP(t)),

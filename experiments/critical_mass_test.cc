@@ -2,7 +2,7 @@
 //   - FitLine and Jackknife against closed forms;
 //   - FitCriticalMass recovers a known m_c (pion and PCAC) from exact synthetic correlators to roundoff,
 //     and from noisy ones within 4 jackknife errors;
-//   - the one-end contraction equals the reference point-source pion correlator (reference/propagator.h)
+//   - the one-end contraction equals the reference point-source pion correlator (reference/observables/propagator.h)
 //     summed over the 12 columns, and C_AP equals the explicit trace tr[gamma_4 gamma_5 S gamma_5 S(x0; x)];
 //   - the noise estimator is unbiased: the mean over many noise sources matches exact dilution (all unit
 //     sources of the time slice) within 5 standard errors;
@@ -15,7 +15,7 @@
 #include <random>
 #include <vector>
 
-#include "reference/propagator.h"
+#include "reference/observables/propagator.h"
 #include "reference/su3_random.h"
 #include "reference/wilson.h"
 #include "solvers/cpu_backend.h"

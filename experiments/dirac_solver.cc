@@ -10,7 +10,7 @@
 #include "gpu/device.h"
 #include "gpu/spec_solver.h"
 #include "reference/clover.h"
-#include "reference/machine_info.h"
+#include "reference/cli/machine_info.h"
 #include "reference/spinor_algebra.h"
 #include "reference/wilson.h"
 #include "solvers/cpu_spec_solver.h"

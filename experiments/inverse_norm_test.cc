@@ -1,11 +1,11 @@
 // inverse_norm_test: the inverse-iteration estimate of ||M^{-1}|| is a lower estimate that converges to the
-// exact value on the free field (where ||M^{-1}|| = max_p den(p)^{-1/2} is known, reference/free_wilson.h),
+// exact value on the free field (where ||M^{-1}|| = max_p den(p)^{-1/2} is known, reference/observables/free_wilson.h),
 // including at a negative mass, and stays below the a-priori bound 1 / m on a random field.
 #include "experiments/inverse_norm.h"
 
 #include <gtest/gtest.h>
 
-#include "reference/free_wilson.h"
+#include "reference/observables/free_wilson.h"
 #include "reference/su3_random.h"
 
 namespace lqcd::experiments {

@@ -16,7 +16,7 @@
 
 #include "experiments/quenched_ensemble.h"
 #include "experiments/paper_solvers.h"
-#include "reference/gauge_file_common.h"
+#include "reference/io/gauge_file_common.h"
 #include "reference/su3_random.h"
 
 namespace lqcd::experiments {

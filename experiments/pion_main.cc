@@ -1,6 +1,6 @@
 // pion: the main job. Takes a gauge configuration (generated here by default: quenched SU(3), Wilson
 // plaquette action, 8^3 x 16 at beta = 6.0, cached in the output directory; or read from --config in any
-// format reference/gauge_io.h reads), computes the point-source quark propagator S(x; 0) (12 even-odd
+// format reference/io/gauge_io.h reads), computes the point-source quark propagator S(x; 0) (12 even-odd
 // solves, Wilson or clover), and the zero-momentum pion correlator C(t) = sum_x tr[S(x,t;0) S(x,t;0)^dag]
 // with its effective masses. Prints the machine, lattice, plaquette, parameters, normalisation, every
 // solve's record and the correlator; writes into the output directory
@@ -37,13 +37,13 @@
 #include <thread>
 #include <vector>
 
-#include "reference/command_line.h"
-#include "reference/gauge_io.h"
-#include "reference/heatbath.h"  // kQuenchedChainVersion: the cache name changes with the chain
-#include "reference/nersc_io.h"
+#include "reference/cli/command_line.h"
+#include "reference/io/gauge_io.h"
+#include "reference/ensemble/heatbath.h"  // kQuenchedChainVersion: the cache name changes with the chain
+#include "reference/io/nersc_io.h"
 #include "reference/plaquette.h"
-#include "reference/propagator.h"
-#include "reference/quenched_generator.h"
+#include "reference/observables/propagator.h"
+#include "reference/ensemble/quenched_generator.h"
 #include "experiments/dirac_solver.h"
 #include "experiments/correlator_bounds.h"
 #include "experiments/fermion_action.h"

@@ -1,9 +1,9 @@
-// propagator_driver.h: the point-source quark propagator S(x; x0) (reference/propagator.h) of a Wilson or
+// propagator_driver.h: the point-source quark propagator S(x; x0) (reference/observables/propagator.h) of a Wilson or
 // Wilson-clover action, its 12 columns solved by a SolverSpec on the CPU oracle or the GPU (dirac_solver.h).
 //
 // What is solved: M psi = eta_{s,c} for the 12 point sources at x0, with the oracle's m-normalised matrix
 //     Wilson:  M = (4 + m) - D/2            clover:  M = (4 + m) + A - D/2
-// so the propagator is M^{-1}; the kappa-normalised one is M^{-1} / (2 kappa) (reference/propagator.h).
+// so the propagator is M^{-1}; the kappa-normalised one is M^{-1} / (2 kappa) (reference/observables/propagator.h).
 // Every column is solved from x = 0 through the even-odd system by `spec` (solvers/solver_spec.h) and
 // recorded with the solver's SolveResult and the true residual |b - M x| / |b| of the returned column,
 // recomputed in double where backend.verify says (the reference operators on the host, or a double
@@ -21,7 +21,7 @@
 #include "experiments/dirac_solver.h"
 #include "experiments/fermion_action.h"
 #include "reference/gauge_field.h"
-#include "reference/propagator.h"
+#include "reference/observables/propagator.h"
 #include "solvers/solve_result.h"
 #include "solvers/solver_spec.h"
 

@@ -13,7 +13,7 @@
 #include "experiments/dirac_solver.h"
 #include "experiments/propagator_bounds.h"
 #include "reference/clover.h"
-#include "reference/free_wilson.h"
+#include "reference/observables/free_wilson.h"
 #include "reference/gauge_transform.h"
 #include "reference/sparse_wilson.h"
 #include "reference/spinor_algebra.h"
@@ -241,7 +241,7 @@ TEST(PropagatorTest, FreeFieldMatchesTheMomentumSum) {
   Norms norms{4 + action.mass, FreeWilsonInverseNorm(lattice, action.mass, action.boundary)};
   const double eps = PropagatorError(run, norms);
   const std::vector<double> expected = FreeWilsonPionCorrelator(lattice, action.mass, action.boundary);
-  // Momentum-sum rounding as in reference/propagator_test.cc: 120 (gamma_{L_t+6} + u) N^2 + gamma_{V_s} C
+  // Momentum-sum rounding as in reference/observables/propagator_test.cc: 120 (gamma_{L_t+6} + u) N^2 + gamma_{V_s} C
   // (V_s = 32 here; gamma_64 is larger, hence also a bound).
   const double n2 = norms.inverse * norms.inverse;
   const std::vector<double> c = PionCorrelator(run.propagator);

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "reference/lattice.h"
-#include "reference/nersc_io.h"
+#include "reference/io/nersc_io.h"
 #include "reference/plaquette.h"
 
 namespace lqcd::experiments {

@@ -1,5 +1,5 @@
 // quenched_ensemble.h: a small quenched ensemble for the experiments, generated with the heatbath
-// generator (reference/quenched_generator.h) and cached on disk as NERSC files (reference/nersc_io.h), so a
+// generator (reference/ensemble/quenched_generator.h) and cached on disk as NERSC files (reference/io/nersc_io.h), so a
 // rerun with the same parameters reads the files instead of regenerating them.
 //
 // Cache layout: <directory>/<Tag()>/config_<sweep>.nersc, sweep counted from 1 as generate_quenched does
@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "reference/gauge_field.h"
-#include "reference/heatbath.h"  // kQuenchedChainVersion
-#include "reference/quenched_generator.h"
+#include "reference/ensemble/heatbath.h"  // kQuenchedChainVersion
+#include "reference/ensemble/quenched_generator.h"
 
 namespace lqcd::experiments {
 

@@ -1,8 +1,8 @@
-// quenched_validation: the long physics checks of the quenched generator (reference/quenched_generator.h),
+// quenched_validation: the long physics checks of the quenched generator (reference/ensemble/quenched_generator.h),
 // compared with analytic limits and published plaquettes. Prints a markdown table (and writes it, with a
 // CSV of the numbers, to --output). docs/quenched_generator.md quotes its output.
 //
-//   strong coupling  <P> = u(beta) + O(u^5), u = exact one-link integral (reference/one_link_integral.h)
+//   strong coupling  <P> = u(beta) + O(u^5), u = exact one-link integral (reference/ensemble/one_link_integral.h)
 //   weak coupling    beta (1 - <P>) -> c1(V) in [2 (1 - 1/V), 2 (1 - 1/V) + 8 / (3V)], c1 from two couplings
 //   beta 6.0         0.593678(24), 16^4: G. Boyd et al., Nucl. Phys. B 469 (1996) 419 (hep-lat/9602007)
 //   beta 5.7         0.54934, no error bar, SECOND-HAND: quoted without a source in public code next to 0.59368
@@ -24,10 +24,10 @@
 #include <thread>
 #include <vector>
 
-#include "reference/command_line.h"
-#include "reference/machine_info.h"
-#include "reference/one_link_integral.h"
-#include "reference/quenched_generator.h"
+#include "reference/cli/command_line.h"
+#include "reference/cli/machine_info.h"
+#include "reference/ensemble/one_link_integral.h"
+#include "reference/ensemble/quenched_generator.h"
 
 namespace lqcd {
 namespace {
@@ -83,7 +83,7 @@ int Main(int argc, char** argv) {
   int threads = 0;
   command_line::FlagSet flags(
       "quenched_validation",
-      "The long physics checks of the quenched generator (reference/quenched_generator.h): the plaquette at\n"
+      "The long physics checks of the quenched generator (reference/ensemble/quenched_generator.h): the plaquette at\n"
       "strong coupling against the exact one-link integral, the weak-coupling coefficient c1 from beta = 50 and\n"
       "100, and the published plaquettes at beta = 5.7 and 6.0 on 8^4, 8^3x16 and 12^4. Prints a markdown table\n"
       "(progress lines go to stderr) and, with --output, writes it and a CSV of the numbers. Minutes to hours:\n"

@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "gpu/event_timer.h"
-#include "reference/command_line.h"
+#include "reference/cli/command_line.h"
 #include "reference/random.h"
 #include "reference/su3_random.h"
 

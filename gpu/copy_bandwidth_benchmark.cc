@@ -6,7 +6,7 @@
 
 #include "gpu/copy_bandwidth.h"
 #include "gpu/device.h"
-#include "reference/command_line.h"
+#include "reference/cli/command_line.h"
 
 namespace lqcd::gpu {
 namespace {

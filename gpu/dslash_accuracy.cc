@@ -33,7 +33,7 @@
 #include "gpu/device_spinor_field.h"
 #include "gpu/deviation_cdf.h"
 #include "gpu/schur_operator.h"
-#include "reference/command_line.h"
+#include "reference/cli/command_line.h"
 #include "reference/wilson.h"
 
 namespace lqcd::gpu {

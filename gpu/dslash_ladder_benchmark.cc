@@ -18,7 +18,7 @@
 #include "gpu/copy_bandwidth.h"
 #include "gpu/device.h"
 #include "gpu/dslash_ladder.h"
-#include "reference/command_line.h"
+#include "reference/cli/command_line.h"
 #include "reference/gauge_transform.h"
 
 namespace lqcd::gpu {

@@ -32,7 +32,7 @@
 #include "gpu/device_spinor_field.h"
 #include "gpu/schur_operator.h"
 #include "gpu/wilson_dslash.h"
-#include "reference/command_line.h"
+#include "reference/cli/command_line.h"
 
 namespace lqcd::gpu {
 namespace {

@@ -32,7 +32,7 @@
 #include "gpu/event_timer.h"
 #include "gpu/gpu_backend.h"
 #include "gpu/spec_solver.h"
-#include "reference/command_line.h"
+#include "reference/cli/command_line.h"
 #include "reference/gauge_transform.h"
 #include "reference/su3_random.h"
 #include "solvers/solver_spec.h"

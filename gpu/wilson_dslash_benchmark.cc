@@ -23,7 +23,7 @@
 #include "gpu/schur_operator.h"
 #include "gpu/tune.h"
 #include "gpu/wilson_dslash.h"
-#include "reference/command_line.h"
+#include "reference/cli/command_line.h"
 #include "reference/gauge_transform.h"
 #include "reference/su3_random.h"
 

@@ -23,7 +23,7 @@
 #include <thread>
 #include <vector>
 
-#include "reference/command_line.h"
+#include "reference/cli/command_line.h"
 #include "reference/sparse_wilson.h"
 #include "reference/spinor_algebra.h"
 #include "reference/su3_random.h"

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "reference/command_line.h"
-#include "reference/machine_info.h"
+#include "reference/cli/command_line.h"
+#include "reference/cli/machine_info.h"
 #include "reference/spinor_field.h"
 #include "reference/su3_random.h"
 #include "reference/wilson.h"

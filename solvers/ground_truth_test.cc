@@ -17,7 +17,7 @@
 #include <iostream>
 
 #include "reference/gamma.h"
-#include "reference/heatbath.h"
+#include "reference/ensemble/heatbath.h"
 #include "reference/sparse_wilson.h"
 #include "reference/spinor_algebra.h"
 #include "solvers/bicgstab.h"

@@ -1,4 +1,4 @@
-"""What every command-line test of the project's programs checks (reference/command_line.h's contract), for the
+"""What every command-line test of the project's programs checks (reference/cli/command_line.h's contract), for the
 */command_line_programs_test.py tests: --help exits 0 and lists every flag; a bad command line exits with status
 1 and exactly one line on stderr, "<program>: error: ...", naming the flag, before the program prints or
 computes anything; nothing ever dies with "terminate called" or a signal. Only error paths and --help are run,

@@ -12,7 +12,7 @@ PACKAGES=(
   python3-matplotlib  # plots of the experiments
   python3-numpy
   clang               # clang 14 and its fuzzer/sanitizer runtimes: the short libFuzzer run in the tests
-  libclang-rt-14-dev  #   (//reference/fuzz:gauge_file_libfuzzer_short_run_test)
+  libclang-rt-14-dev  #   (//reference/io/fuzz:gauge_file_libfuzzer_short_run_test)
 )
 
 say() { echo "setup: $*"; }

@@ -10,7 +10,7 @@ refetches (e.g. `bazel sync` or a new server), picking up the directory once it 
     load("//tools:shared_data.bzl", "shared_gauge_data")
     shared_gauge_data(name = "shared_gauge_data")
 
-Tests depend on "@shared_gauge_data//:files" and find the files through reference/gauge_io_testing.h.
+Tests depend on "@shared_gauge_data//:files" and find the files through reference/io/gauge_io_testing.h.
 """
 
 def _shared_gauge_data_impl(repository_ctx):
