@@ -17,7 +17,9 @@
 // precision, so below that the computed value cannot be told from zero (detail::DotVanishes). One Krylov
 // iteration is one pass of the loop (two operator applications).
 // The iterated residual is verified against the true residual at the end, with restarts and stagnation
-// detection exactly as for CG (cg.h, detail::RestartLoop); a restart takes r0 = the new true residual.
+// detection exactly as for CG (cg.h, detail::RestartLoop and detail::VerifyTrueResidual); a restart takes
+// r0 = the new true residual. The iteration is written as two halves split at the operator applications
+// (detail::BicgstabFirstHalf, detail::BicgstabSecondHalf) so that the block solver runs the same code.
 // Aliasing: x and b must be different fields.
 #pragma once
 
@@ -68,28 +70,21 @@ void BicgstabStart(BicgstabFields<Field>& f, BicgstabScalars& s) {
   s.rho = s.rr;
 }
 
-// One BiCGstab iteration up to the new residual: v = A p, alpha, s = r - alpha v (early exit with
-// x += alpha p when |s|^2 <= stop_rr), t = A s, omega, x += alpha p + omega s, r = s - omega t.
-// Leaves (r0, r_new) in `rho_new`; the search direction is advanced separately (BicgstabNewDirection)
-// so that a reliable update can replace r in between. Counts the iteration in `result`.
-template <typename Op>
-BicgstabOutcome BicgstabAdvance(const Op& A, typename Op::Field& x, BicgstabFields<typename Op::Field>& f,
-                                BicgstabScalars& s, std::complex<double>& rho_new, double stop_rr, double b_norm2,
-                                bool record_history, SolveResult& result) {
-  using B = typename Op::Backend;
+// An iteration is split at its two operator applications, so that the single solver (BicgstabAdvance)
+// and the block solver (block_bicgstab.h, one batched application for all systems) run the same lines.
+// The caller applies A and counts it.
+//
+// First half, after v = A p: alpha = rho / (r0, v) [~0: breakdown], s = r - alpha v (r holds s), and
+// s.rr = |s|^2. kConvergedOnHalfStep (x += alpha p, iteration counted) when |s|^2 <= stop_rr; kIterated
+// when t = A s is needed next.
+template <typename B, typename Field>
+BicgstabOutcome BicgstabFirstHalf(Field& x, BicgstabFields<Field>& f, BicgstabScalars& s, double stop_rr,
+                                  double b_norm2, bool record_history, SolveResult& result) {
   namespace vf = vector_flops;
   const double reals = B::Reals(x);
-  auto record = [&](double r2) {
-    result.iterations += 1;
-    result.krylov_iterations += 1;
-    result.iterated_residual = std::sqrt(r2 / b_norm2);
-    if (record_history) result.residual_history.push_back(result.iterated_residual);
-  };
-  A.Apply(f.v, f.p);
   const auto vr0 = B::DotNorm(f.v, f.r0);  // (v, r0) and |v|^2 in one pass
   const std::complex<double> r0v = std::conj(vr0.dot);
-  result.operator_applications += 1;
-  result.flops += A.FlopsPerApply() + vf::kDotNorm * reals;
+  result.flops += vf::kDotNorm * reals;
   if (!Finite(std::abs(r0v)) || !Finite(vr0.norm2)) {
     Stop(result, SolveStatus::kNotFinite, "(r0, A p) = " + Num(std::abs(r0v)));
     return BicgstabOutcome::kFailed;
@@ -106,17 +101,28 @@ BicgstabOutcome BicgstabAdvance(const Op& A, typename Op::Field& x, BicgstabFiel
     Stop(result, SolveStatus::kNotFinite, "|s|^2 = " + Num(ss));
     return BicgstabOutcome::kFailed;
   }
+  s.rr = ss;  // |s|^2: the omega breakdown test needs it
   if (ss <= stop_rr) {  // converged on the half step: x = x + alpha p
     B::Caxpy(s.alpha, f.p, x);
     result.flops += vf::kCaxpy * reals;
-    s.rr = ss;
-    record(ss);
+    RecordIteration(result, ss, b_norm2, record_history);
     return BicgstabOutcome::kConvergedOnHalfStep;
   }
-  A.Apply(f.t, f.r);
+  return BicgstabOutcome::kIterated;
+}
+
+// Second half, after t = A s: omega = (t, s) / (t, t) [~0: breakdown], x += alpha p + omega s,
+// r = s - omega t, s.rr = |r|^2 and rho_new = (r0, r). Counts the iteration. The search direction is
+// advanced separately (BicgstabNewDirection) so that a reliable update can replace r in between.
+template <typename B, typename Field>
+BicgstabOutcome BicgstabSecondHalf(Field& x, BicgstabFields<Field>& f, BicgstabScalars& s,
+                                   std::complex<double>& rho_new, double b_norm2, bool record_history,
+                                   SolveResult& result) {
+  namespace vf = vector_flops;
+  const double reals = B::Reals(x);
+  const double ss = s.rr;
   const auto ts = B::DotNorm(f.t, f.r);  // (t, s), |t|^2
-  result.operator_applications += 1;
-  result.flops += A.FlopsPerApply() + vf::kDotNorm * reals;
+  result.flops += vf::kDotNorm * reals;
   if (!Finite(ts.norm2) || !Finite(std::abs(ts.dot))) {
     Stop(result, SolveStatus::kNotFinite, "(t, s) or |t|^2 not finite");
     return BicgstabOutcome::kFailed;
@@ -130,7 +136,7 @@ BicgstabOutcome BicgstabAdvance(const Op& A, typename Op::Field& x, BicgstabFiel
   s.omega = ts.dot / ts.norm2;
   const auto update = B::BicgstabUpdate(s.alpha, f.p, s.omega, f.t, x, f.r, f.r0);
   result.flops += vf::kBicgstabUpdate * reals;
-  record(update.norm2);
+  RecordIteration(result, update.norm2, b_norm2, record_history);
   if (!Finite(update.norm2) || !Finite(std::abs(update.dot))) {
     Stop(result, SolveStatus::kNotFinite, "|r|^2 = " + Num(update.norm2));
     return BicgstabOutcome::kFailed;
@@ -138,6 +144,24 @@ BicgstabOutcome BicgstabAdvance(const Op& A, typename Op::Field& x, BicgstabFiel
   s.rr = update.norm2;
   rho_new = update.dot;
   return BicgstabOutcome::kIterated;
+}
+
+// One BiCGstab iteration up to the new residual: v = A p, the first half, t = A s, the second half.
+// Leaves (r0, r_new) in `rho_new`. Counts the iteration and both applications in `result`.
+template <typename Op>
+BicgstabOutcome BicgstabAdvance(const Op& A, typename Op::Field& x, BicgstabFields<typename Op::Field>& f,
+                                BicgstabScalars& s, std::complex<double>& rho_new, double stop_rr, double b_norm2,
+                                bool record_history, SolveResult& result) {
+  using B = typename Op::Backend;
+  A.Apply(f.v, f.p);
+  result.operator_applications += 1;
+  result.flops += A.FlopsPerApply();
+  const BicgstabOutcome first = BicgstabFirstHalf<B>(x, f, s, stop_rr, b_norm2, record_history, result);
+  if (first != BicgstabOutcome::kIterated) return first;
+  A.Apply(f.t, f.r);
+  result.operator_applications += 1;
+  result.flops += A.FlopsPerApply();
+  return BicgstabSecondHalf<B>(x, f, s, rho_new, b_norm2, record_history, result);
 }
 
 // beta = (rho_new / rho) (alpha / omega); p = r + beta (p - omega v); rho = rho_new.
@@ -168,11 +192,7 @@ bool BicgstabIterate(const Op& A, typename Op::Field& x, BicgstabFields<typename
   BicgstabStart<typename Op::Backend>(f, s);
   if (s.rr <= stop_rr) return true;
   for (;;) {
-    if (result.iterations >= max_iterations) {
-      Stop(result, SolveStatus::kMaxIterations,
-           "reached " + std::to_string(max_iterations) + " iterations at residual " + Num(std::sqrt(s.rr / b_norm2)));
-      return false;
-    }
+    if (BudgetSpent(result, max_iterations, s.rr, b_norm2)) return false;
     std::complex<double> rho_new;
     const BicgstabOutcome o = BicgstabAdvance(A, x, f, s, rho_new, stop_rr, b_norm2, record_history, result);
     if (o == BicgstabOutcome::kFailed) return false;

@@ -2,8 +2,10 @@
 // lockstep so that every operator application serves all systems at once (a block operator,
 // block_operators.h: the gauge field is loaded once per site for the whole block).
 //
-// Each system runs EXACTLY the algorithm of cg.h (Hestenes-Stiefel CG in Saad's Algorithm 6.18, with the
-// true-residual verification, restarts and stagnation detection of detail::RestartLoop), with its own
+// Each system runs EXACTLY the algorithm of cg.h, through the same code: the iteration body after q = A p
+// is detail::CgStep and the true-residual verification, restarts and stagnation detection are
+// detail::VerifyTrueResidual, both shared with ConjugateGradient; only the operator application is
+// batched here. Each system has its own
 // Krylov space: this is multiple-RHS CG in the sense of "several CGs sharing the matrix loads", not
 // O'Leary's block CG (Linear Algebra Appl. 29 (1980) 293), which would share one block Krylov space and
 // couple the systems. So each system needs the iterations it would need alone, and its record is the one
@@ -22,7 +24,6 @@
 #pragma once
 
 #include <cmath>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -109,8 +110,7 @@ BlockSolveResult BlockCg(const BlockOp& A, std::vector<typename BlockOp::Field>&
     typename BlockOp::Field r, p, q;
     Phase phase = Phase::kVerify;
     double b_norm2 = 0, stop_rr = 0, rr = 0;
-    double previous_true = std::numeric_limits<double>::infinity();
-    int pass = 0;
+    detail::Verification verification;
   };
   std::vector<System> sys;
   sys.reserve(n);
@@ -118,7 +118,7 @@ BlockSolveResult BlockCg(const BlockOp& A, std::vector<typename BlockOp::Field>&
     SolveResult& rec = out.systems[k];
     rec.solver = std::string("CG<") + PrecisionTraits<typename BlockOp::Precision>::kName + "> in " + out.solver;
     rec.system = A.Name() + " x = b";
-    sys.push_back(System{A.NewField(), A.NewField(), A.NewField()});
+    sys.push_back(System{A.NewField(), A.NewField(), A.NewField(), Phase::kVerify, 0, 0, 0, {}});
     System& s = sys.back();
     s.b_norm2 = B::Norm2(b[k]);
     s.stop_rr = tol[k] * tol[k] * s.b_norm2;
@@ -144,42 +144,16 @@ BlockSolveResult BlockCg(const BlockOp& A, std::vector<typename BlockOp::Field>&
   };
 
   for (;;) {
-    // Verification passes (detail::RestartLoop's loop head).
+    // Verification passes: detail::VerifyTrueResidual, as in detail::RestartLoop.
     std::vector<std::size_t> verify = systems_in(Phase::kVerify);
     residuals(verify);
     for (std::size_t k : verify) {
       System& s = sys[k];
-      SolveResult& rec = out.systems[k];
-      const double true_residual = std::sqrt(s.rr / s.b_norm2);
-      if (s.pass > 0) rec.updates.push_back({rec.krylov_iterations, rec.iterated_residual, true_residual});
-      s.phase = Phase::kDone;
-      rec.true_residual = true_residual;
-      if (s.rr <= s.stop_rr) {
-        detail::Stop(rec, SolveStatus::kConverged,
-                     "true residual " + detail::Num(true_residual) + " <= " + detail::Num(tol[k]));
+      if (detail::VerifyTrueResidual(s.rr, s.b_norm2, tol[k], params.max_restarts, s.verification, out.systems[k]) ==
+          detail::Verdict::kDone) {
+        s.phase = Phase::kDone;
         continue;
       }
-      if (!detail::Finite(s.rr)) {
-        detail::Stop(rec, SolveStatus::kNotFinite, "true residual is " + detail::Num(true_residual));
-        continue;
-      }
-      if (s.pass > 0) {
-        if (true_residual > 0.5 * s.previous_true) {
-          detail::Stop(rec, SolveStatus::kStagnation,
-                       "a restart reduced the true residual only from " + detail::Num(s.previous_true) + " to " +
-                           detail::Num(true_residual) + " (tolerance " + detail::Num(tol[k]) + ")");
-          continue;
-        }
-        if (rec.restarts >= params.max_restarts) {
-          detail::Stop(rec, SolveStatus::kStagnation,
-                       "true residual " + detail::Num(true_residual) + " still above tolerance after " +
-                           std::to_string(rec.restarts) + " restarts");
-          continue;
-        }
-        rec.restarts += 1;
-      }
-      s.previous_true = true_residual;
-      s.pass += 1;
       B::Copy(s.p, s.r);  // CgIterate's start: p = r
       s.phase = Phase::kIterate;
     }
@@ -190,14 +164,10 @@ BlockSolveResult BlockCg(const BlockOp& A, std::vector<typename BlockOp::Field>&
       detail::Conclude(out.systems[k], std::sqrt(sys[k].rr / sys[k].b_norm2), tol[k]);
       sys[k].phase = Phase::kDone;
     }
-    // One CG iteration of every iterating system (detail::CgIterate's loop body).
+    // One CG iteration of every iterating system: one batched q = A p, then detail::CgStep each.
     std::vector<std::size_t> iterate;
     for (std::size_t k : systems_in(Phase::kIterate)) {
-      SolveResult& rec = out.systems[k];
-      if (rec.iterations >= params.max_iterations) {
-        detail::Stop(rec, SolveStatus::kMaxIterations,
-                     "reached " + std::to_string(params.max_iterations) + " iterations at residual " +
-                         detail::Num(std::sqrt(sys[k].rr / sys[k].b_norm2)));
+      if (detail::BudgetSpent(out.systems[k], params.max_iterations, sys[k].rr, sys[k].b_norm2)) {
         sys[k].phase = Phase::kConclude;
       } else {
         iterate.push_back(k);
@@ -209,42 +179,12 @@ BlockSolveResult BlockCg(const BlockOp& A, std::vector<typename BlockOp::Field>&
         [&](std::size_t k) -> const typename BlockOp::Field& { return sys[k].p; }, out);
     for (std::size_t k : iterate) {
       System& s = sys[k];
-      SolveResult& rec = out.systems[k];
-      const double pAp = B::ReDot(s.p, s.q);
-      rec.flops += vf::kReDot * reals;
-      if (!detail::Finite(pAp)) {
-        detail::Stop(rec, SolveStatus::kNotFinite, "p^dag A p = " + detail::Num(pAp));
-        s.phase = Phase::kConclude;
-        continue;
+      switch (detail::CgStep<B>(x[k], s.r, s.p, s.q, s.rr, s.stop_rr, s.b_norm2, params.record_history,
+                                out.systems[k])) {
+        case detail::StepOutcome::kContinue: break;
+        case detail::StepOutcome::kConverged: s.phase = Phase::kVerify; break;
+        case detail::StepOutcome::kFailed: s.phase = Phase::kConclude; break;
       }
-      if (pAp <= 0) {
-        detail::Stop(rec, SolveStatus::kNonPositiveCurvature,
-                     "p^dag A p = " + detail::Num(pAp) + " <= 0 at iteration " + std::to_string(rec.iterations) +
-                         ": the operator is not positive definite");
-        s.phase = Phase::kConclude;
-        continue;
-      }
-      const double alpha = s.rr / pAp;
-      const double rr_new = B::CgUpdate(alpha, s.p, s.q, x[k], s.r);
-      rec.flops += vf::kCgUpdate * reals;
-      rec.iterations += 1;
-      rec.krylov_iterations += 1;
-      rec.iterated_residual = std::sqrt(rr_new / s.b_norm2);
-      if (params.record_history) rec.residual_history.push_back(rec.iterated_residual);
-      if (!detail::Finite(rr_new)) {
-        detail::Stop(rec, SolveStatus::kNotFinite,
-                     "|r|^2 = " + detail::Num(rr_new) + " at iteration " + std::to_string(rec.iterations));
-        s.phase = Phase::kConclude;
-        continue;
-      }
-      if (rr_new <= s.stop_rr) {
-        s.phase = Phase::kVerify;
-        continue;
-      }
-      const double beta = rr_new / s.rr;
-      s.rr = rr_new;
-      B::Xpay(s.r, beta, s.p);
-      rec.flops += vf::kXpay * reals;
     }
   }
   for (const SolveResult& rec : out.systems) out.flops += rec.flops;

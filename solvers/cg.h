@@ -30,6 +30,66 @@ namespace lqcd::solvers {
 
 namespace detail {
 
+// Counts one Krylov iteration in `result`: iterations (paper counting), Krylov iterations, the iterated
+// residual |r| / |b| and its history.
+inline void RecordIteration(SolveResult& result, double r_norm2, double b_norm2, bool record_history) {
+  result.iterations += 1;
+  result.krylov_iterations += 1;
+  result.iterated_residual = std::sqrt(r_norm2 / b_norm2);
+  if (record_history) result.residual_history.push_back(result.iterated_residual);
+}
+
+enum class StepOutcome { kContinue, kConverged, kFailed };
+
+// The body of one CG iteration after q = A p (the caller applies A and counts it): alpha = rr / (p, q)
+// [(p, q) <= 0: kNonPositiveCurvature], x += alpha p, r -= alpha q; kConverged when |r|^2 <= stop_rr, else
+// p = r + (|r_new|^2 / rr) p. `rr` is |r|^2 on entry and on exit. The single solver (CgIterate) and the
+// block solver (block_cg.h) both run exactly this.
+template <typename B, typename Field>
+StepOutcome CgStep(Field& x, Field& r, Field& p, const Field& q, double& rr, double stop_rr, double b_norm2,
+                   bool record_history, SolveResult& result) {
+  namespace vf = vector_flops;
+  const double reals = B::Reals(r);
+  const double pAp = B::ReDot(p, q);
+  result.flops += vf::kReDot * reals;
+  if (!Finite(pAp)) {
+    Stop(result, SolveStatus::kNotFinite, "p^dag A p = " + Num(pAp));
+    return StepOutcome::kFailed;
+  }
+  if (pAp <= 0) {
+    Stop(result, SolveStatus::kNonPositiveCurvature,
+         "p^dag A p = " + Num(pAp) + " <= 0 at iteration " + std::to_string(result.iterations) +
+             ": the operator is not positive definite");
+    return StepOutcome::kFailed;
+  }
+  const double alpha = rr / pAp;
+  const double rr_new = B::CgUpdate(alpha, p, q, x, r);
+  result.flops += vf::kCgUpdate * reals;
+  RecordIteration(result, rr_new, b_norm2, record_history);
+  if (!Finite(rr_new)) {
+    Stop(result, SolveStatus::kNotFinite, "|r|^2 = " + Num(rr_new) + " at iteration " +
+                                              std::to_string(result.iterations));
+    return StepOutcome::kFailed;
+  }
+  if (rr_new <= stop_rr) {
+    rr = rr_new;
+    return StepOutcome::kConverged;
+  }
+  const double beta = rr_new / rr;
+  rr = rr_new;
+  B::Xpay(r, beta, p);
+  result.flops += vf::kXpay * reals;
+  return StepOutcome::kContinue;
+}
+
+// Stops with kMaxIterations and returns true when the iteration budget is spent.
+inline bool BudgetSpent(SolveResult& result, int max_iterations, double rr, double b_norm2) {
+  if (result.iterations < max_iterations) return false;
+  Stop(result, SolveStatus::kMaxIterations,
+       "reached " + std::to_string(max_iterations) + " iterations at residual " + Num(std::sqrt(rr / b_norm2)));
+  return true;
+}
+
 // CG iterations on A x = b from the current x, with r = b - A x and rr = |r|^2 on entry. Returns true
 // when |r|^2 <= stop_rr; otherwise sets result.status (max iterations, curvature, not finite) and
 // returns false. result.iterations counts against max_iterations.
@@ -38,89 +98,73 @@ bool CgIterate(const Op& A, typename Op::Field& x, typename Op::Field& r, typena
                typename Op::Field& q, double rr, double stop_rr, double b_norm2, int max_iterations,
                bool record_history, SolveResult& result) {
   using B = typename Op::Backend;
-  namespace vf = vector_flops;
-  const double reals = B::Reals(r);
   B::Copy(p, r);
   for (;;) {
-    if (result.iterations >= max_iterations) {
-      Stop(result, SolveStatus::kMaxIterations,
-           "reached " + std::to_string(max_iterations) + " iterations at residual " + Num(std::sqrt(rr / b_norm2)));
-      return false;
-    }
+    if (BudgetSpent(result, max_iterations, rr, b_norm2)) return false;
     A.Apply(q, p);
-    const double pAp = B::ReDot(p, q);
     result.operator_applications += 1;
-    result.flops += A.FlopsPerApply() + vf::kReDot * reals;
-    if (!Finite(pAp)) {
-      Stop(result, SolveStatus::kNotFinite, "p^dag A p = " + Num(pAp));
-      return false;
-    }
-    if (pAp <= 0) {
-      Stop(result, SolveStatus::kNonPositiveCurvature,
-           "p^dag A p = " + Num(pAp) + " <= 0 at iteration " + std::to_string(result.iterations) +
-               ": the operator is not positive definite");
-      return false;
-    }
-    const double alpha = rr / pAp;
-    const double rr_new = B::CgUpdate(alpha, p, q, x, r);
-    result.flops += vf::kCgUpdate * reals;
-    result.iterations += 1;
-    result.krylov_iterations += 1;
-    result.iterated_residual = std::sqrt(rr_new / b_norm2);
-    if (record_history) result.residual_history.push_back(result.iterated_residual);
-    if (!Finite(rr_new)) {
-      Stop(result, SolveStatus::kNotFinite, "|r|^2 = " + Num(rr_new) + " at iteration " +
-                                                std::to_string(result.iterations));
-      return false;
-    }
-    if (rr_new <= stop_rr) return true;
-    const double beta = rr_new / rr;
-    rr = rr_new;
-    B::Xpay(r, beta, p);
-    result.flops += vf::kXpay * reals;
+    result.flops += A.FlopsPerApply();
+    const StepOutcome o = CgStep<B>(x, r, p, q, rr, stop_rr, b_norm2, record_history, result);
+    if (o != StepOutcome::kContinue) return o == StepOutcome::kConverged;
   }
 }
 
-// The restart loop shared by the single-precision Krylov solvers: verify the true residual whenever the
-// iteration claims convergence, restart, detect stagnation. `iterate(rr, stop_rr)` runs the Krylov
-// iteration from the current x with r = b - A x and returns true when its iterated residual converged.
+// The verification every restarted Krylov solver makes after its iteration claims convergence (and once
+// at the start), written once for the single and the block solvers. Given rr = |b - A x|^2 recomputed in
+// the operator's precision: converged, or not finite, or -- on a restart -- stagnation when the restart
+// did not halve the true residual or params.max_restarts restarts are spent (the precision floor lies
+// above the tolerance); each of those ends the solve (kDone, status set). Otherwise kIterate: (re)start
+// the iteration from the current x. Records the true residual and, after the first pass, the update.
+struct Verification {
+  double previous_true = std::numeric_limits<double>::infinity();
+  int pass = 0;
+};
+enum class Verdict { kDone, kIterate };
+
+inline Verdict VerifyTrueResidual(double rr, double b_norm2, double tolerance, int max_restarts, Verification& v,
+                                  SolveResult& result) {
+  const double true_residual = std::sqrt(rr / b_norm2);
+  result.true_residual = true_residual;
+  if (v.pass > 0) result.updates.push_back({result.krylov_iterations, result.iterated_residual, true_residual});
+  if (rr <= tolerance * tolerance * b_norm2) {
+    Stop(result, SolveStatus::kConverged, "true residual " + Num(true_residual) + " <= " + Num(tolerance));
+    return Verdict::kDone;
+  }
+  if (!Finite(rr)) {
+    Stop(result, SolveStatus::kNotFinite, "true residual is " + Num(true_residual));
+    return Verdict::kDone;
+  }
+  if (v.pass > 0) {
+    if (true_residual > 0.5 * v.previous_true) {
+      Stop(result, SolveStatus::kStagnation,
+           "a restart reduced the true residual only from " + Num(v.previous_true) + " to " + Num(true_residual) +
+               " (tolerance " + Num(tolerance) + ")");
+      return Verdict::kDone;
+    }
+    if (result.restarts >= max_restarts) {
+      Stop(result, SolveStatus::kStagnation,
+           "true residual " + Num(true_residual) + " still above tolerance after " + std::to_string(result.restarts) +
+               " restarts");
+      return Verdict::kDone;
+    }
+    result.restarts += 1;
+  }
+  v.previous_true = true_residual;
+  v.pass += 1;
+  return Verdict::kIterate;
+}
+
+// The restart loop of the single-system Krylov solvers: verify, (re)start the iteration, verify again.
+// `iterate(rr, stop_rr)` runs the Krylov iteration from the current x with r = b - A x and returns true
+// when its iterated residual converged.
 template <typename Op, typename Iterate>
 void RestartLoop(const Op& A, typename Op::Field& x, const typename Op::Field& b, typename Op::Field& r,
                  double b_norm2, const SolverParams& params, SolveResult& result, Iterate&& iterate) {
   const double stop_rr = params.tolerance * params.tolerance * b_norm2;
-  double previous_true = std::numeric_limits<double>::infinity();
-  for (int pass = 0;; ++pass) {
+  Verification v;
+  for (;;) {
     const double rr = ResidualNorm2(A, x, b, r, result);
-    const double true_residual = std::sqrt(rr / b_norm2);
-    if (pass > 0) result.updates.push_back({result.krylov_iterations, result.iterated_residual, true_residual});
-    if (rr <= stop_rr) {
-      Stop(result, SolveStatus::kConverged, "true residual " + Num(true_residual) + " <= " + Num(params.tolerance));
-      result.true_residual = true_residual;
-      return;
-    }
-    if (!Finite(rr)) {
-      Stop(result, SolveStatus::kNotFinite, "true residual is " + Num(true_residual));
-      result.true_residual = true_residual;
-      return;
-    }
-    if (pass > 0) {
-      if (true_residual > 0.5 * previous_true) {
-        Stop(result, SolveStatus::kStagnation,
-             "a restart reduced the true residual only from " + Num(previous_true) + " to " + Num(true_residual) +
-                 " (tolerance " + Num(params.tolerance) + ")");
-        result.true_residual = true_residual;
-        return;
-      }
-      if (result.restarts >= params.max_restarts) {
-        Stop(result, SolveStatus::kStagnation,
-             "true residual " + Num(true_residual) + " still above tolerance after " +
-                 std::to_string(result.restarts) + " restarts");
-        result.true_residual = true_residual;
-        return;
-      }
-      result.restarts += 1;
-    }
-    previous_true = true_residual;
+    if (VerifyTrueResidual(rr, b_norm2, params.tolerance, params.max_restarts, v, result) == Verdict::kDone) return;
     if (!iterate(rr, stop_rr)) {
       // The iteration stopped for its own reason: report the true residual of the x it left.
       Conclude(result, std::sqrt(ResidualNorm2(A, x, b, r, result) / b_norm2), params.tolerance);
