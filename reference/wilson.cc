@@ -1,5 +1,6 @@
-// wilson.cc: the Wilson-Dirac operator (see wilson.h). One site kernel, HoppingAtSite, serves the
-// full-lattice and the single-parity operators; they differ only in how a neighbour's spinor is found.
+// wilson.cc: the Wilson-Dirac operator (see wilson.h). One site kernel, HoppingAtSite (the terms of
+// wilson_stencil.h), serves the full-lattice and the single-parity operators; they differ only in how a
+// neighbour's spinor is found.
 #include "reference/wilson.h"
 
 #include <array>
@@ -8,6 +9,7 @@
 #include <string>
 
 #include "reference/spinor_algebra.h"
+#include "reference/wilson_stencil.h"
 
 namespace lqcd {
 
@@ -32,37 +34,12 @@ WilsonParams WilsonParams::FromKappa(double kappa, GammaBasis basis, FermionBoun
 
 namespace {
 
-// The eight projectors of one operator application: forward hops carry 1 - s gamma_mu, backward hops
-// 1 + s gamma_mu, with s = +1 for D and s = -1 for D^dag.
-template <typename T>
-struct HopProjectors {
-  std::array<Eigen::Matrix<Complex<T>, 4, 4>, kDims> forward, backward;
-  HopProjectors(GammaBasis basis, Dagger dagger) {
-    const int s = dagger == Dagger::kNo ? 1 : -1;
-    for (int mu = 0; mu < kDims; ++mu) {
-      forward[mu] = Projector(basis, mu, -s).cast<Complex<T>>();
-      backward[mu] = Projector(basis, mu, +s).cast<Complex<T>>();
-    }
-  }
-};
-
-// (D psi)(site); neighbour(site') returns psi at lexicographic site'.
+// (D psi)(site); neighbour(site') returns psi at lexicographic site'. The terms are wilson_stencil.h's.
 template <typename T, typename Neighbour>
 SiteSpinor<T> HoppingAtSite(const GaugeField<T>& u, int site, const HopProjectors<T>& proj,
                             const FermionBoundary& boundary, const Neighbour& neighbour) {
-  const Lattice& lat = u.lattice();
   SiteSpinor<T> sum = SiteSpinor<T>::Zero();
-  for (int mu = 0; mu < kDims; ++mu) {
-    const int up = lat.Forward(site, mu);
-    const T up_sign = static_cast<T>(lat.ForwardCrossesBoundary(site, mu) ? boundary.WrapSign(mu) : 1.0);
-    // U_mu(n) psi(n + mu): in the 4x3 layout colour matrices act from the right as U^T.
-    sum += up_sign * (proj.forward[mu] * neighbour(up) * u.Link(site, mu).transpose());
-
-    const int down = lat.Backward(site, mu);
-    const T down_sign = static_cast<T>(lat.BackwardCrossesBoundary(site, mu) ? boundary.WrapSign(mu) : 1.0);
-    // U_mu(n - mu)^dag psi(n - mu): (U^dag)^T = conj(U).
-    sum += down_sign * (proj.backward[mu] * neighbour(down) * u.Link(down, mu).conjugate());
-  }
+  ForEachHop(u, site, boundary, [&](const Hop<T>& hop) { AddHopTerm(sum, proj, hop, neighbour(hop.site)); });
   return sum;
 }
 

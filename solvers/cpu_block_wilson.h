@@ -6,9 +6,9 @@
 //   CpuBlockWilsonSchur<T>:  M_pp in_k = in_k - kappa^2 D_{p,p'} D_{p',p} in_k  (and M_pp^dag)
 // with D the hopping term of the paper's Eq. (1) in the conventions of docs/conventions.md (same gamma
 // basis, projectors 1 -/+ gamma_mu on forward/backward hops, boundary signs, 4x3 spinor layout with the
-// colour matrix acting from the right as U^T). The site kernel evaluates the same expressions in the same
-// order as reference/wilson.cc, so each vector's result equals ApplyWilson / ApplySchur to the last bit
-// on the same compiler (a test checks it); only the LOOP ORDER differs: for each output site and each
+// colour matrix acting from the right as U^T). The hop terms are the oracle's own (reference/wilson_stencil.h,
+// which reference/wilson.cc sums too), so each vector's result equals ApplyWilson / ApplySchur to the
+// last bit (a test checks it); only the LOOP ORDER differs: for each output site and each
 // direction the link U_mu(n) (and U_mu(n - mu)) is fetched once and applied to all n vectors while it is
 // hot, instead of once per vector per application.
 // Precisions: T = double or float (the gauge field is rounded to T); no half variant.
@@ -28,7 +28,6 @@
 // Aliasing: no output may alias an input (ApplyBlock throws). Not thread-safe (scratch block for M_pp).
 #pragma once
 
-#include <array>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -38,6 +37,7 @@
 #include "reference/gauge_field.h"
 #include "reference/spinor_field.h"
 #include "reference/wilson.h"
+#include "reference/wilson_stencil.h"
 #include "solvers/block_operators.h"
 #include "solvers/cpu_backend.h"
 #include "solvers/precision.h"
@@ -50,48 +50,22 @@ namespace block_detail {
 inline constexpr double kLinkRealsPerSite = 8 * 18;
 inline constexpr double kWilsonRealsPerVectorPerSite = 10 * 24;
 
-// Forward hops carry 1 - s gamma_mu, backward hops 1 + s gamma_mu, s = +1 for D and -1 for D^dag.
-template <typename T>
-struct BlockHopProjectors {
-  std::array<Eigen::Matrix<Complex<T>, 4, 4>, kDims> forward, backward;
-  BlockHopProjectors(GammaBasis basis, Dagger dagger) {
-    const int s = dagger == Dagger::kNo ? 1 : -1;
-    for (int mu = 0; mu < kDims; ++mu) {
-      forward[mu] = Projector(basis, mu, -s).cast<Complex<T>>();
-      backward[mu] = Projector(basis, mu, +s).cast<Complex<T>>();
-    }
-  }
-};
-
 // For every output index i of `out_shape` (site = out_shape.SiteIndex(i)) and every vector k:
 // sum_k = (D in_k)(site), where in_k is read at lexicographic neighbour n through in_k[index_of(n)];
-// then finish(k, i, sum_k). Each link is fetched once per (site, direction) for the whole block.
+// then finish(k, i, sum_k). The terms are the oracle's (reference/wilson_stencil.h); only the loop order
+// differs: each link is fetched once per (site, direction) for the whole block.
 template <typename T, typename IndexOf, typename Finish>
-void HoppingBlock(const GaugeField<T>& u, const BlockHopProjectors<T>& proj, const FermionBoundary& boundary,
+void HoppingBlock(const GaugeField<T>& u, const HopProjectors<T>& proj, const FermionBoundary& boundary,
                   const SpinorField<T>& out_shape, const std::vector<const SpinorField<T>*>& in, IndexOf&& index_of,
                   Finish&& finish) {
-  const Lattice& lat = u.lattice();
   const std::size_t n = in.size();
   std::vector<SiteSpinor<T>> sum(n);
   for (int i = 0; i < out_shape.sites(); ++i) {
-    const int site = out_shape.SiteIndex(i);
     for (auto& s : sum) s.setZero();
-    for (int mu = 0; mu < kDims; ++mu) {
-      const int up = lat.Forward(site, mu);
-      const T up_sign = static_cast<T>(lat.ForwardCrossesBoundary(site, mu) ? boundary.WrapSign(mu) : 1.0);
-      const ColorMatrix<T>& link_up = u.Link(site, mu);  // U_mu(n), once for the block
-      const int up_index = index_of(up);
-      for (std::size_t k = 0; k < n; ++k) {
-        sum[k] += up_sign * (proj.forward[mu] * (*in[k])[up_index] * link_up.transpose());
-      }
-      const int down = lat.Backward(site, mu);
-      const T down_sign = static_cast<T>(lat.BackwardCrossesBoundary(site, mu) ? boundary.WrapSign(mu) : 1.0);
-      const ColorMatrix<T>& link_down = u.Link(down, mu);  // U_mu(n - mu), once for the block
-      const int down_index = index_of(down);
-      for (std::size_t k = 0; k < n; ++k) {
-        sum[k] += down_sign * (proj.backward[mu] * (*in[k])[down_index] * link_down.conjugate());
-      }
-    }
+    ForEachHop(u, out_shape.SiteIndex(i), boundary, [&](const Hop<T>& hop) {
+      const int neighbour = index_of(hop.site);
+      for (std::size_t k = 0; k < n; ++k) AddHopTerm(sum[k], proj, hop, (*in[k])[neighbour]);
+    });
     for (std::size_t k = 0; k < n; ++k) finish(k, i, sum[k]);
   }
 }
@@ -143,7 +117,7 @@ class CpuBlockWilson {
  private:
   void Run(const std::vector<Field*>& out, const std::vector<const Field*>& in, Dagger dagger) const {
     block_detail::RequireBlockShape(out, in, u_.lattice(), Subset::kFull, Name());
-    const block_detail::BlockHopProjectors<T> proj(params_.basis, dagger);
+    const HopProjectors<T> proj(params_.basis, dagger);
     // As reference/wilson.cc: d = in + (-kappa) D in, then d *= 1 / (2 kappa), scalars rounded to T.
     const Complex<T> minus_kappa(static_cast<T>(-kappa_), 0), scale(static_cast<T>(1.0 / (2.0 * kappa_)), 0);
     block_detail::HoppingBlock(
@@ -193,7 +167,7 @@ class CpuBlockWilsonSchur {
  private:
   void Run(const std::vector<Field*>& out, const std::vector<const Field*>& in, Dagger dagger) const {
     block_detail::RequireBlockShape(out, in, u_.lattice(), SubsetOf(parity_), Name());
-    const block_detail::BlockHopProjectors<T> proj(params_.basis, dagger);
+    const HopProjectors<T> proj(params_.basis, dagger);
     const Subset other = SubsetOf(Opposite(parity_));
     while (scratch_.size() < in.size()) scratch_.emplace_back(u_.lattice(), other);
     std::vector<const Field*> mid(in.size());
