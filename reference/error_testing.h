@@ -5,10 +5,20 @@
 //
 // ErrorOf(f) calls f() and returns the what() of the std::invalid_argument it throws, or "" when it throws
 // none (any other exception propagates, so a test sees it fail).
+// EXPECT_CONTAINS(message, text): a gtest expectation that the string `message` contains `text`; on failure
+// it prints the whole message.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <stdexcept>
 #include <string>
+
+#define EXPECT_CONTAINS(message, text)                                           \
+  do {                                                                           \
+    const std::string lqcd_message_ = (message);                                 \
+    EXPECT_NE(lqcd_message_.find(text), std::string::npos) << "message: " << lqcd_message_; \
+  } while (0)
 
 namespace lqcd {
 

@@ -12,6 +12,7 @@
 #include "reference/io/gauge_io_testing.h"
 #include "reference/io/milc_io.h"
 #include "reference/plaquette.h"
+#include "reference/error_testing.h"
 
 namespace lqcd {
 namespace {
@@ -22,12 +23,6 @@ constexpr double kU64 = 0x1.0p-53;
 std::string ErrorReading(const Bytes& bytes) {
   return GaugeFileErrorOf([&] { ReadLimeFromBytes(bytes.data(), bytes.size(), "test.lime"); });
 }
-
-#define EXPECT_ERROR_CONTAINS(bytes, text)                                    \
-  do {                                                                        \
-    const std::string message = ErrorReading(bytes);                          \
-    EXPECT_NE(message.find(text), std::string::npos) << "error: " << message; \
-  } while (0)
 
 LimeRecord RecordOfType(const std::vector<LimeRecord>& records, const std::string& type) {
   for (const LimeRecord& r : records) {
@@ -196,7 +191,7 @@ TEST(LimeRoundTripTest, TwoBinaryRecordsAreRefused) {
   const LimeRecord binary = RecordOfType(ParseLimeRecords(one.data(), one.size(), "one"), "ildg-binary-data");
   Bytes two = one;  // append a copy of the binary record, header and padded data
   two.insert(two.end(), one.begin() + binary.header_offset, one.begin() + binary.data_offset + binary.data_length);
-  EXPECT_ERROR_CONTAINS(two, "LIME: more than one binary data record ('ildg-binary-data' at offset " +
+  EXPECT_CONTAINS(ErrorReading(two), "LIME: more than one binary data record ('ildg-binary-data' at offset " +
                                  std::to_string(binary.header_offset) + ", 'ildg-binary-data' at offset " +
                                  std::to_string(one.size()) + "); one configuration per file is read");
 }
@@ -226,64 +221,64 @@ class LimeMalformedTest : public ::testing::Test {
 };
 
 TEST_F(LimeMalformedTest, TruncatedFiles) {
-  EXPECT_ERROR_CONTAINS(
-      Bytes(file_.begin(), file_.end() - 8),
+  EXPECT_CONTAINS(ErrorReading(
+      Bytes(file_.begin(), file_.end() - 8)),
       "LIME record 7 at offset 76056 ('scidac-checksum'): declares 136 data bytes but only 128 remain");
   // Record 0 has 149 data bytes at 144..293, padded to 296: cut inside the padding.
-  EXPECT_ERROR_CONTAINS(Bytes(file_.begin(), file_.begin() + 294),
+  EXPECT_CONTAINS(ErrorReading(Bytes(file_.begin(), file_.begin() + 294)),
                         "LIME record 0 at offset 0 ('scidac-private-file-xml'): the padding to 8 bytes after its 149 "
                         "data bytes is missing");
-  EXPECT_ERROR_CONTAINS(
-      Bytes(file_.begin(), file_.begin() + 40000),
+  EXPECT_CONTAINS(ErrorReading(
+      Bytes(file_.begin(), file_.begin() + 40000)),
       "LIME record 6 at offset 2184 ('ildg-binary-data'): declares 73728 data bytes but only 37672 remain");
-  EXPECT_ERROR_CONTAINS(Bytes(file_.begin(), file_.begin() + 100),
+  EXPECT_CONTAINS(ErrorReading(Bytes(file_.begin(), file_.begin() + 100)),
                         "only 100 bytes left, fewer than a 144-byte record header");
-  EXPECT_ERROR_CONTAINS(Bytes(), "LIME: the file is empty");
+  EXPECT_CONTAINS(ErrorReading(Bytes()), "LIME: the file is empty");
 }
 
 TEST_F(LimeMalformedTest, BrokenRecordHeaders) {
   Bytes bad = file_;
   bad[records_[2].header_offset + 3] = 0xAC;
-  EXPECT_ERROR_CONTAINS(bad, "LIME record 2 at offset " + std::to_string(records_[2].header_offset) +
+  EXPECT_CONTAINS(ErrorReading(bad), "LIME record 2 at offset " + std::to_string(records_[2].header_offset) +
                                  ": magic 0x456789ac, expected 0x456789ab");
   bad = file_;
   bad[records_[1].header_offset + 5] = 2;
-  EXPECT_ERROR_CONTAINS(bad, "LIME record 1 at offset 296: LIME version 2, expected 1");
+  EXPECT_CONTAINS(ErrorReading(bad), "LIME record 1 at offset 296: LIME version 2, expected 1");
   bad = file_;
   std::fill(bad.begin() + records_[3].header_offset + 16, bad.begin() + records_[3].header_offset + 144, 'x');
-  EXPECT_ERROR_CONTAINS(bad, "LIME record 3 at offset 968: the record type is not NUL-terminated in 128 bytes");
+  EXPECT_CONTAINS(ErrorReading(bad), "LIME record 3 at offset 968: the record type is not NUL-terminated in 128 bytes");
   // A huge declared length must not be trusted (nor overflow the offset arithmetic).
   bad = file_;
   StoreU64(0xFFFFFFFFFFFFFFF0ull, ByteOrder::kBigEndian, bad.data() + records_[6].header_offset + 8);
-  EXPECT_ERROR_CONTAINS(bad, "declares 18446744073709551600 data bytes but only 74008 remain");
+  EXPECT_CONTAINS(ErrorReading(bad), "declares 18446744073709551600 data bytes but only 74008 remain");
 }
 
 TEST_F(LimeMalformedTest, FlippedDataByteIsACheckSumMismatch) {
   Bytes bad = file_;
   bad[records_[6].data_offset + 12345] ^= 0x20;
-  EXPECT_ERROR_CONTAINS(bad, "scidac-checksum: suma sumb = 37affb9c 2fc07bbf but the data give");
+  EXPECT_CONTAINS(ErrorReading(bad), "scidac-checksum: suma sumb = 37affb9c 2fc07bbf but the data give");
 }
 
 TEST_F(LimeMalformedTest, InconsistentMetadata) {
-  EXPECT_ERROR_CONTAINS(Replaced(file_, "<lx>4</lx>", "<lx>6</lx>"),
+  EXPECT_CONTAINS(ErrorReading(Replaced(file_, "<lx>4</lx>", "<lx>6</lx>")),
                         "scidac-private-file-xml: <dims> 4x4x4x4 disagrees with ildg-format 6x4x4x4");
-  EXPECT_ERROR_CONTAINS(Replaced(file_, "<precision>32</precision>", "<precision>64</precision>"),
+  EXPECT_CONTAINS(ErrorReading(Replaced(file_, "<precision>32</precision>", "<precision>64</precision>")),
                         "scidac-private-record-xml: <precision> F disagrees with ildg-format's float64");
-  EXPECT_ERROR_CONTAINS(Replaced(file_, "<precision>32</precision>", "<precision>16</precision>"),
+  EXPECT_CONTAINS(ErrorReading(Replaced(file_, "<precision>32</precision>", "<precision>16</precision>")),
                         "ildg-format: <precision> is 16, expected 32 or 64");
-  EXPECT_ERROR_CONTAINS(Replaced(file_, "<field>su3gauge</field>", "<field>u1gauge0</field>"),
+  EXPECT_CONTAINS(ErrorReading(Replaced(file_, "<field>su3gauge</field>", "<field>u1gauge0</field>")),
                         "ildg-format: <field> is 'u1gauge0', expected su3gauge");
-  EXPECT_ERROR_CONTAINS(Replaced(file_, "<lt>4</lt>", "<lt>x</lt>"), "ildg-format <lt> = 'x' is not an integer");
-  EXPECT_ERROR_CONTAINS(Replaced(file_, "<lt>4</lt>", "<xx>4</xx>"), "ildg-format: required element <lt> is missing");
-  EXPECT_ERROR_CONTAINS(Replaced(file_, "<typesize>72</typesize>", "<typesize>96</typesize>"),
+  EXPECT_CONTAINS(ErrorReading(Replaced(file_, "<lt>4</lt>", "<lt>x</lt>")), "ildg-format <lt> = 'x' is not an integer");
+  EXPECT_CONTAINS(ErrorReading(Replaced(file_, "<lt>4</lt>", "<xx>4</xx>")), "ildg-format: required element <lt> is missing");
+  EXPECT_CONTAINS(ErrorReading(Replaced(file_, "<typesize>72</typesize>", "<typesize>96</typesize>")),
                         "<typesize> is 96, expected 72 for a 3x3 float32 matrix");
-  EXPECT_ERROR_CONTAINS(Replaced(file_, "<datacount>4</datacount>", "<datacount>8</datacount>"),
+  EXPECT_CONTAINS(ErrorReading(Replaced(file_, "<datacount>4</datacount>", "<datacount>8</datacount>")),
                         "<datacount> is 8, expected 4 (links per site)");
-  EXPECT_ERROR_CONTAINS(Replaced(file_, "<suma>37affb9c</suma>", "<suma>37affbXc</suma>"),
+  EXPECT_CONTAINS(ErrorReading(Replaced(file_, "<suma>37affb9c</suma>", "<suma>37affbXc</suma>")),
                         "scidac-checksum <suma> = '37affbXc' is not a 32-bit hexadecimal number");
-  EXPECT_ERROR_CONTAINS(Replaced(file_, "ildg-binary-data", "ildg-binary-dat_"),
+  EXPECT_CONTAINS(ErrorReading(Replaced(file_, "ildg-binary-data", "ildg-binary-dat_")),
                         "LIME: no ildg-binary-data or scidac-binary-data record among 8 records");
-  EXPECT_ERROR_CONTAINS(Replaced(file_, "ildg-data-lfn", std::string("ildg-format\0\0", 13)),
+  EXPECT_CONTAINS(ErrorReading(Replaced(file_, "ildg-data-lfn", std::string("ildg-format\0\0", 13))),
                         "LIME: record 'ildg-format' appears twice");
 }
 
@@ -298,23 +293,23 @@ TEST_F(LimeMalformedTest, NonUnitaryLinkIsNamed) {
   const ScidacChecksum sum = ComputeScidacChecksum(bad.data() + records_[6].data_offset, 288, 256);
   bad = Replaced(bad, "<suma>37affb9c</suma><sumb>2fc07bbf</sumb>",
                  "<suma>" + Hex32(sum.suma) + "</suma><sumb>" + Hex32(sum.sumb) + "</sumb>");
-  EXPECT_ERROR_CONTAINS(bad,
+  EXPECT_CONTAINS(ErrorReading(bad),
                         "link U_z(x=0,y=2,z=0,t=3) (site 200, mu = 2) is not in SU(3): max |(U U^dag - 1)_ij| = 1.25");
 }
 
 TEST(LimeMalformedScidacTest, WrongDimsInTheScidacOnlyFile) {
   LQCD_SAMPLE_OR_SKIP(path, "lat.sample.l4448.scidac");
   const Bytes file = ReadFileBytes(path);
-  EXPECT_ERROR_CONTAINS(Replaced(file, "<dims>4 4 4 8 </dims>", "<dims>4 4 4 6 </dims>"),
+  EXPECT_CONTAINS(ErrorReading(Replaced(file, "<dims>4 4 4 8 </dims>", "<dims>4 4 4 6 </dims>")),
                         "LIME 'scidac-binary-data' for 4x4x4x6 (scidac-private-file-xml) in float32 "
                         "(scidac-private-record-xml): expected 110592 bytes, found 147456");
-  EXPECT_ERROR_CONTAINS(
-      Replaced(file, "<spacetime>4</spacetime><dims>4 4 4 8 </dims>", "<spacetim>4</spacetim><dims>4 4 4 8 4 </dims>"),
+  EXPECT_CONTAINS(ErrorReading(
+      Replaced(file, "<spacetime>4</spacetime><dims>4 4 4 8 </dims>", "<spacetim>4</spacetim><dims>4 4 4 8 4 </dims>")),
       "holds more than 4 extents");
-  EXPECT_ERROR_CONTAINS(Replaced(file, "<dims>4 4 4 8 </dims>", "<dims>4 4 4   </dims>"), "does not hold 4 extents");
-  EXPECT_ERROR_CONTAINS(Replaced(file, "<precision>F</precision>", "<precision>Q</precision>"),
+  EXPECT_CONTAINS(ErrorReading(Replaced(file, "<dims>4 4 4 8 </dims>", "<dims>4 4 4   </dims>")), "does not hold 4 extents");
+  EXPECT_CONTAINS(ErrorReading(Replaced(file, "<precision>F</precision>", "<precision>Q</precision>")),
                         "scidac-private-record-xml: <precision> is 'Q', expected F or D");
-  EXPECT_ERROR_CONTAINS(Replaced(file, "<volfmt>0</volfmt>", "<volfmt>2</volfmt>"),
+  EXPECT_CONTAINS(ErrorReading(Replaced(file, "<volfmt>0</volfmt>", "<volfmt>2</volfmt>")),
                         "<volfmt> is 2, only 0 (single file) is supported");
 }
 
@@ -324,7 +319,7 @@ TEST(LimeMalformedWeakFieldTest, FlippedLowBitOfADouble) {
   const LimeRecord binary = RecordOfType(ParseLimeRecords(file.data(), file.size(), path), "ildg-binary-data");
   // The last mantissa bit of one double: invisible to the unitarity check, caught by the CRC.
   file[binary.data_offset + 8 * 1001 + 7] ^= 0x01;
-  EXPECT_ERROR_CONTAINS(file, "scidac-checksum: suma sumb = a2c41090 11193c39 but the data give");
+  EXPECT_CONTAINS(ErrorReading(file), "scidac-checksum: suma sumb = a2c41090 11193c39 but the data give");
 }
 
 }  // namespace

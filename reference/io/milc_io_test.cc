@@ -12,6 +12,7 @@
 #include "reference/io/nersc_io.h"
 #include "reference/plaquette.h"
 #include "reference/random.h"
+#include "reference/error_testing.h"
 
 namespace lqcd {
 namespace {
@@ -26,12 +27,6 @@ double SummationTolerance(double n_terms, double magnitude) { return 2 * n_terms
 std::string ErrorReading(const Bytes& bytes) {
   return GaugeFileErrorOf([&] { ReadMilcFromBytes(bytes.data(), bytes.size(), "test.milc"); });
 }
-
-#define EXPECT_ERROR_CONTAINS(bytes, text)                                    \
-  do {                                                                        \
-    const std::string message = ErrorReading(bytes);                          \
-    EXPECT_NE(message.find(text), std::string::npos) << "error: " << message; \
-  } while (0)
 
 struct MilcSample {
   const char* file;
@@ -184,11 +179,11 @@ TEST(MilcSiteListTest, PermutedRecordsGiveTheSameField) {
 
     std::vector<std::uint32_t> duplicate = site_of_record;
     duplicate[5] = duplicate[9];
-    EXPECT_ERROR_CONTAINS(WithSiteList(natural, duplicate, order),
+    EXPECT_CONTAINS(ErrorReading(WithSiteList(natural, duplicate, order)),
                           "MILC site list: site " + std::to_string(duplicate[9]) + " appears twice (entries 5 and 9)");
     Bytes out_of_range = listed;
     StoreU32(32, order, out_of_range.data() + kMilcHeaderBytes + 4 * 3);
-    EXPECT_ERROR_CONTAINS(out_of_range, "MILC site list: entry 3 = 32 is outside 0 .. 31");
+    EXPECT_CONTAINS(ErrorReading(out_of_range), "MILC site list: entry 3 = 32 is outside 0 .. 31");
   }
 }
 
@@ -237,40 +232,40 @@ class MilcMalformedTest : public ::testing::Test {
 };
 
 TEST_F(MilcMalformedTest, TruncatedFiles) {
-  EXPECT_ERROR_CONTAINS(Bytes(file_.begin(), file_.end() - 4),
+  EXPECT_CONTAINS(ErrorReading(Bytes(file_.begin(), file_.end() - 4)),
                         "test.milc: MILC file of 4x4x4x4 sites (96-byte header, 288 bytes per site): expected 73824 "
                         "bytes, found 73820");
-  EXPECT_ERROR_CONTAINS(Bytes(file_.begin(), file_.begin() + 50),
+  EXPECT_CONTAINS(ErrorReading(Bytes(file_.begin(), file_.begin() + 50)),
                         "MILC: the file has 50 bytes, fewer than the 96-byte header");
 }
 
 TEST_F(MilcMalformedTest, BadMagic) {
-  EXPECT_ERROR_CONTAINS(WithInt(0, 20104), "MILC: magic number 0x884e0000 (big-endian reading) is not 20103");
+  EXPECT_CONTAINS(ErrorReading(WithInt(0, 20104)), "MILC: magic number 0x884e0000 (big-endian reading) is not 20103");
 }
 
 TEST_F(MilcMalformedTest, WrongDimensionsAndOrder) {
-  EXPECT_ERROR_CONTAINS(
-      WithInt(16, 8),
+  EXPECT_CONTAINS(ErrorReading(
+      WithInt(16, 8)),
       "MILC file of 4x4x4x8 sites (96-byte header, 288 bytes per site): expected 147552 bytes, found 73824");
-  EXPECT_ERROR_CONTAINS(WithInt(12, 3), "MILC header: nz = 3 is odd");
-  EXPECT_ERROR_CONTAINS(WithInt(4, 0xFFFFFFFCu), "MILC header: nx = -4: a lattice extent must be positive");
-  EXPECT_ERROR_CONTAINS(WithInt(84, 2), "MILC header: order = 2 is neither 0 (natural site order) nor 1");
+  EXPECT_CONTAINS(ErrorReading(WithInt(12, 3)), "MILC header: nz = 3 is odd");
+  EXPECT_CONTAINS(ErrorReading(WithInt(4, 0xFFFFFFFCu)), "MILC header: nx = -4: a lattice extent must be positive");
+  EXPECT_CONTAINS(ErrorReading(WithInt(84, 2)), "MILC header: order = 2 is neither 0 (natural site order) nor 1");
   // order = 1 promises a site list of 4V bytes that is not there.
-  EXPECT_ERROR_CONTAINS(WithInt(84, 1),
+  EXPECT_CONTAINS(ErrorReading(WithInt(84, 1)),
                         "(96-byte header, site list, 288 bytes per site): expected 74848 bytes, found 73824");
 }
 
 TEST_F(MilcMalformedTest, AbsurdSizesAreRejectedBeforeAllocating) {
   Bytes bad = file_;
   for (int mu = 0; mu < 4; ++mu) StoreU32(512, ByteOrder::kLittleEndian, bad.data() + 4 + 4 * mu);
-  EXPECT_ERROR_CONTAINS(bad, "expected 19791209300064 bytes, found 73824");
+  EXPECT_CONTAINS(ErrorReading(bad), "expected 19791209300064 bytes, found 73824");
 }
 
 TEST_F(MilcMalformedTest, FlippedBytesAndWrongChecksums) {
   Bytes bad = file_;
   bad[5000] ^= 0x04;
-  EXPECT_ERROR_CONTAINS(bad, "MILC checksums: header has sum29 sum31 = 02352c05 d137321d but the data give");
-  EXPECT_ERROR_CONTAINS(WithInt(92, 0xd137321c),
+  EXPECT_CONTAINS(ErrorReading(bad), "MILC checksums: header has sum29 sum31 = 02352c05 d137321d but the data give");
+  EXPECT_CONTAINS(ErrorReading(WithInt(92, 0xd137321c)),
                         "header has sum29 sum31 = 02352c05 d137321c but the data give 02352c05 d137321d");
 }
 
@@ -285,7 +280,7 @@ TEST_F(MilcMalformedTest, NonUnitaryLinkIsNamed) {
   const MilcChecksums sums = ComputeMilcChecksums(bad.data() + kMilcHeaderBytes, 72 * 256, ByteOrder::kLittleEndian);
   StoreU32(sums.sum29, ByteOrder::kLittleEndian, bad.data() + 88);
   StoreU32(sums.sum31, ByteOrder::kLittleEndian, bad.data() + 92);
-  EXPECT_ERROR_CONTAINS(bad, "link U_x(x=3,y=0,z=2,t=1) (site 99, mu = 0) is not in SU(3)");
+  EXPECT_CONTAINS(ErrorReading(bad), "link U_x(x=3,y=0,z=2,t=1) (site 99, mu = 0) is not in SU(3)");
 }
 
 }  // namespace

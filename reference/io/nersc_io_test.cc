@@ -10,6 +10,7 @@
 #include "reference/io/gauge_io_testing.h"
 #include "reference/plaquette.h"
 #include "reference/su3.h"
+#include "reference/error_testing.h"
 
 namespace lqcd {
 namespace {
@@ -42,12 +43,6 @@ Bytes WithHeaderValue(const Bytes& file, const std::string& key, const std::stri
 std::string ErrorReading(const Bytes& bytes) {
   return GaugeFileErrorOf([&] { ReadNerscFromBytes(bytes.data(), bytes.size(), "test.cfg"); });
 }
-
-#define EXPECT_ERROR_CONTAINS(bytes, text)                                    \
-  do {                                                                        \
-    const std::string message = ErrorReading(bytes);                          \
-    EXPECT_NE(message.find(text), std::string::npos) << "error: " << message; \
-  } while (0)
 
 // t_nersc.cfg, written by SZIN/Chroma: two rows, IEEE32BIG, 4^4, a very hot configuration.
 TEST(NerscSampleTest, ChromaFileReproducesItsHeader) {
@@ -238,26 +233,26 @@ class NerscMalformedTest : public ::testing::Test {
 };
 
 TEST_F(NerscMalformedTest, TruncatedOrExtendedData) {
-  EXPECT_ERROR_CONTAINS(Bytes(file_.begin(), file_.end() - 1),
+  EXPECT_CONTAINS(ErrorReading(Bytes(file_.begin(), file_.end() - 1)),
                         "NERSC data after the 586-byte header (4x4x4x4, 4D_SU3_GAUGE, IEEE32BIG): expected 49152 "
                         "bytes, found 49151");
   Bytes longer = file_;
   longer.push_back(0);
-  EXPECT_ERROR_CONTAINS(longer, "expected 49152 bytes, found 49153");
-  EXPECT_ERROR_CONTAINS(Bytes(file_.begin(), file_.begin() + 300), "no END_HEADER line within the first 300 bytes");
-  EXPECT_ERROR_CONTAINS(Bytes(), "does not start with BEGIN_HEADER");
+  EXPECT_CONTAINS(ErrorReading(longer), "expected 49152 bytes, found 49153");
+  EXPECT_CONTAINS(ErrorReading(Bytes(file_.begin(), file_.begin() + 300)), "no END_HEADER line within the first 300 bytes");
+  EXPECT_CONTAINS(ErrorReading(Bytes()), "does not start with BEGIN_HEADER");
 }
 
 TEST_F(NerscMalformedTest, FlippedDataByteIsACheckSumMismatch) {
   Bytes bad = file_;
   bad[DataOffset(file_) + 1000] ^= 0x01;
-  EXPECT_ERROR_CONTAINS(bad, "test.cfg: NERSC header: CHECKSUM = 717938df but the data sum to");
+  EXPECT_CONTAINS(ErrorReading(bad), "test.cfg: NERSC header: CHECKSUM = 717938df but the data sum to");
 }
 
 TEST_F(NerscMalformedTest, ChecksumVerificationCanBeSwitchedOffButNothingElse) {
   Bytes bad = file_;
   bad[DataOffset(file_) + 3] ^= 0x01;  // last mantissa bit of the first (big-endian) float: a 1-ulp change
-  EXPECT_ERROR_CONTAINS(bad, "CHECKSUM = 717938df but");
+  EXPECT_CONTAINS(ErrorReading(bad), "CHECKSUM = 717938df but");
   GaugeReadOptions unchecked;
   unchecked.verify_checksums = false;
   const GaugeConfiguration c = ReadNerscFromBytes(bad.data(), bad.size(), "unchecked", unchecked);
@@ -271,29 +266,29 @@ TEST_F(NerscMalformedTest, ChecksumVerificationCanBeSwitchedOffButNothingElse) {
 }
 
 TEST_F(NerscMalformedTest, WrongHeaderValues) {
-  EXPECT_ERROR_CONTAINS(WithHeaderValue(file_, "DATATYPE", "4D_SU3_GAUGE_2x3"),
+  EXPECT_CONTAINS(ErrorReading(WithHeaderValue(file_, "DATATYPE", "4D_SU3_GAUGE_2x3")),
                         "DATATYPE = '4D_SU3_GAUGE_2x3' is neither 4D_SU3_GAUGE (two rows stored) nor 4D_SU3_GAUGE_3x3");
-  EXPECT_ERROR_CONTAINS(WithHeaderValue(file_, "FLOATING_POINT", "IEEE16BIG"),
+  EXPECT_CONTAINS(ErrorReading(WithHeaderValue(file_, "FLOATING_POINT", "IEEE16BIG")),
                         "FLOATING_POINT = 'IEEE16BIG' is none of");
   // Another floating-point format or storage changes the expected size.
-  EXPECT_ERROR_CONTAINS(WithHeaderValue(file_, "FLOATING_POINT", "IEEE64BIG"), "expected 98304 bytes, found 49152");
-  EXPECT_ERROR_CONTAINS(WithHeaderValue(file_, "DATATYPE", "4D_SU3_GAUGE_3x3"), "expected 73728 bytes, found 49152");
+  EXPECT_CONTAINS(ErrorReading(WithHeaderValue(file_, "FLOATING_POINT", "IEEE64BIG")), "expected 98304 bytes, found 49152");
+  EXPECT_CONTAINS(ErrorReading(WithHeaderValue(file_, "DATATYPE", "4D_SU3_GAUGE_3x3")), "expected 73728 bytes, found 49152");
   // The same size, the wrong byte order: the checksum of the words read the other way differs.
-  EXPECT_ERROR_CONTAINS(WithHeaderValue(file_, "FLOATING_POINT", "IEEE32LITTLE"), "CHECKSUM = 717938df but");
-  EXPECT_ERROR_CONTAINS(WithHeaderValue(file_, "DIMENSION_1", "6"),
+  EXPECT_CONTAINS(ErrorReading(WithHeaderValue(file_, "FLOATING_POINT", "IEEE32LITTLE")), "CHECKSUM = 717938df but");
+  EXPECT_CONTAINS(ErrorReading(WithHeaderValue(file_, "DIMENSION_1", "6")),
                         "(6x4x4x4, 4D_SU3_GAUGE, IEEE32BIG): expected 73728 bytes, found 49152");
-  EXPECT_ERROR_CONTAINS(WithHeaderValue(file_, "DIMENSION_3", "5"), "DIMENSION_3 = 5 is odd");
-  EXPECT_ERROR_CONTAINS(WithHeaderValue(file_, "DIMENSION_2", "0"),
+  EXPECT_CONTAINS(ErrorReading(WithHeaderValue(file_, "DIMENSION_3", "5")), "DIMENSION_3 = 5 is odd");
+  EXPECT_CONTAINS(ErrorReading(WithHeaderValue(file_, "DIMENSION_2", "0")),
                         "DIMENSION_2 = 0: a lattice extent must be positive");
-  EXPECT_ERROR_CONTAINS(WithHeaderValue(file_, "DIMENSION_2", "four"), "DIMENSION_2 = 'four' is not an integer");
-  EXPECT_ERROR_CONTAINS(WithHeaderValue(file_, "BOUNDARY_4", "TWISTED"), "BOUNDARY_4 = 'TWISTED' is neither");
-  EXPECT_ERROR_CONTAINS(WithHeaderValue(file_, "CHECKSUM", "717938dg"), "CHECKSUM = '717938dg' is not a 32-bit hex");
-  EXPECT_ERROR_CONTAINS(WithHeaderValue(file_, "CHECKSUM", "717938de"),
+  EXPECT_CONTAINS(ErrorReading(WithHeaderValue(file_, "DIMENSION_2", "four")), "DIMENSION_2 = 'four' is not an integer");
+  EXPECT_CONTAINS(ErrorReading(WithHeaderValue(file_, "BOUNDARY_4", "TWISTED")), "BOUNDARY_4 = 'TWISTED' is neither");
+  EXPECT_CONTAINS(ErrorReading(WithHeaderValue(file_, "CHECKSUM", "717938dg")), "CHECKSUM = '717938dg' is not a 32-bit hex");
+  EXPECT_CONTAINS(ErrorReading(WithHeaderValue(file_, "CHECKSUM", "717938de")),
                         "CHECKSUM = 717938de but the data sum to 717938df");
-  EXPECT_ERROR_CONTAINS(WithHeaderValue(file_, "PLAQUETTE", "0.0382432893"),
+  EXPECT_CONTAINS(ErrorReading(WithHeaderValue(file_, "PLAQUETTE", "0.0382432893")),
                         "header PLAQUETTE = 0.0382432893 but the links give 0.0382422893");
-  EXPECT_ERROR_CONTAINS(WithHeaderValue(file_, "LINK_TRACE", "0.4630332094"), "header LINK_TRACE = 0.4630332094");
-  EXPECT_ERROR_CONTAINS(WithHeaderValue(file_, "LINK_TRACE", "nan"), "LINK_TRACE = 'nan' is not a finite decimal");
+  EXPECT_CONTAINS(ErrorReading(WithHeaderValue(file_, "LINK_TRACE", "0.4630332094")), "header LINK_TRACE = 0.4630332094");
+  EXPECT_CONTAINS(ErrorReading(WithHeaderValue(file_, "LINK_TRACE", "nan")), "LINK_TRACE = 'nan' is not a finite decimal");
 }
 
 TEST_F(NerscMalformedTest, AbsurdSizesAreRejectedBeforeAllocating) {
@@ -301,10 +296,10 @@ TEST_F(NerscMalformedTest, AbsurdSizesAreRejectedBeforeAllocating) {
   Bytes bad = file_;
   for (const char* key : {"DIMENSION_1", "DIMENSION_2", "DIMENSION_3", "DIMENSION_4"})
     bad = WithHeaderValue(bad, key, "400");
-  EXPECT_ERROR_CONTAINS(bad, "expected 4915200000000 bytes, found 49152");
-  EXPECT_ERROR_CONTAINS(WithHeaderValue(file_, "DIMENSION_4", "99999999999"),
+  EXPECT_CONTAINS(ErrorReading(bad), "expected 4915200000000 bytes, found 49152");
+  EXPECT_CONTAINS(ErrorReading(WithHeaderValue(file_, "DIMENSION_4", "99999999999")),
                         "DIMENSION_4 = 99999999999 exceeds the largest extent accepted, 512");
-  EXPECT_ERROR_CONTAINS(WithHeaderValue(file_, "DIMENSION_4", "-4"),
+  EXPECT_CONTAINS(ErrorReading(WithHeaderValue(file_, "DIMENSION_4", "-4")),
                         "DIMENSION_4 = -4: a lattice extent must be positive");
 }
 
@@ -318,17 +313,17 @@ TEST_F(NerscMalformedTest, BrokenHeaderSyntax) {
   };
   std::string missing = header;
   missing.erase(missing.find("CHECKSUM"), std::strlen("CHECKSUM = 717938df\n"));
-  EXPECT_ERROR_CONTAINS(with_header(missing), "NERSC header: required key CHECKSUM is missing");
+  EXPECT_CONTAINS(ErrorReading(with_header(missing)), "NERSC header: required key CHECKSUM is missing");
   std::string duplicate = header;
   duplicate.insert(duplicate.find("DATATYPE"), "DIMENSION_1 = 4\n");
-  EXPECT_ERROR_CONTAINS(with_header(duplicate), "DIMENSION_1 appears twice (lines 5 and 9)");
+  EXPECT_CONTAINS(ErrorReading(with_header(duplicate)), "DIMENSION_1 appears twice (lines 5 and 9)");
   std::string no_equals = header;
   no_equals.insert(no_equals.find("DATATYPE"), "JUST SOME WORDS\n");
-  EXPECT_ERROR_CONTAINS(with_header(no_equals), "NERSC header line 5 'JUST SOME WORDS' is not KEY = value");
+  EXPECT_CONTAINS(ErrorReading(with_header(no_equals)), "NERSC header line 5 'JUST SOME WORDS' is not KEY = value");
   std::string binary = header;
   binary[binary.find("SZIN")] = '\x01';
-  EXPECT_ERROR_CONTAINS(with_header(binary), "byte 0x01 at offset");
-  EXPECT_ERROR_CONTAINS(with_header("BEGIN_HEADER\nEND_HEADER_AND_MORE\nEND_HEADER x\n"),
+  EXPECT_CONTAINS(ErrorReading(with_header(binary)), "byte 0x01 at offset");
+  EXPECT_CONTAINS(ErrorReading(with_header("BEGIN_HEADER\nEND_HEADER_AND_MORE\nEND_HEADER x\n")),
                         "END_HEADER must be alone on its line");
 }
 
