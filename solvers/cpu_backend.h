@@ -329,6 +329,43 @@ struct ApplyThrough<Half> {
   }
 };
 
+// A field of precision P as a field of its arithmetic type (dequantised for half), and back (quantised).
+template <typename P>
+SpinorField<GaugeReal<P>> ToReal(const CpuBackend::Field<P>& f) {
+  if constexpr (std::is_same_v<P, Half>) {
+    SpinorField<float> out(f.lattice(), f.subset());
+    for (int i = 0; i < f.sites(); ++i) out[i] = f.Load(i);
+    return out;
+  } else {
+    return f;
+  }
+}
+
+template <typename P>
+void FromReal(CpuBackend::Field<P>& out, const SpinorField<GaugeReal<P>>& f) {
+  if constexpr (std::is_same_v<P, Half>) {
+    for (int i = 0; i < f.sites(); ++i) out.Store(i, f[i]);
+  } else {
+    out = f;
+  }
+}
+
+// The shape checks of the even-odd (Schur) operators: `who` names the operator and the member.
+template <typename F>
+void RequireFullField(const F& f, const Lattice& lattice, const std::string& who) {
+  if (f.subset() != Subset::kFull || f.lattice() != lattice) {
+    throw std::invalid_argument(who + ": needs a full-lattice field on " + lattice.ToString());
+  }
+}
+
+template <typename F>
+void RequireParityField(const F& f, const Lattice& lattice, Parity parity, const std::string& who) {
+  if (f.subset() != SubsetOf(parity) || f.lattice() != lattice) {
+    throw std::invalid_argument(who + ": needs a " + ToString(SubsetOf(parity)) + "-parity field on " +
+                                lattice.ToString());
+  }
+}
+
 }  // namespace cpu_detail
 
 // The Wilson matrix M = (4 + m) - D / 2 on the full lattice, in precision P.
@@ -438,32 +475,13 @@ class CpuWilsonSchur {
                                      });
   }
   void RequireFull(const Field& f, const char* where) const {
-    if (f.subset() != Subset::kFull || f.lattice() != u_.lattice()) {
-      throw std::invalid_argument(Name() + "::" + where + ": needs a full-lattice field on " + u_.lattice().ToString());
-    }
+    cpu_detail::RequireFullField(f, u_.lattice(), Name() + "::" + where);
   }
   void RequireParity(const Field& f, const char* where) const {
-    if (f.subset() != SubsetOf(parity_) || f.lattice() != u_.lattice()) {
-      throw std::invalid_argument(Name() + "::" + where + ": needs a " + ToString(SubsetOf(parity_)) +
-                                  "-parity field on " + u_.lattice().ToString());
-    }
+    cpu_detail::RequireParityField(f, u_.lattice(), parity_, Name() + "::" + where);
   }
-  static SpinorField<Real> ToReal(const Field& f) {
-    if constexpr (std::is_same_v<P, Half>) {
-      SpinorField<float> out(f.lattice(), f.subset());
-      for (int i = 0; i < f.sites(); ++i) out[i] = f.Load(i);
-      return out;
-    } else {
-      return f;
-    }
-  }
-  static void FromReal(Field& out, const SpinorField<Real>& f) {
-    if constexpr (std::is_same_v<P, Half>) {
-      for (int i = 0; i < f.sites(); ++i) out.Store(i, f[i]);
-    } else {
-      out = f;
-    }
-  }
+  static SpinorField<Real> ToReal(const Field& f) { return cpu_detail::ToReal<P>(f); }
+  static void FromReal(Field& out, const SpinorField<Real>& f) { cpu_detail::FromReal<P>(out, f); }
   template <typename Fn>
   static void Through(Field& out, const Field& in, Fn&& fn) {
     FromReal(out, fn(ToReal(in)));

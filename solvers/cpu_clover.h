@@ -42,25 +42,8 @@ namespace clover_detail {
 template <typename P>
 using Real = cpu_detail::GaugeReal<P>;
 
-template <typename P>
-SpinorField<Real<P>> ToReal(const CpuBackend::Field<P>& f) {
-  if constexpr (std::is_same_v<P, Half>) {
-    SpinorField<float> out(f.lattice(), f.subset());
-    for (int i = 0; i < f.sites(); ++i) out[i] = f.Load(i);
-    return out;
-  } else {
-    return f;
-  }
-}
-
-template <typename P>
-void FromReal(CpuBackend::Field<P>& out, const SpinorField<Real<P>>& f) {
-  if constexpr (std::is_same_v<P, Half>) {
-    for (int i = 0; i < f.sites(); ++i) out.Store(i, f[i]);
-  } else {
-    out = f;
-  }
-}
+using cpu_detail::FromReal;
+using cpu_detail::ToReal;
 
 }  // namespace clover_detail
 
@@ -169,15 +152,10 @@ class CpuCloverSchur {
                                      });
   }
   void RequireFull(const Field& f, const char* where) const {
-    if (f.subset() != Subset::kFull || f.lattice() != u_.lattice()) {
-      throw std::invalid_argument(Name() + "::" + where + ": needs a full-lattice field on " + u_.lattice().ToString());
-    }
+    cpu_detail::RequireFullField(f, u_.lattice(), Name() + "::" + where);
   }
   void RequireParity(const Field& f, const char* where) const {
-    if (f.subset() != SubsetOf(parity_) || f.lattice() != u_.lattice()) {
-      throw std::invalid_argument(Name() + "::" + where + ": needs a " + ToString(SubsetOf(parity_)) +
-                                  "-parity field on " + u_.lattice().ToString());
-    }
+    cpu_detail::RequireParityField(f, u_.lattice(), parity_, Name() + "::" + where);
   }
 
   GaugeField<Real> u_;
