@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/benchmark_support.h"
 #include "gpu/copy_bandwidth.h"
 #include "gpu/device.h"
 #include "gpu/device_gauge_field.h"
@@ -29,20 +30,6 @@
 
 namespace lqcd::gpu {
 namespace {
-
-template <typename F>
-double MedianMilliseconds(int repetitions, F&& run) {
-  EventTimer timer;
-  run();  // warm-up; tunes on first sight
-  std::vector<double> ms;
-  for (int r = 0; r < repetitions; ++r) {
-    timer.Start();
-    run();
-    ms.push_back(timer.Stop());
-  }
-  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-  return ms[ms.size() / 2];
-}
 
 struct Selection {
   std::vector<Precision> precisions{Precision::kDouble, Precision::kSingle, Precision::kHalf};

@@ -28,6 +28,7 @@
 #include "reference/spinor_algebra.h"
 #include "reference/su3_random.h"
 #include "reference/wilson.h"
+#include "reference/cli/wall_timing.h"
 
 namespace lqcd {
 namespace {
@@ -53,21 +54,6 @@ std::string ReadAll(const char* path) {
   std::string s;
   std::getline(in, s);
   return s.empty() ? "unknown" : s;
-}
-
-// Calls f repeatedly until at least min_seconds have passed (and at least 3 times); seconds per call.
-template <typename F>
-double SecondsPerCall(F&& f, double min_seconds) {
-  f();  // warm-up: page in the fields, fill the caches
-  int calls = 0;
-  const auto start = std::chrono::steady_clock::now();
-  double elapsed = 0;
-  do {
-    f();
-    ++calls;
-    elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  } while (elapsed < min_seconds || calls < 3);
-  return elapsed / calls;
 }
 
 void PrintRow(const char* precision, const Lattice& lattice, const char* op, double seconds, double flops,

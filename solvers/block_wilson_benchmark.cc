@@ -24,23 +24,10 @@
 #include "solvers/block_operators.h"
 #include "solvers/cpu_backend.h"
 #include "solvers/cpu_block_wilson.h"
+#include "reference/cli/wall_timing.h"
 
 namespace lqcd::solvers {
 namespace {
-
-template <typename F>
-double SecondsPerCall(F&& f, double min_seconds) {
-  f();  // warm-up
-  int calls = 0;
-  const auto start = std::chrono::steady_clock::now();
-  double elapsed = 0;
-  do {
-    f();
-    ++calls;
-    elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  } while (elapsed < min_seconds || calls < 3);
-  return elapsed / calls;
-}
 
 template <typename T>
 void Run(const Lattice& lattice, const std::vector<int>& blocks, double min_seconds, const char* name) {
