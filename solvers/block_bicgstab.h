@@ -41,7 +41,6 @@ BlockSolveResult BlockBiCGstab(const BlockOp& A, std::vector<typename BlockOp::F
                                const std::vector<double>& tolerances = {}) {
   using B = typename BlockOp::Backend;
   using Field = typename BlockOp::Field;
-  namespace vf = vector_flops;
   enum class Phase { kVerify, kNeedV, kNeedT, kConclude, kDone };
   const std::vector<double> tol = block_detail::CheckBlockSystem(A, x, b, params, tolerances, "BlockBiCGstab");
   detail::Stopwatch clock;
@@ -69,23 +68,11 @@ BlockSolveResult BlockBiCGstab(const BlockOp& A, std::vector<typename BlockOp::F
     s.stop_rr = tol[k] * tol[k] * s.b_norm2;
     if (detail::HandleZeroSource<BlockOp>(x[k], s.b_norm2, rec)) s.phase = Phase::kDone;
   }
-  const double reals = B::Reals(b[0]);
-  auto systems_in = [&](Phase phase) {
-    std::vector<std::size_t> which;
-    for (std::size_t k = 0; k < n; ++k) {
-      if (sys[k].phase == phase) which.push_back(k);
-    }
-    return which;
-  };
-  auto residuals = [&](const std::vector<std::size_t>& which) {
-    block_detail::ApplyToSystems(
-        A, which, [&](std::size_t k) -> Field& { return sys[k].f.r; },
-        [&](std::size_t k) -> const Field& { return x[k]; }, out);
-    for (std::size_t k : which) {
-      B::Xpay(b[k], -1.0, sys[k].f.r);
-      out.systems[k].flops += (vf::kXpay + vf::kNorm2) * reals;
-      sys[k].true_rr = B::Norm2(sys[k].f.r);
-    }
+  auto systems_in = [&](Phase phase) { return block_detail::SystemsIn(sys, phase); };
+  auto residuals = [&](const std::vector<std::size_t>& which) {  // r = b - A x; true_rr set
+    block_detail::TrueResiduals(
+        A, which, x, b, [&](std::size_t k) -> Field& { return sys[k].f.r; },
+        [&](std::size_t k, double rr) { sys[k].true_rr = rr; }, out);
   };
 
   for (;;) {

@@ -89,6 +89,32 @@ void ApplyToSystems(const BlockOp& A, const std::vector<std::size_t>& which, To&
   }
 }
 
+// The indices of the systems whose `phase` member equals `phase`, in order.
+template <typename System, typename Phase>
+std::vector<std::size_t> SystemsIn(const std::vector<System>& sys, Phase phase) {
+  std::vector<std::size_t> which;
+  for (std::size_t k = 0; k < sys.size(); ++k) {
+    if (sys[k].phase == phase) which.push_back(k);
+  }
+  return which;
+}
+
+// r(k) = b[k] - A x[k] for the systems in `which` (one block application) and |r(k)|^2 handed to
+// set_norm2(k, value); counted in each system's record.
+template <typename BlockOp, typename Residual, typename SetNorm2>
+void TrueResiduals(const BlockOp& A, const std::vector<std::size_t>& which,
+                   const std::vector<typename BlockOp::Field>& x, const std::vector<typename BlockOp::Field>& b,
+                   Residual&& r, SetNorm2&& set_norm2, BlockSolveResult& out) {
+  using B = typename BlockOp::Backend;
+  namespace vf = vector_flops;
+  ApplyToSystems(A, which, r, [&](std::size_t k) -> const typename BlockOp::Field& { return x[k]; }, out);
+  for (std::size_t k : which) {
+    B::Xpay(b[k], -1.0, r(k));
+    out.systems[k].flops += (vf::kXpay + vf::kNorm2) * B::Reals(b[k]);
+    set_norm2(k, B::Norm2(r(k)));
+  }
+}
+
 }  // namespace block_detail
 
 // Solves A x[k] = b[k] for every k; x[k] holds the initial guess on entry. See the file comment.
@@ -98,7 +124,6 @@ BlockSolveResult BlockCg(const BlockOp& A, std::vector<typename BlockOp::Field>&
                          const std::vector<double>& tolerances = {}) {
   using B = typename BlockOp::Backend;
   using block_detail::Phase;
-  namespace vf = vector_flops;
   const std::vector<double> tol = block_detail::CheckBlockSystem(A, x, b, params, tolerances, "BlockCg");
   detail::Stopwatch clock;
   const std::size_t n = b.size();
@@ -124,23 +149,11 @@ BlockSolveResult BlockCg(const BlockOp& A, std::vector<typename BlockOp::Field>&
     s.stop_rr = tol[k] * tol[k] * s.b_norm2;
     if (detail::HandleZeroSource<BlockOp>(x[k], s.b_norm2, rec)) s.phase = Phase::kDone;
   }
-  const double reals = B::Reals(b[0]);
-  auto systems_in = [&](Phase phase) {
-    std::vector<std::size_t> which;
-    for (std::size_t k = 0; k < n; ++k) {
-      if (sys[k].phase == phase) which.push_back(k);
-    }
-    return which;
-  };
-  auto residuals = [&](const std::vector<std::size_t>& which) {  // r = b - A x, returns nothing; rr set
-    block_detail::ApplyToSystems(
-        A, which, [&](std::size_t k) -> typename BlockOp::Field& { return sys[k].r; },
-        [&](std::size_t k) -> const typename BlockOp::Field& { return x[k]; }, out);
-    for (std::size_t k : which) {
-      B::Xpay(b[k], -1.0, sys[k].r);
-      out.systems[k].flops += (vf::kXpay + vf::kNorm2) * reals;
-      sys[k].rr = B::Norm2(sys[k].r);
-    }
+  auto systems_in = [&](Phase phase) { return block_detail::SystemsIn(sys, phase); };
+  auto residuals = [&](const std::vector<std::size_t>& which) {  // r = b - A x; rr set
+    block_detail::TrueResiduals(
+        A, which, x, b, [&](std::size_t k) -> typename BlockOp::Field& { return sys[k].r; },
+        [&](std::size_t k, double rr) { sys[k].rr = rr; }, out);
   };
 
   for (;;) {

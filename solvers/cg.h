@@ -41,13 +41,15 @@ inline void RecordIteration(SolveResult& result, double r_norm2, double b_norm2,
 
 enum class StepOutcome { kContinue, kConverged, kFailed };
 
-// The body of one CG iteration after q = A p (the caller applies A and counts it): alpha = rr / (p, q)
-// [(p, q) <= 0: kNonPositiveCurvature], x += alpha p, r -= alpha q; kConverged when |r|^2 <= stop_rr, else
-// p = r + (|r_new|^2 / rr) p. `rr` is |r|^2 on entry and on exit. The single solver (CgIterate) and the
-// block solver (block_cg.h) both run exactly this.
+// The two parts of a CG iteration after q = A p (the caller applies A and counts it), written once for the
+// single solver (CgIterate), the block solver (block_cg.h) and reliable-update CG (reliable_update.h, which
+// replaces the residual between them):
+//   CgAdvance:       alpha = rr / (p, q) [(p, q) <= 0: kNonPositiveCurvature], x += alpha p, r -= alpha q;
+//                    rr_new = |r|^2; counts the iteration. kContinue, or kFailed with the status set.
+//   CgNewDirection:  p = r + (rr_new / rr) p.
 template <typename B, typename Field>
-StepOutcome CgStep(Field& x, Field& r, Field& p, const Field& q, double& rr, double stop_rr, double b_norm2,
-                   bool record_history, SolveResult& result) {
+StepOutcome CgAdvance(Field& x, Field& r, const Field& p, const Field& q, double rr, double& rr_new, double b_norm2,
+                      bool record_history, SolveResult& result) {
   namespace vf = vector_flops;
   const double reals = B::Reals(r);
   const double pAp = B::ReDot(p, q);
@@ -63,7 +65,7 @@ StepOutcome CgStep(Field& x, Field& r, Field& p, const Field& q, double& rr, dou
     return StepOutcome::kFailed;
   }
   const double alpha = rr / pAp;
-  const double rr_new = B::CgUpdate(alpha, p, q, x, r);
+  rr_new = B::CgUpdate(alpha, p, q, x, r);
   result.flops += vf::kCgUpdate * reals;
   RecordIteration(result, rr_new, b_norm2, record_history);
   if (!Finite(rr_new)) {
@@ -71,14 +73,30 @@ StepOutcome CgStep(Field& x, Field& r, Field& p, const Field& q, double& rr, dou
                                               std::to_string(result.iterations));
     return StepOutcome::kFailed;
   }
+  return StepOutcome::kContinue;
+}
+
+template <typename B, typename Field>
+void CgNewDirection(const Field& r, double rr_new, double rr, Field& p, SolveResult& result) {
+  B::Xpay(r, rr_new / rr, p);
+  result.flops += vector_flops::kXpay * B::Reals(r);
+}
+
+// One CG iteration after q = A p: CgAdvance, then kConverged when |r|^2 <= stop_rr, else CgNewDirection.
+// `rr` is |r|^2 on entry and on exit.
+template <typename B, typename Field>
+StepOutcome CgStep(Field& x, Field& r, Field& p, const Field& q, double& rr, double stop_rr, double b_norm2,
+                   bool record_history, SolveResult& result) {
+  double rr_new = 0;
+  if (CgAdvance<B>(x, r, p, q, rr, rr_new, b_norm2, record_history, result) == StepOutcome::kFailed) {
+    return StepOutcome::kFailed;
+  }
   if (rr_new <= stop_rr) {
     rr = rr_new;
     return StepOutcome::kConverged;
   }
-  const double beta = rr_new / rr;
+  CgNewDirection<B>(r, rr_new, rr, p, result);
   rr = rr_new;
-  B::Xpay(r, beta, p);
-  result.flops += vf::kXpay * reals;
   return StepOutcome::kContinue;
 }
 

@@ -68,8 +68,7 @@ MultiShiftResult MultiShiftBiCGstab(const Op& M, const std::vector<double>& shif
   const std::size_t n = shifts.size();
   const double b_norm2 = B::Norm2(b);
   for (auto& xi : x) B::Zero(xi);
-  if (b_norm2 == 0) {
-    for (auto& rec : out.per_shift) detail::Stop(rec, SolveStatus::kConverged, "zero source: x = 0");
+  if (detail::ZeroSourceForAllShifts(out, b_norm2)) {
     out.seconds = clock.Seconds();
     return out;
   }

@@ -128,6 +128,14 @@ MultiShiftResult StartMultiShift(const Op& A, const std::vector<double>& shifts,
   return out;
 }
 
+// Zero source: x[i] = 0 for every shift (the callers zero x first), each converged with no iteration.
+// Returns true when it handled the solve.
+inline bool ZeroSourceForAllShifts(MultiShiftResult& out, double b_norm2) {
+  if (b_norm2 != 0) return false;
+  for (SolveResult& rec : out.per_shift) Stop(rec, SolveStatus::kConverged, "zero source: x = 0");
+  return true;
+}
+
 // Marks every still-active shift as stopped by a failure of the shared iteration (status and reason
 // copied from the seed's failure).
 inline void FailActive(std::vector<ShiftState>& state, MultiShiftResult& out, SolveStatus status,

@@ -133,6 +133,17 @@ struct ReliableUpdater {
     }
     return rr;
   }
+
+  // The end of a reliable-update solve: after a failure (`done` false) x^ is folded in and the honest
+  // residual recomputed; after convergence or stagnation the last update's true residual is the record's.
+  void Finish(LowField& x_low, bool done) {
+    if (!done) {
+      Accumulate(x_low);
+      Conclude(result, std::sqrt(ResidualNorm2(A, x, b, r, result) / b_norm2), params.tolerance);
+    } else {
+      result.true_residual = result.updates.back().true_residual;
+    }
+  }
 };
 
 template <typename HighOp, typename LowOp>
@@ -210,13 +221,7 @@ SolveResult ReliableBiCGstab(const HighOp& A, const LowOp& A_low, typename HighO
     }
     if (!detail::BicgstabNewDirection<LowOp>(f, s, rho_new, result)) break;
   }
-  if (!done) {  // left the loop on a failure: fold x^ in and report the honest residual
-    updater.Accumulate(x_low);
-    const double rr_final = detail::ResidualNorm2(A, x, b, r, result);
-    detail::Conclude(result, std::sqrt(rr_final / b_norm2), params.tolerance);
-  } else {
-    result.true_residual = result.updates.back().true_residual;
-  }
+  updater.Finish(x_low, done);
   result.seconds = clock.Seconds();
   return result;
 }
@@ -258,28 +263,12 @@ SolveResult ReliableCg(const HighOp& A, const LowOp& A_low, typename HighOp::Fie
       break;
     }
     A_low.Apply(q, p);
-    const double pAp = B::ReDot(p, q);
     result.operator_applications += 1;
     result.low_precision_applications += 1;
-    result.flops += A_low.FlopsPerApply() + vf::kReDot * reals;
-    if (!detail::Finite(pAp)) {
-      detail::Stop(result, SolveStatus::kNotFinite, "p^dag A p = " + detail::Num(pAp));
-      break;
-    }
-    if (pAp <= 0) {
-      detail::Stop(result, SolveStatus::kNonPositiveCurvature,
-                   "p^dag A p = " + detail::Num(pAp) + " <= 0: the operator is not positive definite");
-      break;
-    }
-    const double alpha = rr_low / pAp;
-    double rr_new = B::CgUpdate(alpha, p, q, x_low, r_low);
-    result.flops += vf::kCgUpdate * reals;
-    result.iterations += 1;
-    result.krylov_iterations += 1;
-    result.iterated_residual = std::sqrt(rr_new / b_norm2);
-    if (params.record_history) result.residual_history.push_back(result.iterated_residual);
-    if (!detail::Finite(rr_new)) {
-      detail::Stop(result, SolveStatus::kNotFinite, "|r^|^2 = " + detail::Num(rr_new));
+    result.flops += A_low.FlopsPerApply();
+    double rr_new = 0;
+    if (detail::CgAdvance<B>(x_low, r_low, p, q, rr_low, rr_new, b_norm2, params.record_history, result) ==
+        detail::StepOutcome::kFailed) {
       break;
     }
     const double r_norm = std::sqrt(rr_new);
@@ -295,18 +284,10 @@ SolveResult ReliableCg(const HighOp& A, const LowOp& A_low, typename HighOp::Fie
     } else {
       max_r = std::max(max_r, r_norm);
     }
-    const double beta = rr_new / rr_low;
+    detail::CgNewDirection<B>(r_low, rr_new, rr_low, p, result);
     rr_low = rr_new;
-    B::Xpay(r_low, beta, p);
-    result.flops += vf::kXpay * reals;
   }
-  if (!done) {
-    updater.Accumulate(x_low);
-    const double rr_final = detail::ResidualNorm2(A, x, b, r, result);
-    detail::Conclude(result, std::sqrt(rr_final / b_norm2), params.tolerance);
-  } else {
-    result.true_residual = result.updates.back().true_residual;
-  }
+  updater.Finish(x_low, done);
   result.seconds = clock.Seconds();
   return result;
 }
