@@ -22,7 +22,7 @@ namespace {
 
 constexpr double kUnitRoundoff = 0x1p-53;
 
-// Rounding depths along any term of an output real (see docs/conventions.md, "GPU Dslash", for the method):
+// Rounding depths along any term of an output real (see docs/error_bounds.md, "GPU Dslash: tolerances of the oracle tests", for the method):
 //   rungs 1-2: each spin of U psi is a 6-product sum (depth 6); the 4x4 projector multiply adds each of the 2
 //              non-zero entries of a row (1, +-1 or +-i: exact products) into the output, so 8 hops x 2 = 16
 //              accumulations: depth 6 + 16 = 22, gamma_22 < 23 u;

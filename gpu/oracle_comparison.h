@@ -3,7 +3,7 @@
 //
 // Everything here is independent of the device code: the basis change uses the oracle's S matrix
 // (reference/gamma.h), and the bounds follow from the arithmetic the kernels and the oracle do, counted
-// below. docs/conventions.md, "GPU Dslash", repeats the derivation.
+// below. docs/error_bounds.md, "GPU Dslash: tolerances of the oracle tests", repeats the derivation.
 //
 // Notation: u_c = unit roundoff of the kernel's arithmetic (2^-53, or 2^-24 for single and half), u_d = 2^-53.
 // Per site, M = the largest |real component| of a spinor in EITHER basis (the oracle sums in DeGrand-Rossi,

@@ -17,7 +17,7 @@
 //     (also the lexicographic index of the site (x, y, z, 0)); its trace is gauge invariant.
 //   - TemporalGaugeFix(U) -> {field, transformation}: g(s, 0) = 1, g(s, t + 1) = g(s, t) U_t(s, t). Then the
 //     t-links g(s, t) U_t(s, t) g(s, t + 1)^dag are the identity for t < Lt - 1; the returned field stores them
-//     as the EXACT identity (they differ from it by rounding only, bounded in docs/conventions.md), and the
+//     as the EXACT identity (they differ from it by rounding only, bounded in docs/error_bounds.md), and the
 //     links of the last time slice become U_t(s, Lt - 1) -> g(s, Lt - 1) U_t(s, Lt - 1) = PolyakovLine(U, s)
 //     (g(s, 0) = 1). All other links are ApplyGaugeTransformation(g, U). This is the paper's "all temporal
 //     links unit except a surface term" (section 4.3), so a kernel need not load t-links off the last slice.

@@ -1,6 +1,6 @@
 // gauge_transform_test: gauge transformations and temporal gauge fixing (gauge_transform.h), float and double.
 //
-// What is proved, with bounds derived in docs/conventions.md ("Gauge transformations and temporal gauge"):
+// What is proved, with bounds derived in docs/error_bounds.md ("Gauge transformations and temporal gauge: rounding"):
 //   - every plaquette is invariant under a random gauge transformation (which does change the links);
 //   - the spinor transformation psi -> psi g^T matches the link transformation: the gauge-invariant hop
 //     sum_n <psi(n), U_mu(n) psi(n + mu)> and site norms are unchanged (a wrong convention, psi g or psi g^dag,

@@ -385,7 +385,7 @@ TEST_P(DirectSolveTest, LuSolvesTheFullAndTheSchurSystem) {
     SpinorField<double> m_x_schur(lattice);
     ApplyWilson(m_x_schur, links, x_schur, params, Dagger::kNo);
     const double schur_residual = Norm(Difference(m_x_schur, b));
-    // A priori, from the block structure (docs/conventions.md, "Sparse ground truth"): the p rows of
+    // A priori, from the block structure (docs/error_bounds.md, "Sparse ground truth: conditioning and the bounds of the LU tests"): the p rows of
     // b - M x equal (1 / 2 kappa) (b'_p - M_pp x_p) up to rounding, the p' rows only the rounding of the
     // reconstruction. b'_p itself carries Combine(2 kappa, b, 2 kappa^2, D b) rounding.
     const ErrorEnvelope b_prime_env = tb::Combine(2 * kappa, tb::Input(), 2 * kappa * kappa, tb::Hop(tb::Input(), kUd), kUd);

@@ -2,7 +2,7 @@
 // Appendix A), in float or double arithmetic. The CPU statement of the parametrisation the GPU kernels use.
 //
 // Rows of U are a, b, c; a = (a1, a2, a3), b = (b1, b2, b3), c = (c1, c2, c3). Conventions and the error
-// analysis: docs/conventions.md, "SU(3) reconstruction".
+// analysis: docs/conventions.md, "SU(3) reconstruction", and docs/error_bounds.md.
 //
 // 12 numbers (Appendix A.1): the first two rows, in the order Re a1, Im a1, Re a2, Im a2, Re a3, Im a3,
 //   Re b1, ..., Im b3. Reconstruct12: c = conj(a x b) (ThirdRow in su3.h). Round trip error: a few ulp.

@@ -1,6 +1,6 @@
 // su3_compression_test: 12- and 8-number SU(3) links (su3_compression.h), float and double.
 //
-// What is proved, with the bounds derived in docs/conventions.md ("SU(3) reconstruction"):
+// What is proved, with the bounds derived in docs/error_bounds.md ("SU(3) reconstruction: error bounds"):
 //   - the stored numbers are in the documented order;
 //   - 12: the round trip reproduces an exact SU(3) matrix, correctly rounded to T, to 5.25 u;
 //   - 8, correctly rounded inputs (every entry with RELATIVE error u): the error stays O(u) for all N (no 1/N),
@@ -89,7 +89,7 @@ double PhaseError(double e, double modulus) { return modulus > 0 ? std::min(M_PI
 // input U in T differs from V entry by entry by at most e (complex modulus), and T has unit roundoff u.
 // First-order propagation through the formulas of su3_compression.h with the dominant second-order products
 // kept; elementary operations round with relative error u (complex products sqrt(5) u), sqrt too, and
-// cos, sin and atan2 are within 2 ulp. Derivation in docs/conventions.md ("SU(3) reconstruction").
+// cos, sin and atan2 are within 2 ulp. Derivation in docs/error_bounds.md ("SU(3) reconstruction: error bounds").
 double EightNumberBound(const EightEntries& m, const EightEntries& e, double u) {
   const double n = std::hypot(m.a2, m.a3);
   // Stored phases: input perturbation, atan2 (2 ulp of a number <= pi: 8 u) and rounding to T (2 u).

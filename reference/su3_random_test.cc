@@ -25,7 +25,7 @@ constexpr double UnitRoundoff() {
   return std::numeric_limits<T>::epsilon() / 2;  // 2^-24 float, 2^-53 double
 }
 
-// Bounds for one HaarRandomSU3<T> matrix, with u = u_T (derivation in docs/conventions.md, "Random SU(3)
+// Bounds for one HaarRandomSU3<T> matrix, with u = u_T (derivation in docs/error_bounds.md, "Random SU(3)
 // matrices and gauge fields"; complex products err by sqrt(5) u relative, sums by u):
 //   rows a', b': |row|^2 - 1 <= 10 u (norm and division) + 8.5 u (the unit phase w, |w| = 1 +- 2 u, and the
 //   complex product) = 18.5 u;  |<a', b'>| <= 18 u after two Gram-Schmidt passes;
@@ -73,7 +73,7 @@ TEST(HaarRandomSU3Test, SameStreamGivesTheSameMatrix) {
 
 // Moments of the Haar measure on SU(3), over M independent matrices; each sample mean must lie within 5
 // standard errors sigma / sqrt(M) of its exact value (a 5-sigma event; the seed is fixed, so the test is
-// deterministic). Exact values (docs/conventions.md): by Schur orthogonality E[(Tr U)^j conj(Tr U)^k] counts
+// deterministic). Exact values (docs/error_bounds.md): by Schur orthogonality E[(Tr U)^j conj(Tr U)^k] counts
 // the SU(3) invariants in 3^{(x)j} (x) 3bar^{(x)k}:
 //   E Tr U = 0, E |Tr U|^2 = 1, E |Tr U|^4 = 2, E |Tr U|^6 = 6, E (Tr U)^3 = 1 (the invariant epsilon_ijk,
 //   which U(3) lacks: there E (Tr U)^3 = 0), E (Tr U)^2 = 0.

@@ -1,6 +1,6 @@
 // wilson_error_bounds.h (testonly): rounding-error bounds for the matrix-free Wilson operator of
 // wilson.h, so that the tests can assert "equal up to rounding" with a tolerance that is derived, not
-// tuned. docs/conventions.md ("Rounding-error bounds of the tests") repeats the derivation.
+// tuned. docs/error_bounds.md ("Rounding-error bounds of the Wilson tests") repeats the derivation.
 //
 // All bounds are first order in the unit roundoff u (u = 2^-53 for double, 2^-24 for float; terms of
 // order u^2 are far below the factor-of-2 slack rounded into each constant) and normwise in the 2-norm.

@@ -484,7 +484,7 @@ TYPED_TEST(WilsonTest, TemporalGaugeFieldGivesTheGaugeRotatedOperator) {
   const GaugeField<double> links = RandomGaugeField<double>(lattice, 707);
   const TemporalGauge<double> fixed = TemporalGaugeFix(links);
   const SpinorField<double> psi = GaussianField<double>(lattice, Subset::kFull, 61);
-  // Deviation of the fixed links from g U g^dag (docs/conventions.md, "Rounding", in double): with eta the
+  // Deviation of the fixed links from g U g^dag (docs/error_bounds.md, "Gauge transformations and temporal gauge: rounding", in double): with eta the
   // input t-links' deviation from unitarity (spectral norm <= 3 x the largest entry of U U^dag - 1) and
   // s = (Lt - 1)(3 eta + 25.8 u_d) that of g, the stored unit t-links are within s + 38.7 u_d of g U g^dag,
   // other links within 25.8 u_d; g^dag g = 1 + Delta with ||Delta|| <= 3 s enters every hop once more.
