@@ -14,9 +14,13 @@
 // estimate (inverse_norm.h), and the bound is then as good as the estimate.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 
+#include "experiments/fermion_action.h"
 #include "experiments/propagator_driver.h"
+#include "reference/clover.h"
+#include "reference/gauge_field.h"
 #include "reference/lattice.h"
 #include "reference/spinor_algebra.h"
 
@@ -26,6 +30,14 @@ inline constexpr double kDoubleRoundoff = 0x1p-53;
 
 // gamma_n = n u / (1 - n u).
 inline double GammaN(double n) { return n * kDoubleRoundoff / (1 - n * kDoubleRoundoff); }
+
+// ||T||_2 of the site term T = (4 + m) (+ A for clover) in rho: 4 + m for Wilson, max_n |lambda(T(n))| for
+// clover (the clover field is computed from u).
+inline double SiteTermNorm(const GaugeField<double>& u, const FermionAction& action) {
+  if (!action.clover()) return 4 + action.mass;
+  const CloverField<double> clover(u, action.clover_params());
+  return std::max(std::fabs(clover.min_eigenvalue()), std::fabs(clover.max_eigenvalue()));
+}
 
 // rho above, for |b| = 1.
 inline double ResidualRounding(double t_norm, double x_norm) {

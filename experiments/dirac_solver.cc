@@ -83,7 +83,9 @@ solvers::BackendCapabilities CapabilitiesOf(BackendKind kind) {
 double ReferenceResidual(const GaugeField<double>& u, const FermionAction& action, const SpinorField<double>& x,
                          const SpinorField<double>& b) {
   action.Validate();
-  internal::RequireSystemFields(u, b, x);
+  internal::RequireSystemShapes(u, b, x);
+  const double b_norm2 = Norm2(b);
+  if (!(b_norm2 > 0)) throw std::invalid_argument("ReferenceResidual: the source b is zero");
   SpinorField<double> mx(u.lattice());
   if (action.clover()) {
     const CloverField<double> clover(u, action.clover_params());
@@ -91,7 +93,7 @@ double ReferenceResidual(const GaugeField<double>& u, const FermionAction& actio
   } else {
     ApplyWilson(mx, u, x, action.wilson(), Dagger::kNo);
   }
-  return std::sqrt(Norm2(Difference(b, mx)) / Norm2(b));
+  return std::sqrt(Norm2(Difference(b, mx)) / b_norm2);
 }
 
 namespace internal {
@@ -115,13 +117,17 @@ SpinorField<double> TemporalGaugeCopy::FromFixed(const SpinorField<double>& psi)
   return ApplyGaugeTransformation(inverse_, psi);
 }
 
-void RequireSystemFields(const GaugeField<double>& u, const SpinorField<double>& b, const SpinorField<double>& x) {
+void RequireSystemShapes(const GaugeField<double>& u, const SpinorField<double>& b, const SpinorField<double>& x) {
   for (const SpinorField<double>* f : {&b, &x}) {
     if (f->subset() != Subset::kFull || f->lattice() != u.lattice()) {
       throw std::invalid_argument("DiracSolver: b and x must be full-lattice fields on " + u.lattice().ToString() +
                                   " (the configuration's lattice)");
     }
   }
+}
+
+void RequireSystemFields(const GaugeField<double>& u, const SpinorField<double>& b, const SpinorField<double>& x) {
+  RequireSystemShapes(u, b, x);
   if (!(Norm2(b) > 0)) throw std::invalid_argument("DiracSolver: the source b is zero");
 }
 

@@ -25,7 +25,9 @@ class TemporalGaugeCopy {
   GaugeTransformation<double> inverse_;
 };
 
-// Throws std::invalid_argument unless b and x are full-lattice fields on u's lattice and b != 0.
+// Throws std::invalid_argument unless b and x are full-lattice fields on u's lattice (Shapes), and b != 0
+// (Fields: one pass over b).
+void RequireSystemShapes(const GaugeField<double>& u, const SpinorField<double>& b, const SpinorField<double>& x);
 void RequireSystemFields(const GaugeField<double>& u, const SpinorField<double>& b, const SpinorField<double>& x);
 
 std::unique_ptr<DiracSolver> MakeGpuDiracSolver(const GaugeField<double>& u, VerifyOn verify);

@@ -135,12 +135,6 @@ struct Options {
   FermionAction action;  // from the flags above, validated
 };
 
-// ||T||_2 of the clover matrix T = (4 + m) + A (for the rounding term of the error bound).
-double CloverNorm(const GaugeField<double>& u, const FermionAction& action) {
-  const CloverField<double> clover(u, action.clover_params());
-  return std::max(std::fabs(clover.min_eigenvalue()), std::fabs(clover.max_eigenvalue()));
-}
-
 // Throws std::invalid_argument unless the --source site lies on a lattice with these extents.
 void CheckSource(const Coordinates& source, const Coordinates& extents) {
   for (int mu = 0; mu < kDims; ++mu) {
@@ -527,7 +521,7 @@ int Main(int argc, char** argv, TeeBuffer& tee) {
   // The correlator's error bound (correlator_bounds.h): ||M^{-1}|| a priori where one exists, else estimated.
   double inverse_norm = 0;
   std::string inverse_norm_source, inverse_norm_kind = "none";
-  const double t_norm = action.clover() ? CloverNorm(u, action) : 4 + action.mass;
+  const double t_norm = experiments::SiteTermNorm(u, action);
   if (o.inverse_norm > 0) {
     inverse_norm = o.inverse_norm;
     inverse_norm_source = "given by --inverse-norm";

@@ -38,8 +38,7 @@ inline Norms ActionNorms(const GaugeField<double>& u, const FermionAction& a) {
     throw std::logic_error("test setup: ||M^{-1}|| <= 1 / (lambda_min - 4) needs lambda_min(T) > 4, got " +
                            std::to_string(clover.min_eigenvalue()));
   }
-  return {std::max(std::fabs(clover.min_eigenvalue()), std::fabs(clover.max_eigenvalue())),
-          1 / (clover.min_eigenvalue() - 4)};
+  return {SiteTermNorm(u, a), 1 / (clover.min_eigenvalue() - 4)};
 }
 
 inline double PropagatorError(const PropagatorRun& run, const Norms& n) {
