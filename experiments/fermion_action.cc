@@ -29,6 +29,16 @@ void FermionAction::Validate() const {
     throw std::invalid_argument("fermion action: c_sw = " + std::to_string(c_sw) +
                                 " needs the clover action (the Wilson action has no clover term)");
   }
+  if (clover_trace != CloverTrace::kTraceless && clover_trace != CloverTrace::kWithTrace) {
+    const int value = static_cast<int>(clover_trace);
+    throw std::invalid_argument("fermion action: clover trace convention " + std::to_string(value) +
+                                " is neither traceless nor with-trace");
+  }
+  if (kind == FermionKind::kWilson && clover_trace != CloverTrace::kTraceless) {
+    throw std::invalid_argument(std::string("fermion action: a ") + ToString(clover_trace) +
+                                " clover field strength needs the clover action (the Wilson action has no "
+                                "clover term)");
+  }
 }
 
 std::string FermionAction::Describe() const {
@@ -37,7 +47,9 @@ std::string FermionAction::Describe() const {
   if (kind == FermionKind::kWilson) {
     s << "Wilson";
   } else {
-    s << "Wilson-clover, c_sw = " << c_sw << ", even-odd form " << ToString(schur_form);
+    s << "Wilson-clover, c_sw = " << c_sw << ", field strength " << ToString(clover_trace)
+      << (clover_trace == CloverTrace::kWithTrace ? " (Chroma, MILC)" : "") << ", even-odd form "
+      << ToString(schur_form);
   }
   s << "; m = " << mass << ", kappa = " << kappa() << "; gamma basis " << ToString(basis)
     << "; fermion boundary (x,y,z,t) = " << boundary.ToString() << " (P periodic, A antiperiodic)";
@@ -58,6 +70,7 @@ CloverParams FermionAction::clover_params() const {
   p.c_sw = c_sw;
   p.basis = basis;
   p.boundary = boundary;
+  p.trace = clover_trace;
   return p;
 }
 

@@ -4,7 +4,9 @@
 //
 // m-normalised matrices (docs/conventions.md):
 //     Wilson:  M = (4 + m) - D/2                  kappa = 1 / (2 (4 + m))
-//     clover:  M = (4 + m) + A - D/2              A = the clover term with coefficient c_sw
+//     clover:  M = (4 + m) + A - D/2              A = the clover term with coefficient c_sw, its field
+//                                                 strength traceless (default) or with its trace kept
+//                                                 (clover_trace; reference/clover.h, CloverTrace)
 // Errors: std::invalid_argument from Validate / kappa naming the problem.
 #pragma once
 
@@ -26,17 +28,21 @@ struct FermionAction {
   GammaBasis basis = GammaBasis::kDeGrandRossi;
   FermionBoundary boundary = FermionBoundary::AntiperiodicTime();
   CloverSchurForm schur_form = CloverSchurForm::kComplement;  // clover only
+  // clover only: kWithTrace is the field strength of Chroma and MILC (reference/clover.h)
+  CloverTrace clover_trace = CloverTrace::kTraceless;
 
   static FermionAction WilsonFromKappa(double kappa);
   static FermionAction CloverFromKappa(double kappa, double c_sw);
   bool clover() const { return kind == FermionKind::kClover; }
   double kappa() const;  // throws std::invalid_argument unless 4 + m > 0
-  // Throws std::invalid_argument naming the problem (bad mass, c_sw != 0 for Wilson, non-finite c_sw).
+  // Throws std::invalid_argument naming the problem (bad mass, c_sw != 0 or a with-trace field strength for
+  // Wilson, non-finite c_sw, a clover_trace that is no CloverTrace enumerator).
   void Validate() const;
-  // "Wilson" or "Wilson-clover, c_sw = ..." with m, kappa, basis and boundary conditions.
+  // "Wilson" or "Wilson-clover, c_sw = ..., field strength traceless|with-trace, ..." with m, kappa, basis and
+  // boundary conditions.
   std::string Describe() const;
   WilsonParams wilson() const;   // mass, basis, boundary
-  CloverParams clover_params() const;  // mass, c_sw, basis, boundary
+  CloverParams clover_params() const;  // mass, c_sw, basis, boundary, clover_trace
 };
 
 }  // namespace lqcd::experiments

@@ -6,6 +6,7 @@
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -28,6 +29,64 @@ CloverParams CloverParams::FromKappa(double kappa, double c_sw, GammaBasis basis
   p.c_sw = c_sw;
   p.basis = basis;
   p.boundary = boundary;
+  return p;
+}
+
+namespace {
+
+// A parameter as the user would write it: 10 significant digits, "1e-300" rather than "0.000000".
+std::string Printed(double x) {
+  std::ostringstream s;
+  s.precision(10);
+  s << x;
+  return s.str();
+}
+
+void RequireCloverTrace(CloverTrace trace, const char* where) {
+  if (trace != CloverTrace::kTraceless && trace != CloverTrace::kWithTrace) {
+    throw std::invalid_argument(std::string(where) + ": trace convention " + std::to_string(static_cast<int>(trace)) +
+                                " is neither kTraceless nor kWithTrace");
+  }
+}
+
+}  // namespace
+
+double MilcCloverCsw(double clov_c, double u0) {
+  if (!std::isfinite(clov_c)) {
+    throw std::invalid_argument("MILC clover coefficient: clov_c = " + Printed(clov_c) + " must be finite");
+  }
+  if (!std::isfinite(u0) || !(u0 > 0)) {
+    throw std::invalid_argument("MILC clover coefficient: the tadpole factor u0 = " + Printed(u0) +
+                                " must be finite and > 0 (c_sw = clov_c / u0^3)");
+  }
+  const double c_sw = clov_c / (u0 * u0 * u0);
+  if (!std::isfinite(c_sw)) {
+    throw std::invalid_argument("MILC clover coefficient: clov_c / u0^3 is not a finite double (clov_c = " +
+                                Printed(clov_c) + ", u0 = " + Printed(u0) + ")");
+  }
+  return c_sw;
+}
+
+CloverParams CloverParams::FromMilc(double kappa, double clov_c, double u0, GammaBasis basis,
+                                    FermionBoundary boundary) {
+  const double c_sw = MilcCloverCsw(clov_c, u0);  // validates clov_c and u0 before anything else
+  CloverParams p = FromKappa(kappa, c_sw, basis, boundary);
+  p.trace = CloverTrace::kWithTrace;
+  return p;
+}
+
+CloverParams CloverParams::FromChroma(double mass, double clov_coeff, GammaBasis basis, FermionBoundary boundary) {
+  if (!std::isfinite(clov_coeff)) {
+    throw std::invalid_argument("Chroma clover coefficient: clovCoeff = " + Printed(clov_coeff) +
+                                " must be finite");
+  }
+  CloverParams p;
+  p.mass = mass;
+  p.c_sw = clov_coeff;
+  p.basis = basis;
+  p.boundary = boundary;
+  p.trace = CloverTrace::kWithTrace;
+  p.kappa();  // validates the mass: 4 + Mass > 0 and finite
   return p;
 }
 
@@ -105,16 +164,18 @@ ColorMatrix<double> CloverLeaves(const GaugeField<T>& u, int site, int mu, int n
 }
 
 template <typename T>
-ColorMatrix<double> FieldStrength(const GaugeField<T>& u, int site, int mu, int nu) {
+ColorMatrix<double> FieldStrength(const GaugeField<T>& u, int site, int mu, int nu, CloverTrace trace) {
   RequireDirections(mu, nu, "FieldStrength");
   RequireSite(u.lattice(), site, "FieldStrength");
+  RequireCloverTrace(trace, "FieldStrength");
   if (mu == nu) return ColorMatrix<double>::Zero();
   const ColorMatrix<double> q = CloverLeaves(u, site, mu, nu);
   // (Q - Q^dag) / (8 i) = (Q - Q^dag) * (-i / 8): exact scaling, so F is Hermitian to the last bit and
   // its trace, Im tr Q / 4, is exactly real.
   ColorMatrix<double> f = (q - q.adjoint()) * Complex<double>(0, -0.125);
-  const double trace = f.trace().real();
-  f -= (trace / 3.0) * ColorMatrix<double>::Identity();
+  if (trace == CloverTrace::kWithTrace) return f;
+  const double f_trace = f.trace().real();
+  f -= (f_trace / 3.0) * ColorMatrix<double>::Identity();
   return f;
 }
 
@@ -126,14 +187,16 @@ SpinMatrix Sigma(GammaBasis basis, int mu, int nu) {
 }
 
 template <typename T>
-SpinColorMatrix<double> CloverTermMatrix(const GaugeField<T>& u, int site, double c_sw, GammaBasis basis) {
+SpinColorMatrix<double> CloverTermMatrix(const GaugeField<T>& u, int site, double c_sw, GammaBasis basis,
+                                         CloverTrace trace) {
   if (!std::isfinite(c_sw)) throw std::invalid_argument("CloverTermMatrix: c_sw must be finite");
+  RequireCloverTrace(trace, "CloverTermMatrix");
   RequireSite(u.lattice(), site, "CloverTermMatrix");
   SpinColorMatrix<double> a = SpinColorMatrix<double>::Zero();
   for (int mu = 0; mu < kDims; ++mu) {
     for (int nu = mu + 1; nu < kDims; ++nu) {
       const SpinMatrix sigma = Sigma(basis, mu, nu);
-      const ColorMatrix<double> f = FieldStrength(u, site, mu, nu);
+      const ColorMatrix<double> f = FieldStrength(u, site, mu, nu, trace);
       // Kronecker product sigma (x) F on the index 3*s + c.
       for (int s = 0; s < 4; ++s) {
         for (int t = 0; t < 4; ++t) {
@@ -152,13 +215,15 @@ CloverField<T>::CloverField(const GaugeField<T>& u, const CloverParams& params)
   const double diagonal = 4.0 + params.mass;
   params.kappa();  // validates the mass
   if (!std::isfinite(params.c_sw)) throw std::invalid_argument("CloverField: c_sw must be finite");
+  RequireCloverTrace(params.trace, "CloverField");
   const int volume = lattice_.volume();
   blocks_.resize(volume);
   inverse_blocks_.resize(volume);
   for (int site = 0; site < volume; ++site) {
     // Built in the DeGrand-Rossi basis, where sigma_{mu nu} commutes with gamma_5 = diag(1, 1, -1, -1)
     // and T(n) is block diagonal; the off-diagonal chiral blocks are exact zeros.
-    const SpinColorMatrix<double> a = CloverTermMatrix(u, site, params.c_sw, GammaBasis::kDeGrandRossi);
+    const SpinColorMatrix<double> a =
+        CloverTermMatrix(u, site, params.c_sw, GammaBasis::kDeGrandRossi, params.trace);
     for (int chirality = 0; chirality < 2; ++chirality) {
       const ChiralBlock<double> block =
           diagonal * ChiralBlock<double>::Identity() + a.template block<6, 6>(6 * chirality, 6 * chirality);
@@ -406,8 +471,8 @@ SpinorField<T> ReconstructCloverSolution(const GaugeField<T>& u, const CloverFie
 
 #define LQCD_INSTANTIATE_CLOVER(T)                                                                                  \
   template ColorMatrix<double> CloverLeaves(const GaugeField<T>&, int, int, int);                                   \
-  template ColorMatrix<double> FieldStrength(const GaugeField<T>&, int, int, int);                                  \
-  template SpinColorMatrix<double> CloverTermMatrix(const GaugeField<T>&, int, double, GammaBasis);                 \
+  template ColorMatrix<double> FieldStrength(const GaugeField<T>&, int, int, int, CloverTrace);                     \
+  template SpinColorMatrix<double> CloverTermMatrix(const GaugeField<T>&, int, double, GammaBasis, CloverTrace);    \
   template class CloverField<T>;                                                                                    \
   template void ApplyCloverBlocks(SpinorField<T>&, const CloverField<T>&, const SpinorField<T>&);                   \
   template void ApplyCloverInverseBlocks(SpinorField<T>&, const CloverField<T>&, const SpinorField<T>&);            \

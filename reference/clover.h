@@ -5,12 +5,20 @@
 // Field strength (lattice units, U_mu(n) ~ exp(i A_mu) with Hermitian A):
 //   Q_{mu nu}(n) = sum of the four plaquettes in the (mu, nu) plane that start and end at n, all traversed
 //                  counter-clockwise (+mu before +nu): the "clover leaves" (CloverLeaves).
-//   F_{mu nu}(n) = traceless part of (Q_{mu nu} - Q_{mu nu}^dag) / (8 i)     (FieldStrength)
-//   F is Hermitian and traceless, F_{nu mu} = -F_{mu nu}, and F = dA_nu/dx_mu - dA_mu/dx_nu + O(a^2).
-//   The trace is removed because the continuum F lives in su(3); the trace of (Q - Q^dag)/(8i) is
-//   Im tr Q / 4 = O(F^3), a pure lattice artefact.
+//   F_{mu nu}(n) = (Q_{mu nu} - Q_{mu nu}^dag) / (8 i), then, by CloverTrace (FieldStrength):
+//     kTraceless (the default): its traceless part, F - (Im tr Q / 12) 1_colour. The trace is removed
+//                  because the continuum F lives in su(3); tr[(Q - Q^dag)/(8i)] = Im tr Q / 4 = O(F^3) is a
+//                  pure lattice artefact.
+//     kWithTrace:  as it stands, trace Im tr Q / 4 kept: the field strength of the clover terms of Chroma,
+//                  MILC, QUDA and openQCD. CloverParams::FromChroma and FromMilc map Chroma's and MILC's
+//                  parameters onto ours (docs/conventions.md, "Clover term").
+//   Either way F is Hermitian, F_{nu mu} = -F_{mu nu}, and F = dA_nu/dx_mu - dA_mu/dx_nu + O(a^2). The two
+//   differ by the colour singlet (Im tr Q / 12) 1_colour per plane, which vanishes where every leaf has a real
+//   trace (links in SO(3) or in an embedded SU(2), for example).
 // Clover term, with sigma_{mu nu} = (i/2) [gamma_mu, gamma_nu] (Hermitian, commutes with gamma_5):
 //   A(n) = -(c_sw / 2) sum_{mu < nu} sigma_{mu nu} (x) F_{mu nu}(n)      (12x12 Hermitian, index 3*s + c)
+//   with F in the convention CloverParams::trace. kWithTrace adds -(c_sw / 2) sum_{mu<nu} (Im tr Q_{mu nu} / 12)
+//   sigma_{mu nu} (x) 1_colour to the default A.
 //   This is Luscher-Sint-Sommer-Weisz's c_sw (i/4) sum_{mu,nu} sigma_{mu nu} Fhat_{mu nu} with their
 //   anti-Hermitian Fhat = i F, so c_sw = 1 is tree-level O(a) improvement (tested).
 // Operator, in the m-normalisation of wilson.h:
@@ -60,11 +68,25 @@ inline constexpr double kCloverRealsPerSite = 72;               // independent r
 inline constexpr double kWilsonCloverFlopsPerSite = 1320 + 504 + 48;       // M = T - D/2: 1872
 inline constexpr double kCloverSchurFlopsPerSite = 2 * (1320 + 504) + 48;  // Mhat_pp or S_pp: 3696
 
+// What F_{mu nu} keeps of the trace of (Q - Q^dag) / (8 i) (file comment).
+enum class CloverTrace {
+  kTraceless,  // F = traceless part of (Q - Q^dag) / (8 i): this code's convention, the default
+  kWithTrace,  // F = (Q - Q^dag) / (8 i), trace Im tr Q / 4 kept: the convention of Chroma and MILC
+};
+inline const char* ToString(CloverTrace t) { return t == CloverTrace::kTraceless ? "traceless" : "with-trace"; }
+
+// c_sw = clov_c / u0^3: MILC's site term is R = 1 - CKU0 sum_{mu<nu} sigma_{mu nu} F_{mu nu} with
+// CKU0 = kappa clov_c / u0^3, and ours, kappa-normalised, is 2 kappa T = 1 - kappa c_sw sum_{mu<nu} sigma F.
+// Throws std::invalid_argument, naming the parameter, unless clov_c is finite and u0 is finite and > 0, or
+// if clov_c / u0^3 is not a finite double.
+double MilcCloverCsw(double clov_c, double u0);
+
 struct CloverParams {
   double mass = 0;
   double c_sw = 0;
   GammaBasis basis = GammaBasis::kDeGrandRossi;
   FermionBoundary boundary = FermionBoundary::AntiperiodicTime();
+  CloverTrace trace = CloverTrace::kTraceless;
 
   // kappa = 1 / (2 (4 + m)). Throws std::invalid_argument unless 4 + m > 0 and finite.
   double kappa() const { return wilson().kappa(); }
@@ -72,23 +94,38 @@ struct CloverParams {
   WilsonParams wilson() const;
   static CloverParams FromKappa(double kappa, double c_sw, GammaBasis basis = GammaBasis::kDeGrandRossi,
                                 FermionBoundary boundary = FermionBoundary::AntiperiodicTime());
+  // MILC's clover action (clover_invert2's kappa, clov_c, u0): m from kappa, c_sw = MilcCloverCsw(clov_c, u0),
+  // trace kWithTrace. MILC's matrix is then 2 kappa gamma_5 M gamma_5 = 2 kappa M^dag (its forward hop carries
+  // 1 + gamma_mu, ours 1 - gamma_mu; same DeGrand-Rossi gammas), so its propagator is
+  // gamma_5 M^{-1} gamma_5 / (2 kappa). Throws std::invalid_argument as FromKappa and MilcCloverCsw do.
+  static CloverParams FromMilc(double kappa, double clov_c, double u0, GammaBasis basis = GammaBasis::kDeGrandRossi,
+                               FermionBoundary boundary = FermionBoundary::AntiperiodicTime());
+  // Chroma's isotropic clover action (CloverFermActParams: Mass, clovCoeff; no AnisoParam): m = Mass,
+  // c_sw = clovCoeff, trace kWithTrace. Chroma's clover term ignores its u0 parameter (a tadpole factor goes
+  // into clovCoeff), its matrix (4 + m) + A - D/2 is ours, and so is its propagator. Throws
+  // std::invalid_argument unless 4 + Mass > 0 and both are finite.
+  static CloverParams FromChroma(double mass, double clov_coeff, GammaBasis basis = GammaBasis::kDeGrandRossi,
+                                 FermionBoundary boundary = FermionBoundary::AntiperiodicTime());
 };
 
 // Q_{mu nu}(n): the sum of the four counter-clockwise plaquettes with a corner at n (mu != nu), in double.
 template <typename T>
 ColorMatrix<double> CloverLeaves(const GaugeField<T>& u, int site, int mu, int nu);
 
-// F_{mu nu}(n) = traceless part of (Q_{mu nu} - Q_{mu nu}^dag) / (8 i): Hermitian, traceless; zero for mu = nu.
+// F_{mu nu}(n) = (Q_{mu nu} - Q_{mu nu}^dag) / (8 i), made traceless for kTraceless: Hermitian; zero for
+// mu = nu. Throws std::invalid_argument for a `trace` that is not a CloverTrace enumerator.
 template <typename T>
-ColorMatrix<double> FieldStrength(const GaugeField<T>& u, int site, int mu, int nu);
+ColorMatrix<double> FieldStrength(const GaugeField<T>& u, int site, int mu, int nu,
+                                  CloverTrace trace = CloverTrace::kTraceless);
 
 // sigma_{mu nu} = (i/2) [gamma_mu, gamma_nu] in the given basis (entries 0, +-1, +-i; zero for mu = nu).
 SpinMatrix Sigma(GammaBasis basis, int mu, int nu);
 
-// A(n) = -(c_sw / 2) sum_{mu<nu} sigma_{mu nu} (x) F_{mu nu}(n), dense 12x12 (index 3*s + c) in `basis`,
-// straight from the definition (the tests' independent route to CloverField).
+// A(n) = -(c_sw / 2) sum_{mu<nu} sigma_{mu nu} (x) F_{mu nu}(n) with F in the convention `trace`, dense 12x12
+// (index 3*s + c) in `basis`, straight from the definition (the tests' independent route to CloverField).
 template <typename T>
-SpinColorMatrix<double> CloverTermMatrix(const GaugeField<T>& u, int site, double c_sw, GammaBasis basis);
+SpinColorMatrix<double> CloverTermMatrix(const GaugeField<T>& u, int site, double c_sw, GammaBasis basis,
+                                         CloverTrace trace = CloverTrace::kTraceless);
 
 // One site's spinor as a 12-vector with index 3*s + c, and back.
 template <typename T>
@@ -112,8 +149,9 @@ SiteSpinor<T> FromSpinColorVector(const Eigen::Matrix<Complex<T>, 12, 1>& v) {
 template <typename T>
 using ChiralBlock = Eigen::Matrix<Complex<T>, 6, 6>;
 
-// T(n) = (4 + m) + A(n) and T(n)^{-1} at every site, stored as two Hermitian 6x6 chiral blocks each
-// (DeGrand-Rossi; see the file comment). Construction throws std::domain_error naming the site if some
+// T(n) = (4 + m) + A(n) and T(n)^{-1} at every site (A in the convention params.trace), stored as two
+// Hermitian 6x6 chiral blocks each (DeGrand-Rossi; see the file comment). Construction throws
+// std::invalid_argument for a bad mass, c_sw or trace, and std::domain_error naming the site if some
 // T(n) is singular or so ill-conditioned (condition number above kMaxBlockCondition) that its
 // double-precision inverse would keep fewer than about 5 digits.
 template <typename T>

@@ -1,7 +1,8 @@
 // clover_test: the clover-leaf field strength, the clover term and its per-site blocks, and the
-// Wilson-clover operator (full lattice and both even-odd forms). Every tolerance is derived next to its
+// Wilson-clover operator (full lattice and both even-odd forms); the two trace conventions (CloverTrace) and
+// the mapping of Chroma's and MILC's clover parameters onto ours. Every tolerance is derived next to its
 // assertion from the unit roundoff u = 2^-53 (double) or 2^-24 (float). docs/conventions.md, "Clover term",
-// derives the physics checks (smooth-field limit, Landau-level cancellation at c_sw = 1).
+// derives the physics checks (smooth-field limit, Landau-level cancellation at c_sw = 1) and the mappings.
 #include "reference/clover.h"
 
 #include <gtest/gtest.h>
@@ -9,9 +10,12 @@
 #include <Eigen/Dense>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <vector>
 
+#include "reference/error_testing.h"
 #include "reference/gauge_transform.h"
+#include "reference/random.h"
 #include "reference/sparse_wilson.h"
 #include "reference/spinor_algebra.h"
 #include "reference/su3_random.h"
@@ -583,7 +587,7 @@ TEST(CloverOperatorTest, ZeroCswIsTheWilsonOperator) {
 SiteBlocks CloverSiteTerms(const GaugeField<double>& u, const CloverParams& params) {
   SiteBlocks blocks(u.lattice().volume());
   for (int site = 0; site < u.lattice().volume(); ++site) {
-    blocks[site] = CloverTermMatrix(u, site, params.c_sw, params.basis);
+    blocks[site] = CloverTermMatrix(u, site, params.c_sw, params.basis, params.trace);
   }
   return blocks;
 }
@@ -778,6 +782,383 @@ TEST(CloverImprovementTest, CswOneCancelsTheWilsonShiftOfTheLowestLandauLevel) {
   }
   // At c_sw = 1 the shift is second order: s_min / (f/2) itself is O(f), tiny next to c_sw = 0's ~1.
   EXPECT_LT(ratio[0][2], 0.05 * ratio[0][1]);
+}
+
+
+// ---------------------------------------------------------------------------------------------------------
+// Trace conventions (CloverTrace) and the parameters of other codes (docs/conventions.md, "Clover term").
+//
+// F_with = (Q - Q^dag) / (8 i) and F_traceless = F_with - (tr F_with / 3) 1. The diagonal of Q - Q^dag is
+// 2 i Im q_cc, so tr F_with = Im tr Q / 4 and
+//     F_with - F_traceless = (Im tr Q / 12) 1_colour          (per plane, site by site).
+
+// Im tr Q_{mu nu}(n) from the leaves themselves (not through FieldStrength).
+double ImTraceOfLeaves(const GaugeField<double>& u, int site, int mu, int nu) {
+  return CloverLeaves(u, site, mu, nu).trace().imag();
+}
+
+TEST(CloverTraceTest, WithTraceAddsImTrQOverTwelveTimesTheColourIdentity) {
+  const Lattice lat(4, 4, 2, 4);
+  const GaugeField<double> u = RandomGaugeField<double>(lat, 83);
+  double largest_trace_term = 0;
+  for (int site = 0; site < lat.volume(); ++site) {
+    for (int mu = 0; mu < kDims; ++mu) {
+      for (int nu = 0; nu < kDims; ++nu) {
+        if (mu == nu) continue;
+        const ColorMatrix<double> with = FieldStrength(u, site, mu, nu, CloverTrace::kWithTrace);
+        const ColorMatrix<double> traceless = FieldStrength(u, site, mu, nu, CloverTrace::kTraceless);
+        // The default argument is the traceless convention, bit for bit.
+        EXPECT_EQ(MaxAbs(FieldStrength(u, site, mu, nu) - traceless), 0.0);
+        const double expected = ImTraceOfLeaves(u, site, mu, nu) / 12;
+        largest_trace_term = std::max(largest_trace_term, std::abs(expected));
+        for (int i = 0; i < 3; ++i) {
+          for (int j = 0; j < 3; ++j) {
+            if (i != j) {
+              // Removing the trace touches only the diagonal: off-diagonal entries are the same numbers.
+              EXPECT_EQ(with(i, j), traceless(i, j));
+              continue;
+            }
+            // Diagonal: with(c, c) = a_c = Im q_cc / 4 exactly (2 Im q_cc times -1/8, exact), |a_c| <= 1
+            // (|q_cc| <= 4), imaginary part exactly 0. FieldStrength rounds t = a_1 + a_2 + a_3 (two additions,
+            // <= 2u * 3 = 6u, so <= 2u after / 3), s = t / 3 (u) and a_c - s (u |a_c - s| <= 2u); the test rounds
+            // the difference (u), Im tr Q (two additions of |Im q_cc| <= 4: 24u, 2u after / 12) and the
+            // division (u). Against the exact (Im tr Q) / 12 of these leaves: <= 9u; bound 10u.
+            EXPECT_LE(std::abs(with(i, i) - traceless(i, i) - expected), 10 * kU)
+                << "site " << site << " plane " << mu << nu << " colour " << i;
+          }
+        }
+      }
+    }
+  }
+  // A hot SU(3) field has leaves with Im tr Q of order 1: the two conventions really differ (a test that ignored
+  // the trace option would see with - traceless = 0 and fail above by this much).
+  EXPECT_GT(largest_trace_term, 0.05);
+}
+
+TEST(CloverTraceTest, WithTraceFieldIsHermitianAntisymmetricAndCarriesImTrQOverFour) {
+  const Lattice lat(4, 4, 2, 4);
+  const GaugeField<double> u = RandomGaugeField<double>(lat, 89);
+  for (int site = 0; site < lat.volume(); ++site) {
+    for (int mu = 0; mu < kDims; ++mu) {
+      for (int nu = 0; nu < kDims; ++nu) {
+        const ColorMatrix<double> f = FieldStrength(u, site, mu, nu, CloverTrace::kWithTrace);
+        if (mu == nu) {
+          EXPECT_EQ(MaxAbs(f), 0.0);
+          continue;
+        }
+        // (Q - Q^dag) * (-i/8): mirror entries are computed by the same operations on conjugate inputs.
+        EXPECT_EQ(MaxAbs(f - f.adjoint()), 0.0);
+        // tr F = a_1 + a_2 + a_3 with a_c = Im q_cc / 4 exact: two additions (<= 2u * 3) against the test's
+        // Im tr Q / 4 (two additions of numbers <= 4, <= 24u, then an exact / 4: 6u): bound 12u.
+        EXPECT_LE(std::abs(f.trace() - ImTraceOfLeaves(u, site, mu, nu) / 4), 12 * kU);
+        // F_{nu mu} = -F_{mu nu} to rounding, as for the traceless field (FieldStrengthTest): bound 64u.
+        EXPECT_LE(MaxAbs(FieldStrength(u, site, nu, mu, CloverTrace::kWithTrace) + f), 64 * kU);
+      }
+    }
+  }
+}
+
+// A_with - A_traceless = -(c_sw / 2) sum_{mu<nu} (Im tr Q_{mu nu} / 12) sigma_{mu nu} (x) 1_colour: a colour
+// singlet Pauli term.
+TEST(CloverTraceTest, WithTraceCloverTermAddsAColourSingletPauliTerm) {
+  const Lattice lat(4, 2, 2, 4);
+  const GaugeField<double> u = RandomGaugeField<double>(lat, 97);
+  const double c_sw = 1.7;
+  for (GammaBasis basis : {GammaBasis::kDeGrandRossi, GammaBasis::kUkqcd}) {
+    for (int site = 0; site < lat.volume(); ++site) {
+      const SpinColorMatrix<double> with = CloverTermMatrix(u, site, c_sw, basis, CloverTrace::kWithTrace);
+      const SpinColorMatrix<double> traceless = CloverTermMatrix(u, site, c_sw, basis, CloverTrace::kTraceless);
+      EXPECT_EQ(MaxAbs(CloverTermMatrix(u, site, c_sw, basis) - traceless), 0.0);  // the default, bit for bit
+      EXPECT_EQ(MaxAbs(with - with.adjoint()), 0.0);  // exactly Hermitian, like the traceless term
+      SpinMatrix pauli = SpinMatrix::Zero();
+      for (int mu = 0; mu < kDims; ++mu) {
+        for (int nu = mu + 1; nu < kDims; ++nu) pauli += (ImTraceOfLeaves(u, site, mu, nu) / 12) * Sigma(basis, mu, nu);
+      }
+      // Per entry (in units of c_sw / 2): sigma entries are 0, +-1, +-i (exact products) and at most 6 planes
+      // contribute; accumulating them rounds by <= 5u times their sum: <= 30u for F_with (entries <= 1),
+      // <= 60u for F_traceless (diagonal entries <= 2). Per plane the F's differ by Im tr Q / 12 to <= 5u
+      // (the previous test without its test-side roundings): 30u. The expected Pauli term rounds each
+      // Im tr Q / 12 (3u, 18u) and its sum (30u); the scalings by -c_sw / 2 round by u |A| <= 12u each.
+      // Total <= (30 + 60 + 30 + 18 + 30 + 24) u = 192u; bound 256u (c_sw / 2).
+      EXPECT_LE(MaxAbs(with - traceless - SpinOnly(-0.5 * c_sw * pauli)), 256 * kU * 0.5 * c_sw)
+          << ToString(basis) << " site " << site;
+    }
+  }
+}
+
+TEST(CloverTraceTest, ZeroCswIsTheWilsonOperatorInBothConventions) {
+  const Lattice lat(4, 4, 2, 4);
+  const GaugeField<double> u = RandomGaugeField<double>(lat, 101);
+  for (GammaBasis basis : {GammaBasis::kDeGrandRossi, GammaBasis::kUkqcd}) {
+    CloverParams params;
+    params.mass = 0.15;
+    params.c_sw = 0;
+    params.basis = basis;
+    const CloverField<double> traceless(u, params);
+    params.trace = CloverTrace::kWithTrace;
+    const CloverField<double> with(u, params);
+    // A = (-0 / 2) x (finite) = +-0 in either convention, so T = 4 + m exactly and both fields hold the same
+    // numbers.
+    for (int site = 0; site < lat.volume(); ++site) {
+      for (int chirality = 0; chirality < 2; ++chirality) {
+        EXPECT_EQ(MaxAbs(with.Block(site, chirality) - traceless.Block(site, chirality)), 0.0);
+        EXPECT_EQ(MaxAbs(with.Block(site, chirality) - (4 + params.mass) * ChiralBlock<double>::Identity()), 0.0);
+      }
+    }
+    SpinorField<double> x(lat);
+    FillGaussian(x, 13);
+    for (Dagger dagger : {Dagger::kNo, Dagger::kYes}) {
+      SpinorField<double> m_with(lat), m_traceless(lat), m_wilson(lat);
+      ApplyWilsonClover(m_with, u, with, x, dagger);
+      ApplyWilsonClover(m_traceless, u, traceless, x, dagger);
+      ApplyWilson(m_wilson, u, x, params.wilson(), dagger);
+      EXPECT_EQ(MaxAbsDifference(m_with, m_traceless), 0.0);
+      // As in CloverOperatorTest.ZeroCswIsTheWilsonOperator: the scalings differ, bound 64u relative.
+      EXPECT_LE(RelativeDeviation(m_with, m_wilson), 64 * kU);
+    }
+  }
+}
+
+// A random rotation R in SO(3), a subgroup of SU(3): R = 1 + sin(theta) K + (1 - cos(theta)) K^2 with K the
+// cross-product matrix of a random unit axis (Rodrigues). Real entries, orthogonal to rounding.
+ColorMatrix<double> RandomRotation(RandomStream& rng) {
+  double axis[3], norm = 0;
+  for (double& a : axis) {
+    a = rng.Gaussian();
+    norm += a * a;
+  }
+  norm = std::sqrt(norm);
+  for (double& a : axis) a /= norm;
+  const double theta = 2 * M_PI * rng.Uniform();
+  Eigen::Matrix3d k;
+  k << 0, -axis[2], axis[1], axis[2], 0, -axis[0], -axis[1], axis[0], 0;
+  const Eigen::Matrix3d r = Eigen::Matrix3d::Identity() + std::sin(theta) * k + (1 - std::cos(theta)) * k * k;
+  return r.cast<Complex<double>>();
+}
+
+// Where every leaf has a real trace, Im tr Q = 0 and the conventions coincide. For real links (SO(3)) every
+// leaf is a product of real matrices: its entries are computed with exactly zero imaginary parts, so
+// Im tr Q = 0 exactly in floating point too, F has an exactly zero trace, and removing it (subtracting
+// (+-0) / 3) changes no bit. (Links in an embedded SU(2), diag(V, 1), also have real traces in exact
+// arithmetic, tr = 2 Re v_00 + 1, but rounding breaks V's structure and leaves Im tr Q of order u: the
+// conventions then agree only to rounding, so the exact test uses SO(3).)
+TEST(CloverTraceTest, ConventionsAgreeExactlyOnRealLinks) {
+  const Lattice lat(4, 4, 2, 4);
+  GaugeField<double> u(lat);
+  for (int site = 0; site < lat.volume(); ++site) {
+    for (int mu = 0; mu < kDims; ++mu) {
+      RandomStream rng(103, 4 * site + mu);
+      u.Link(site, mu) = RandomRotation(rng);
+    }
+  }
+  double largest = 0;
+  for (int site = 0; site < lat.volume(); ++site) {
+    for (int mu = 0; mu < kDims; ++mu) {
+      for (int nu = 0; nu < kDims; ++nu) {
+        if (mu == nu) continue;
+        EXPECT_EQ(ImTraceOfLeaves(u, site, mu, nu), 0.0);
+        const ColorMatrix<double> with = FieldStrength(u, site, mu, nu, CloverTrace::kWithTrace);
+        EXPECT_EQ(MaxAbs(with - FieldStrength(u, site, mu, nu, CloverTrace::kTraceless)), 0.0);
+        largest = std::max(largest, MaxAbs(with));
+      }
+    }
+  }
+  EXPECT_GT(largest, 0.3);  // a hot SO(3) field: O(1) field strength, not a trivially vanishing one
+  CloverParams params;
+  params.mass = 0.3;
+  params.c_sw = 1.2;
+  const CloverField<double> traceless(u, params);
+  params.trace = CloverTrace::kWithTrace;
+  const CloverField<double> with(u, params);
+  for (int site = 0; site < lat.volume(); ++site) {
+    for (int chirality = 0; chirality < 2; ++chirality) {
+      EXPECT_EQ(MaxAbs(with.Block(site, chirality) - traceless.Block(site, chirality)), 0.0);
+      EXPECT_EQ(MaxAbs(with.InverseBlock(site, chirality) - traceless.InverseBlock(site, chirality)), 0.0);
+    }
+  }
+}
+
+// CloverField honours params.trace: the full operator equals the sparse matrix assembled from
+// CloverTermMatrix in the same convention, and differs from the other convention's.
+TEST(CloverTraceTest, WithTraceOperatorMatchesTheIndependentlyAssembledSparseMatrix) {
+  const Lattice lat(4, 4, 2, 4);
+  const GaugeField<double> u = RandomNearUnitGaugeField<double>(lat, 107, 0.7);
+  for (GammaBasis basis : {GammaBasis::kDeGrandRossi, GammaBasis::kUkqcd}) {
+    CloverParams params;
+    params.mass = -0.1;
+    params.c_sw = 1.2;
+    params.basis = basis;
+    const CloverField<double> traceless(u, params);
+    params.trace = CloverTrace::kWithTrace;
+    const OperatorSetup s{lat, u, CloverField<double>(u, params)};
+    SpinorField<double> x(lat);
+    FillGaussian(x, 17);
+    for (Dagger dagger : {Dagger::kNo, Dagger::kYes}) {
+      SpinorField<double> mx(lat), mx_traceless(lat);
+      ApplyWilsonClover(mx, u, s.clover, x, dagger);
+      ApplyWilsonClover(mx_traceless, u, traceless, x, dagger);
+      const SparseComplexMatrix m = SparseWilson(u, params.wilson(), dagger, CloverSiteTerms(u, params));
+      const double difference = std::sqrt(Norm2(Difference(mx, ApplySparse(m, x, Subset::kFull))));
+      // As in CloverOperatorTest.MatchesTheIndependentlyAssembledSparseMatrix: one application each.
+      const double bound = 2 * s.apply_bound() * std::sqrt(Norm2(x));
+      EXPECT_LE(difference, bound) << ToString(basis);
+      // The trace term of a smooth field is O(epsilon^6) per leaf, still far above rounding: a CloverField that
+      // ignored params.trace would miss the bound above by this margin.
+      EXPECT_GT(std::sqrt(Norm2(Difference(mx, mx_traceless))), 1e3 * bound) << ToString(basis);
+    }
+  }
+}
+
+// MILC's documented clover term (generic_clover/make_clov2.c and f_mu_nu.c of the MILC code): with its
+// DeGrand-Rossi gammas (libraries/mb_gamma.c, the same matrices as ours) and sigma_{mu nu} = (i/2) [gamma_mu,
+// gamma_nu], listed there as Pauli blocks (1-based XYZT):
+//     sigma_23 = diag(s1, s1)   sigma_31 = diag(-s2, -s2)   sigma_12 = diag(s3, s3)
+//     sigma_14 = diag(-s1, s1)  sigma_24 = diag(s2, -s2)    sigma_34 = diag(-s3, s3),
+// f_mn = (G - G^dag) / 8 over the same four leaves as our Q, F_mn = -i f_mn (no trace removed), and the site
+// term R = 1 - CKU0 sum_{mu<nu} sigma_{mu nu} F_{mu nu} with CKU0 = kappa clov_c / u0^3.
+SpinMatrix MilcSigma(int mu, int nu) {
+  const Eigen::Matrix2cd s1 = (Eigen::Matrix2cd() << 0, 1, 1, 0).finished();
+  const Eigen::Matrix2cd s2 = (Eigen::Matrix2cd() << 0, Complex<double>(0, -1), Complex<double>(0, 1), 0).finished();
+  const Eigen::Matrix2cd s3 = (Eigen::Matrix2cd() << 1, 0, 0, -1).finished();
+  auto blocks = [](const Eigen::Matrix2cd& upper, const Eigen::Matrix2cd& lower) {
+    SpinMatrix m = SpinMatrix::Zero();
+    m.block<2, 2>(0, 0) = upper;
+    m.block<2, 2>(2, 2) = lower;
+    return m;
+  };
+  // 0-based (mu, nu), mu < nu: 01 = XY, 02 = XZ (= -ZX), 03 = XT, 12 = YZ, 13 = YT, 23 = ZT.
+  if (mu == 0 && nu == 1) return blocks(s3, s3);
+  if (mu == 0 && nu == 2) return blocks(s2, s2);
+  if (mu == 0 && nu == 3) return blocks(-s1, s1);
+  if (mu == 1 && nu == 2) return blocks(s1, s1);
+  if (mu == 1 && nu == 3) return blocks(s2, -s2);
+  if (mu == 2 && nu == 3) return blocks(-s3, s3);
+  ADD_FAILURE() << "MilcSigma needs mu < nu, got " << mu << nu;
+  return SpinMatrix::Zero();
+}
+
+TEST(CloverConventionTest, MilcSigmaMatricesAreOurDeGrandRossiSigmas) {
+  for (int mu = 0; mu < kDims; ++mu) {
+    for (int nu = mu + 1; nu < kDims; ++nu) {
+      EXPECT_EQ(MaxAbs(Sigma(GammaBasis::kDeGrandRossi, mu, nu) - MilcSigma(mu, nu)), 0.0) << mu << nu;
+    }
+  }
+}
+
+TEST(CloverConventionTest, MilcSiteTermIsTwoKappaTimesOursWithTraceAtClovCOverU0Cubed) {
+  const Lattice lat(4, 2, 2, 4);
+  const GaugeField<double> u = RandomGaugeField<double>(lat, 109);
+  const double kappa = 0.124, clov_c = 1.0, u0 = 0.8678;
+  const CloverParams params = CloverParams::FromMilc(kappa, clov_c, u0);
+  EXPECT_EQ(params.trace, CloverTrace::kWithTrace);
+  const CloverField<double> clover(u, params);
+  const double cku0 = kappa * clov_c / (u0 * u0 * u0);  // MILC's coefficient of its clover term
+  const double k = kappa * params.c_sw;                  // = cku0 up to rounding
+  for (int site = 0; site < lat.volume(); ++site) {
+    SpinColorMatrix<double> r = SpinColorMatrix<double>::Identity();
+    for (int mu = 0; mu < kDims; ++mu) {
+      for (int nu = mu + 1; nu < kDims; ++nu) {
+        const ColorMatrix<double> q = CloverLeaves(u, site, mu, nu);
+        const ColorMatrix<double> f_milc = (q - q.adjoint()) * Complex<double>(0, -0.125);  // -i (G - G^dag) / 8
+        const SpinMatrix sigma = MilcSigma(mu, nu);
+        for (int s = 0; s < 4; ++s) {
+          for (int t = 0; t < 4; ++t) r.block<3, 3>(3 * s, 3 * t) -= cku0 * sigma(s, t) * f_milc;
+        }
+      }
+    }
+    for (int chirality = 0; chirality < 2; ++chirality) {
+      const ChiralBlock<double> ours = 2 * kappa * clover.Block(site, chirality);
+      // Per entry <= 4 planes contribute, terms of size <= k (|F| <= 1). R: accumulating onto 1 rounds by
+      // <= 4u (1 + 4k), the complex products by 2u x 4k. Ours: the sum of <= 4 terms (3u x 4), the scalings by
+      // -c_sw / 2 and by 2 kappa, the addition of 4 + m: <= 2u + 24u k. The coefficients (cku0: 4 roundings;
+      // kappa c_sw: 3) agree to 7u relative on terms summing to <= 4k: 28u k. 2 kappa (4 + m) = 1 to 3u.
+      // Total <= 9u + 76u k; bound 16u (1 + 5k).
+      EXPECT_LE(MaxAbs(ours - r.block<6, 6>(6 * chirality, 6 * chirality)), 16 * kU * (1 + 5 * k)) << site;
+      EXPECT_EQ(MaxAbs(r.block<6, 6>(6 * chirality, 6 * (1 - chirality))), 0.0);  // chirally block diagonal
+    }
+  }
+}
+
+// Chroma's documented clover term (lib/actions/ferm/linop/clover_term_qdp_w.h, lib/meas/glue/mesfield.cc):
+// kappa-normalised, 1 - (clovCoeff kappa / 4) sum_{mu,nu} [gamma_mu, gamma_nu] (x) Fc_{mu nu} over ordered
+// pairs, with Fc = (Q - Q^dag) / 8 (anti-Hermitian, no trace removed) and the DeGrand-Rossi gammas; its
+// m-normalised site term is this divided by 2 kappa. [gamma_mu, gamma_nu] = -2i sigma and Fc = i F_with give
+// 1 - kappa clovCoeff sum_{mu<nu} sigma F_with = 2 kappa T at c_sw = clovCoeff.
+TEST(CloverConventionTest, ChromaSiteTermIsOursWithTraceAtClovCoeff) {
+  const Lattice lat(4, 2, 2, 4);
+  const GaugeField<double> u = RandomGaugeField<double>(lat, 113);
+  const double mass = 0.05, clov_coeff = 1.9;
+  const CloverParams params = CloverParams::FromChroma(mass, clov_coeff);
+  EXPECT_EQ(params.trace, CloverTrace::kWithTrace);
+  EXPECT_EQ(params.c_sw, clov_coeff);
+  EXPECT_EQ(params.mass, mass);
+  const CloverField<double> clover(u, params);
+  const double kappa = params.kappa(), k = kappa * clov_coeff;
+  for (int site = 0; site < lat.volume(); ++site) {
+    SpinColorMatrix<double> chroma = SpinColorMatrix<double>::Identity();
+    for (int mu = 0; mu < kDims; ++mu) {
+      for (int nu = 0; nu < kDims; ++nu) {
+        if (mu == nu) continue;
+        // Fc_{nu mu} = -Fc_{mu nu}: the leaves of (nu, mu) are those of (mu, nu) reversed.
+        const int lo = std::min(mu, nu), hi = std::max(mu, nu);
+        const ColorMatrix<double> q = CloverLeaves(u, site, lo, hi);
+        const ColorMatrix<double> fc = (mu < nu ? 0.125 : -0.125) * (q - q.adjoint());
+        const SpinMatrix commutator = Gamma(GammaBasis::kDeGrandRossi, mu) * Gamma(GammaBasis::kDeGrandRossi, nu) -
+                                      Gamma(GammaBasis::kDeGrandRossi, nu) * Gamma(GammaBasis::kDeGrandRossi, mu);
+        for (int s = 0; s < 4; ++s) {
+          for (int t = 0; t < 4; ++t) {
+            chroma.block<3, 3>(3 * s, 3 * t) -= (clov_coeff * kappa / 4) * commutator(s, t) * fc;
+          }
+        }
+      }
+    }
+    for (int chirality = 0; chirality < 2; ++chirality) {
+      const ChiralBlock<double> ours = 2 * kappa * clover.Block(site, chirality);
+      // The ordered sum has <= 8 terms per entry (commutator entries 0, +-2, +-2i: exact products) of size
+      // <= 2 (k / 4): accumulating them onto 1 rounds by <= 8u (1 + 4k), the coefficient and the complex
+      // products by 4u x 4k. Ours as in the MILC test, <= 2u + 24u k; both use the same kappa, and
+      // 2 kappa (4 + m) = 1 to 2u. Total <= 12u + 72u k; bound 16u (1 + 8k).
+      EXPECT_LE(MaxAbs(ours - chroma.block<6, 6>(6 * chirality, 6 * chirality)), 16 * kU * (1 + 8 * k)) << site;
+    }
+  }
+}
+
+TEST(CloverConventionTest, FromMilcDividesClovCByU0Cubed) {
+  const FermionBoundary periodic = FermionBoundary::Periodic();
+  const CloverParams p = CloverParams::FromMilc(0.125, 1.0, 0.5, GammaBasis::kUkqcd, periodic);
+  EXPECT_EQ(p.c_sw, 8.0);  // 1 / 0.5^3, exact in binary
+  EXPECT_EQ(p.trace, CloverTrace::kWithTrace);
+  EXPECT_EQ(p.mass, CloverParams::FromKappa(0.125, 8.0).mass);
+  EXPECT_EQ(p.basis, GammaBasis::kUkqcd);
+  EXPECT_EQ(p.boundary.ToString(), periodic.ToString());
+  EXPECT_EQ(CloverParams::FromMilc(0.13, 1.2, 1.0).c_sw, 1.2);  // u0 = 1: c_sw = clov_c, untouched
+  // u0 = 0.8: c_sw = 1 / 0.512 = 1.953125 exactly in decimals. The double 0.8 is off by <= u relative, tripled
+  // by the cube (3u); the two products and the division round by 3u more: 6u relative; bound 8u.
+  EXPECT_NEAR(MilcCloverCsw(1.0, 0.8), 1.953125, 8 * kU * 1.953125);
+  EXPECT_NEAR(CloverParams::FromMilc(0.13, 1.0, 0.8).c_sw, 1.953125, 8 * kU * 1.953125);
+}
+
+TEST(CloverConventionTest, RejectsBadConventionInput) {
+  for (double u0 : {0.0, -0.9, std::nan(""), std::numeric_limits<double>::infinity()}) {
+    EXPECT_CONTAINS(ErrorOf([&] { MilcCloverCsw(1.0, u0); }), "tadpole factor u0");
+    EXPECT_CONTAINS(ErrorOf([&] { CloverParams::FromMilc(0.12, 1.0, u0); }), "must be finite and > 0");
+  }
+  for (double clov_c : {std::nan(""), -std::numeric_limits<double>::infinity()}) {
+    EXPECT_CONTAINS(ErrorOf([&] { MilcCloverCsw(clov_c, 0.9); }), "clov_c");
+    EXPECT_CONTAINS(ErrorOf([&] { CloverParams::FromChroma(0.1, clov_c); }), "clovCoeff");
+  }
+  EXPECT_CONTAINS(ErrorOf([&] { MilcCloverCsw(1e300, 1e-5); }), "not a finite double");  // 1e315 overflows
+  EXPECT_CONTAINS(ErrorOf([&] { CloverParams::FromMilc(0.0, 1.0, 0.9); }), "kappa");
+  EXPECT_CONTAINS(ErrorOf([&] { CloverParams::FromChroma(-4.5, 1.0); }), "4 + m");
+  // A trace convention that is no enumerator is refused before any work.
+  const Lattice lat(4, 4, 2, 2);
+  const GaugeField<double> u(lat);
+  const CloverTrace bogus = static_cast<CloverTrace>(7);
+  EXPECT_CONTAINS(ErrorOf([&] { FieldStrength(u, 0, 0, 1, bogus); }), "neither kTraceless nor kWithTrace");
+  EXPECT_CONTAINS(ErrorOf([&] { CloverTermMatrix(u, 0, 1.0, GammaBasis::kDeGrandRossi, bogus); }), "CloverTermMatrix");
+  CloverParams params;
+  params.trace = bogus;
+  EXPECT_CONTAINS(ErrorOf([&] { (void)CloverField<double>(u, params); }), "CloverField");
 }
 
 }  // namespace
