@@ -35,7 +35,7 @@ const char* ToString(VerifyOn v) {
   return "unknown";
 }
 
-BackendChoice ChooseBackend(BackendKind requested, VerifyOn verify, bool clover) {
+BackendChoice ChooseBackend(BackendKind requested, VerifyOn verify) {
   BackendChoice choice;
   const std::string no_device = requested == BackendKind::kCpu ? std::string() : gpu::NoDeviceReason();
   switch (requested) {
@@ -45,10 +45,6 @@ BackendChoice ChooseBackend(BackendKind requested, VerifyOn verify, bool clover)
       break;
     case BackendKind::kGpu:
       if (!no_device.empty()) throw std::invalid_argument("--backend=gpu, but there is no usable GPU: " + no_device);
-      if (clover) {
-        throw std::invalid_argument(
-            "--backend=gpu: the GPU has no Wilson-clover operator yet; use --backend=cpu (or auto) for clover");
-      }
       choice.kind = BackendKind::kGpu;
       choice.reason = "--backend=gpu";
       break;
@@ -56,9 +52,6 @@ BackendChoice ChooseBackend(BackendKind requested, VerifyOn verify, bool clover)
       if (!no_device.empty()) {
         choice.kind = BackendKind::kCpu;
         choice.reason = "--backend=auto: no usable GPU (" + no_device + "), so the CPU oracle";
-      } else if (clover) {
-        choice.kind = BackendKind::kCpu;
-        choice.reason = "--backend=auto: a GPU is present, but it has no Wilson-clover operator yet, so the CPU oracle";
       } else {
         choice.kind = BackendKind::kGpu;
         choice.reason = "--backend=auto: a GPU is present";

@@ -2,15 +2,14 @@
 // fields in and out. Every job (the main job's propagator, the solver tables, their spectroscopy) solves
 // through this interface, so choosing the backend is one flag (--backend) and nothing else changes.
 //
-//   ChooseBackend(requested, verify, clover)
-//       --backend=auto  the GPU when a usable device exists and the action has a GPU operator, else the
-//                       CPU; the reason is kept for the program to print
-//       --backend=gpu   the GPU, or std::invalid_argument when there is no device (with CUDA's reason) or
-//                       the action is Wilson-clover (no GPU clover operator yet)
+//   ChooseBackend(requested, verify)
+//       --backend=auto  the GPU when a usable device exists, else the CPU; the reason is kept for the
+//                       program to print
+//       --backend=gpu   the GPU, or std::invalid_argument when there is no device (with CUDA's reason)
 //       --backend=cpu   the CPU oracle
 //       --verify=auto|host|device   where the returned x's true residual |b - M x| / |b| is recomputed in
 //                       double: host = the reference operators (reference/wilson.h, clover.h); device = a
-//                       double GpuWilson on the original (not gauge-fixed) links, for lattices where the
+//                       double GpuWilson / GpuClover on the original (not gauge-fixed) links, for lattices where the
 //                       host recompute would cost more than the solve. auto: device on the GPU, host on
 //                       the CPU; device with the CPU backend is an error.
 //   MakeDiracSolver(choice, u)   a solver for configuration u (u must outlive it).
@@ -51,7 +50,7 @@ struct BackendChoice {
   std::string device;                    // what it runs on: the CPU model and threads, or the GPU's Describe()
 };
 
-BackendChoice ChooseBackend(BackendKind requested, VerifyOn verify, bool clover);
+BackendChoice ChooseBackend(BackendKind requested, VerifyOn verify);
 solvers::BackendCapabilities CapabilitiesOf(BackendKind kind);  // kCpu or kGpu
 
 struct SolveOutcome {

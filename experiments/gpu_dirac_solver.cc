@@ -1,8 +1,11 @@
 // gpu_dirac_solver.cc: the GPU DiracSolver (dirac_solver.h): host fields in and out, the even-odd solve on
-// the device through gpu/spec_solver.h, links uploaded once per layout.
+// the device through gpu/spec_solver.h, links uploaded once per layout, the clover term (Wilson-clover
+// actions) built once per action and configuration (on the gauge-fixed links for gauge-fixed solves).
 #include <cmath>
 #include <memory>
+#include <sstream>
 #include <stdexcept>
+#include <string>
 
 #include "experiments/dirac_solver.h"
 #include "experiments/dirac_solver_internal.h"
@@ -11,6 +14,33 @@
 
 namespace lqcd::experiments::internal {
 namespace {
+
+// Identifies a clover term: the action's parameters at full precision (two actions with the same key have
+// the same T(n) on the same links).
+std::string CloverKey(const FermionAction& action) {
+  std::ostringstream key;
+  key.precision(17);
+  key << action.mass << " " << action.c_sw << " " << action.Describe();
+  return key.str();
+}
+
+// The clover term of one action on one field, rebuilt when the action changes.
+class CloverCache {
+ public:
+  gpu::GpuCloverTerms& For(const GaugeField<double>& u, const FermionAction& action) {
+    const std::string key = CloverKey(action);
+    if (!terms_ || key != key_) {
+      terms_.reset();  // frees the device memory of the previous action first
+      terms_ = std::make_unique<gpu::GpuCloverTerms>(u, action.clover_params());
+      key_ = key;
+    }
+    return *terms_;
+  }
+
+ private:
+  std::string key_;
+  std::unique_ptr<gpu::GpuCloverTerms> terms_;
+};
 
 bool IsZero(const SpinorField<double>& x) {
   for (int i = 0; i < x.sites(); ++i) {
@@ -40,12 +70,17 @@ class GpuDiracSolver : public DiracSolver {
       }
       b_device.Upload(fixed_->ToFixed(b), action.basis);
       if (!IsZero(x)) x_device.Upload(fixed_->ToFixed(x), action.basis);
-      out.result = gpu::SolveWithSpecOnGpu(spec, *fixed_links_, params, x_device, b_device);
+      out.result = action.clover()
+                       ? gpu::SolveWithSpecOnGpu(spec, *fixed_links_, fixed_clover_.For(fixed_->links(), action),
+                                                 action.schur_form, x_device, b_device)
+                       : gpu::SolveWithSpecOnGpu(spec, *fixed_links_, params, x_device, b_device);
       x = fixed_->FromFixed(x_device.Download(action.basis));
     } else {
       b_device.Upload(b, action.basis);
       if (!IsZero(x)) x_device.Upload(x, action.basis);  // a new device field is zero already
-      out.result = gpu::SolveWithSpecOnGpu(spec, links_, params, x_device, b_device);
+      out.result = action.clover() ? gpu::SolveWithSpecOnGpu(spec, links_, clover_.For(u_, action), action.schur_form,
+                                                             x_device, b_device)
+                                   : gpu::SolveWithSpecOnGpu(spec, links_, params, x_device, b_device);
       x = x_device.Download(action.basis);
     }
     out.verified_on = verify_;
@@ -60,9 +95,14 @@ class GpuDiracSolver : public DiracSolver {
       b_device.Upload(b, action.basis);
       x_device.Upload(x, action.basis);
     }
-    const gpu::GpuWilson<double> m(links_.Get<double>(18), params);
     gpu::GpuSpinorField<double> r(lattice, Subset::kFull);
-    m.Apply(r, x_device);
+    if (action.clover()) {
+      const gpu::GpuClover<double> m(links_.Get<double>(18), clover_.For(u_, action).Get<double>());
+      m.Apply(r, x_device);
+    } else {
+      const gpu::GpuWilson<double> m(links_.Get<double>(18), params);
+      m.Apply(r, x_device);
+    }
     gpu::GpuBackend::Axpy(-1.0, b_device, r);  // r = M x - b
     out.true_residual = std::sqrt(gpu::GpuBackend::Norm2(r) / gpu::GpuBackend::Norm2(b_device));
     return out;
@@ -75,6 +115,7 @@ class GpuDiracSolver : public DiracSolver {
   gpu::GpuGaugeLinks links_;
   std::unique_ptr<TemporalGaugeCopy> fixed_;
   std::unique_ptr<gpu::GpuGaugeLinks> fixed_links_;
+  CloverCache clover_, fixed_clover_;  // on u_ and on the gauge-fixed links
 };
 
 }  // namespace

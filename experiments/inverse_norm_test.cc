@@ -27,7 +27,7 @@ solvers::SolverSpec Spec() {
 TEST(EstimateInverseNorm, ConvergesFromBelowToTheFreeFieldValue) {
   const Lattice lattice(4, 4, 4, 8);
   const GaugeField<double> u(lattice);  // unit links
-  const BackendChoice cpu = ChooseBackend(BackendKind::kCpu, VerifyOn::kAuto, false);
+  const BackendChoice cpu = ChooseBackend(BackendKind::kCpu, VerifyOn::kAuto);
   for (const double mass : {0.1, -0.05}) {  // antiperiodic in t: no zero mode at m = -0.05 on 4^3 x 8
     FermionAction action;
     action.mass = mass;
@@ -67,7 +67,7 @@ TEST(EstimateInverseNorm, ConvergesToOneOverTheSmallestSingularValueOfANonNormal
   const double r = (s1 / s2) * (s1 / s2);
   const int steps = static_cast<int>(std::ceil(std::log(1e-13) / (2 * std::log(r))));
   ASSERT_LE(steps, 400) << "r = " << r;
-  const auto solver = MakeDiracSolver(ChooseBackend(BackendKind::kCpu, VerifyOn::kAuto, false), u);
+  const auto solver = MakeDiracSolver(ChooseBackend(BackendKind::kCpu, VerifyOn::kAuto), u);
   const InverseNormEstimate e = EstimateInverseNorm(*solver, action, Spec(), lattice, steps, 3);
   EXPECT_LE(e.norm, exact * (1 + 1e-10));
   EXPECT_GE(e.norm, exact * (1 - 1e-10)) << e.norm << " vs " << exact << " after " << steps << " steps (r = " << r
@@ -78,7 +78,7 @@ TEST(EstimateInverseNorm, StaysBelowTheAPrioriBound) {
   const Lattice lattice(4, 4, 4, 4);
   const GaugeField<double> u = RandomGaugeField<double>(lattice, 3);
   const FermionAction action = FermionAction::WilsonFromKappa(0.12);  // m = 1/6: ||M^{-1}|| <= 6
-  const auto solver = MakeDiracSolver(ChooseBackend(BackendKind::kCpu, VerifyOn::kAuto, false), u);
+  const auto solver = MakeDiracSolver(ChooseBackend(BackendKind::kCpu, VerifyOn::kAuto), u);
   const InverseNormEstimate e = EstimateInverseNorm(*solver, action, Spec(), lattice, 10, 1);
   EXPECT_LE(e.norm, 1 / action.mass);
   EXPECT_GT(e.norm, 1 / (4 + action.mass + 4));  // >= 1 / ||M|| >= 1 / (4 + m + 4)

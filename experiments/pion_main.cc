@@ -119,6 +119,8 @@ struct Options {
   double kappa = 0.153, mass = 0;
   FermionKind fermion = FermionKind::kWilson;
   double c_sw = 1.0;
+  double clover_u0 = 1.0;
+  CloverTrace clover_trace = CloverTrace::kTraceless;
   CloverSchurForm clover_form = CloverSchurForm::kComplement;
   FermionBoundary boundary = FermionBoundary::AntiperiodicTime();
   GammaBasis basis = GammaBasis::kDeGrandRossi;
@@ -177,6 +179,13 @@ bool ParseOptions(int argc, char** argv, Options* out) {
   flags.Choice<FermionKind>("fermion", &o.fermion, {{"wilson", FermionKind::kWilson}, {"clover", FermionKind::kClover}},
                             "fermion action");
   flags.Double("csw", &o.c_sw, "clover coefficient (clover only; 1.0 = tree level)");
+  flags.Double("clover-u0", &o.clover_u0,
+               "tadpole factor u0: the clover coefficient becomes --csw / u0^3 (MILC's clov_c / u0^3; clover only)",
+               command_line::Range::Positive());
+  flags.Choice<CloverTrace>("clover-trace", &o.clover_trace,
+                            {{"traceless", CloverTrace::kTraceless}, {"with-trace", CloverTrace::kWithTrace}},
+                            "clover field strength: traceless, or with the trace of (Q - Q^dag)/(8i) kept as Chroma "
+                            "and MILC do (clover only; docs/conventions.md, \"Clover term\")");
   flags.Choice<CloverSchurForm>("clover-form", &o.clover_form,
                                 {{"complement", CloverSchurForm::kComplement},
                                  {"unit-diagonal", CloverSchurForm::kUnitDiagonal}},
@@ -226,8 +235,10 @@ bool ParseOptions(int argc, char** argv, Options* out) {
   if (flags.Given("inverse-norm") && flags.Given("inverse-norm-steps")) {
     throw std::invalid_argument("give --inverse-norm or --inverse-norm-steps, not both");
   }
-  if (flags.Given("clover-form") && o.fermion == FermionKind::kWilson) {
-    throw std::invalid_argument("--clover-form needs --fermion=clover");
+  for (const char* clover_flag : {"clover-form", "clover-trace", "clover-u0"}) {
+    if (flags.Given(clover_flag) && o.fermion == FermionKind::kWilson) {
+      throw std::invalid_argument(std::string("--") + clover_flag + " needs --fermion=clover");
+    }
   }
   if (!o.config.empty()) {
     for (const char* generator_flag : {"lattice", "beta", "seed", "sweeps", "or"}) {
@@ -256,6 +267,14 @@ bool ParseOptions(int argc, char** argv, Options* out) {
   o.spec.Validate();
   o.action.kind = o.fermion;
   o.action.c_sw = o.fermion == FermionKind::kClover ? o.c_sw : 0.0;
+  if (flags.Given("clover-u0")) {
+    try {
+      o.action.c_sw = MilcCloverCsw(o.c_sw, o.clover_u0);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("--csw / --clover-u0^3: ") + e.what());
+    }
+  }
+  o.action.clover_trace = o.fermion == FermionKind::kClover ? o.clover_trace : CloverTrace::kTraceless;
   o.action.mass = flags.Given("mass") ? o.mass : WilsonParams::FromKappa(o.kappa).mass;
   o.action.basis = o.basis;
   o.action.boundary = o.boundary;
@@ -420,7 +439,7 @@ int Main(int argc, char** argv, TeeBuffer& tee) {
   Options o;
   if (!ParseOptions(argc, argv, &o)) return 0;
   // Which backend, before anything expensive: --backend=gpu without a device is an error here.
-  const BackendChoice backend = ChooseBackend(o.backend, o.verify, o.action.clover());
+  const BackendChoice backend = ChooseBackend(o.backend, o.verify);
   solvers::RequireSupported(o.spec, CapabilitiesOf(backend.kind), o.action.clover());
   const int threads = o.threads > 0 ? o.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   omp_set_num_threads(threads);
@@ -449,7 +468,7 @@ int Main(int argc, char** argv, TeeBuffer& tee) {
             << "\n"
             << (backend.kind == BackendKind::kGpu ? "device: " + backend.device + "\n" : std::string())
             << "true residuals recomputed in double on the " << ToString(backend.verify)
-            << (backend.verify == VerifyOn::kHost ? " (reference operators)" : " (double/18 GpuWilson, original links)")
+            << (backend.verify == VerifyOn::kHost ? " (reference operators)" : (o.action.clover() ? " (double/18 GpuClover, original links)" : " (double/18 GpuWilson, original links)"))
             << "\n"
             << "compiler: " << __VERSION__ << "\n"
             << "output directory: " << output.string() << "\n\n";
@@ -470,8 +489,12 @@ int Main(int argc, char** argv, TeeBuffer& tee) {
   const double kappa = action.kappa();
   CheckSource(o.source, lattice.extents());
   const int source = lattice.Index(o.source);
-  std::cout << "fermions: " << action.Describe() << "\n"
-            << "source: point source at (x,y,z,t) = (" << o.source[0] << "," << o.source[1] << "," << o.source[2]
+  std::cout << "fermions: " << action.Describe() << "\n";
+  if (o.clover_u0 != 1.0) {
+    std::cout << "clover coefficient: c_sw = --csw / u0^3 = " << o.c_sw << " / " << o.clover_u0
+              << "^3 (MILC's clov_c / u0^3)\n";
+  }
+  std::cout << "source: point source at (x,y,z,t) = (" << o.source[0] << "," << o.source[1] << "," << o.source[2]
             << "," << o.source[3] << "), all 4 spins x 3 colours\n"
             << "solver: " << o.spec.Name() << ": " << o.spec.Describe() << "\n"
             << "normalisation: the propagator is S = M^{-1} with the m-normalised M = (4 + m) - D/2"

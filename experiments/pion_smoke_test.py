@@ -93,6 +93,36 @@ class PionSmokeTest(unittest.TestCase):
             self.assertIn("NERSC", third.stdout)
             self.assertEqual(table(self.first.stdout), table(third.stdout))
 
+    def test_clover_trace_convention_and_tadpole_factor_reach_the_solves(self):
+        self.assertEqual(self.first.returncode, 0, self.first.stderr)
+        cached = [n for n in os.listdir(self.out) if n.endswith(".nersc")][0]
+        clover = ["--config=" + os.path.join(self.out, cached), "--kappa=0.12", "--tolerance=1e-9", "--backend=cpu",
+                  "--no-plot", "--fermion=clover"]
+        runs = {
+            "traceless": ["--csw=1.0"],
+            "with_trace": ["--csw=1.0", "--clover-trace=with-trace"],
+            # MILC's clov_c = 0.729 with u0 = 0.9: c_sw = 0.729 / 0.9^3 = 1 up to a few units of 2^-53.
+            "milc": ["--csw=0.729", "--clover-u0=0.9", "--clover-trace=with-trace"],
+        }
+        out, c = {}, {}
+        with tempfile.TemporaryDirectory() as d:
+            for name, flags in runs.items():
+                r = run(clover + flags + ["--output=" + os.path.join(d, name)])
+                self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
+                out[name] = r.stdout
+                c[name] = [float(row["C"]) for row in read_rows(os.path.join(d, name, "pion_correlator.csv"))]
+        self.assertIn("field strength traceless, even-odd form", out["traceless"])
+        self.assertIn("field strength with-trace (Chroma, MILC)", out["with_trace"])
+        self.assertIn("clover coefficient: c_sw = --csw / u0^3 = 0.729 / 0.9^3", out["milc"])
+        self.assertNotIn("clover coefficient:", out["with_trace"])
+        # Each C(t) is good to about its solves' tolerance, 1e-9 relative times ||M^-1|| ||M|| (a few hundred
+        # here): two runs of the same matrix agree to ~1e-6 relative at worst. The trace term changes the
+        # matrix by O(F^3) per site, which moves C(t) by far more (a flag that never reached the solves would
+        # give the same numbers); c_sw = 1 to rounding gives the same matrix as with_trace.
+        for t in range(8):
+            self.assertAlmostEqual(c["milc"][t] / c["with_trace"][t], 1.0, delta=1e-6)
+        self.assertGreater(max(abs(a / b - 1) for a, b in zip(c["with_trace"], c["traceless"])), 1e-4)
+
     def test_bad_flags_are_rejected_before_any_work(self):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "never_created")
@@ -100,6 +130,14 @@ class PionSmokeTest(unittest.TestCase):
                 (["--kappa=0.12", "--mass=0.1"], "--kappa or --mass"),
                 (["--csw=1.0"], "--fermion=clover"),
                 (["--clover-form=unit-diagonal"], "--clover-form needs --fermion=clover"),
+                (["--clover-trace=with-trace"], "--clover-trace needs --fermion=clover"),
+                (["--clover-u0=0.9"], "--clover-u0 needs --fermion=clover"),
+                (["--fermion=clover", "--clover-trace=full"],
+                 "--clover-trace must be one of traceless|with-trace, got 'full'"),
+                (["--fermion=clover", "--clover-u0=0"], "--clover-u0 = 0 is outside (0, inf)"),
+                (["--fermion=clover", "--clover-u0=nan"], "--clover-u0: not a finite number"),
+                (["--fermion=clover", "--csw=1e300", "--clover-u0=1e-10"],
+                 "--csw / --clover-u0^3: MILC clover coefficient: clov_c / u0^3 is not a finite double"),
                 (["--bc=PPPX"], "--bc"),
                 (["--solver=gmres"], "--solver: solver 'gmres': unknown solver"),
                 (["--solver=bicgstab-reliable:half:1e-7"], "delta = 1e-07 must lie in (u_half"),
@@ -143,6 +181,7 @@ class PionSmokeTest(unittest.TestCase):
                        "--solver=SPEC", "(default: bicgstab)", "--tolerance=X", "(default: 1e-10)",
                        "--max-iterations=N", "(default: 10000)", "--backend=auto|cpu|gpu", "(default: auto)",
                        "--verify=auto|host|device", "--output=DIR", "(default: pion_out)", "--no-plot",
+                       "--clover-trace=traceless|with-trace", "--clover-u0=X",
                        "32^3x64"):
             self.assertIn(needle, r.stdout)
 

@@ -1,7 +1,7 @@
 // propagator_driver_test: the point-source propagator through the solver factory on the CPU backend
 // (experiments/propagator_driver.h): every CPU spec against the sparse LU ground truth for Wilson and both
-// clover forms, the symmetries of the pion correlator, thread independence, bad input. The error bounds are
-// derived in propagator_bounds.h.
+// clover forms, the clover trace convention reaching the solves, the symmetries of the pion correlator,
+// thread independence, bad input. The error bounds are derived in propagator_bounds.h.
 #include "experiments/propagator_driver.h"
 
 #include <gtest/gtest.h>
@@ -41,7 +41,7 @@ SolverSpec Spec(const std::string& text, double tolerance = 1e-11) {
   return spec;
 }
 
-BackendChoice Cpu() { return ChooseBackend(BackendKind::kCpu, VerifyOn::kAuto, false); }
+BackendChoice Cpu() { return ChooseBackend(BackendKind::kCpu, VerifyOn::kAuto); }
 
 // Every spec the CPU runs (18-real links), with and without temporal gauge fixing.
 std::vector<std::string> CpuSpecTexts() {
@@ -121,6 +121,51 @@ TEST(PropagatorTest, EverySolverMatchesTheDirectSolutionForWilsonAndClover) {
       ExpectSameCorrelator(PionCorrelator(run.propagator), eps, c_lu, std::sqrt(lu_e2), lattice, what);
     }
   }
+}
+
+// The clover trace convention (FermionAction::clover_trace) reaches the solves: the with-trace propagator
+// matches the LU solution of the with-trace matrix and misses that of the traceless one.
+TEST(PropagatorTest, CloverTraceConventionReachesTheSolves) {
+  const Lattice lattice(2, 4, 2, 4);
+  const GaugeField<double> u = RandomNearUnitGaugeField<double>(lattice, 7, 0.4);
+  const int source = lattice.Index({0, 1, 1, 2});
+  FermionAction action = FermionAction::CloverFromKappa(0.1, 1.0);  // m = 1
+  action.clover_trace = CloverTrace::kWithTrace;
+  const Norms norms = ActionNorms(u, action);
+  auto lu_propagator = [&](CloverTrace trace, double* lu_e2) {
+    SiteBlocks terms(lattice.volume());
+    for (int site = 0; site < lattice.volume(); ++site) {
+      terms[site] = CloverTermMatrix(u, site, action.c_sw, action.basis, trace);
+    }
+    const DirectWilsonSolver direct(u, action.wilson(), Dagger::kNo, terms);
+    return ComputePointPropagator(lattice, source, [&](const SpinorField<double>& b, int, int) {
+      SpinorField<double> x = direct.Solve(b);
+      // As in the test above: |x - x*| <= ||M^{-1}|| (|r| + rho), r measured with the action's (with-trace) M.
+      const double r = ReferenceResidual(u, action, x, b);
+      const double delta = norms.inverse * (r + ResidualRounding(norms.t_norm, std::sqrt(Norm2(x))));
+      *lu_e2 += delta * delta;
+      return x;
+    });
+  };
+  double lu_e2 = 0, unused = 0;
+  const PointPropagator lu = lu_propagator(CloverTrace::kWithTrace, &lu_e2);
+  const PointPropagator lu_traceless = lu_propagator(CloverTrace::kTraceless, &unused);
+  const SolverSpec spec = Spec("bicgstab:double");
+  const PropagatorRun run = ComputePropagator(u, action, spec, Cpu(), 1, source);
+  ExpectConvergedRecords(run, spec.tolerance, action.Describe());
+  const double eps = PropagatorError(run, norms);
+  double dev = 0, dev_traceless = 0;
+  for (int s = 0; s < 4; ++s) {
+    for (int c = 0; c < 3; ++c) {
+      dev = std::max(dev, MaxAbsDifference(run.propagator.Column(s, c), lu.Column(s, c)));
+      dev_traceless =
+          std::max(dev_traceless, MaxAbsDifference(run.propagator.Column(s, c), lu_traceless.Column(s, c)));
+    }
+  }
+  EXPECT_LE(dev, eps + std::sqrt(lu_e2));
+  // The trace term of this field (leaves exp(i X), |X| ~ 0.4 x 4 links) is far above the solves' accuracy: a
+  // FermionAction whose clover_trace never reached CloverParams would sit on the traceless solution instead.
+  EXPECT_GT(dev_traceless, 1e3 * (eps + std::sqrt(lu_e2)));
 }
 
 // ---- Symmetries of the correlator, through the main job's path (BiCGstab on the even sites) ----
@@ -292,6 +337,12 @@ TEST(PropagatorTest, RejectsBadInput) {
   bad.c_sw = 1.0;  // a clover coefficient on the Wilson action
   EXPECT_THROW(ComputePropagator(u, bad, spec, Cpu(), 1, 0), std::invalid_argument);
   bad = wilson;
+  bad.clover_trace = CloverTrace::kWithTrace;  // a clover convention on the Wilson action
+  EXPECT_THROW(ComputePropagator(u, bad, spec, Cpu(), 1, 0), std::invalid_argument);
+  bad = FermionAction::CloverFromKappa(0.1, 1.0);
+  bad.clover_trace = static_cast<CloverTrace>(5);  // no enumerator
+  EXPECT_THROW(ComputePropagator(u, bad, spec, Cpu(), 1, 0), std::invalid_argument);
+  bad = wilson;
   bad.mass = -4.5;  // 4 + m <= 0
   EXPECT_THROW(ComputePropagator(u, bad, spec, Cpu(), 1, 0), std::invalid_argument);
   SolverSpec bad_spec = spec;
@@ -299,11 +350,13 @@ TEST(PropagatorTest, RejectsBadInput) {
   EXPECT_THROW(ComputePropagator(u, wilson, bad_spec, Cpu(), 1, 0), std::invalid_argument);
   // Compressed links are a GPU storage form: refused on the CPU before any solve.
   EXPECT_THROW(ComputePropagator(u, wilson, Spec("bicgstab-reliable:half/12:0.1"), Cpu(), 1, 0), std::invalid_argument);
-  // Clover has no GPU operator: refused before any solve (no device needed to see it).
+  // A bad action is refused before any device work on the GPU backend too (no device needed to see it).
   BackendChoice gpu;
   gpu.kind = BackendKind::kGpu;
   gpu.verify = VerifyOn::kDevice;
-  EXPECT_THROW(ComputePropagator(u, FermionAction::CloverFromKappa(0.1, 1.0), spec, gpu, 1, 0), std::invalid_argument);
+  FermionAction bad_clover = FermionAction::CloverFromKappa(0.1, 1.0);
+  bad_clover.mass = -4.5;
+  EXPECT_THROW(ComputePropagator(u, bad_clover, spec, gpu, 1, 0), std::invalid_argument);
   SpinorField<double> zero(lattice);
   EXPECT_THROW(ReferenceResidual(u, wilson, zero, zero), std::invalid_argument);
 }

@@ -668,7 +668,7 @@ int main(int argc, char** argv) {
     // The backend before any work: --backend=gpu without a device, or a solver the backend cannot run, is an
     // error here.
     const lqcd::experiments::BackendChoice backend =
-        lqcd::experiments::ChooseBackend(options.backend, options.verify, /*clover=*/false);
+        lqcd::experiments::ChooseBackend(options.backend, options.verify);
     for (const lqcd::solvers::SolverSpec& spec : options.solvers) {
       lqcd::solvers::RequireSupported(spec, lqcd::experiments::CapabilitiesOf(backend.kind), false);
     }

@@ -52,30 +52,17 @@ struct SiteIo {
   }
 
   // Stores r rounded to the storage and replaces r by the stored values as Load would return them.
-  // Half: the quantisation of SpinorAccessor::Store, operation for operation (largest |real| as the norm,
-  // levels = round-to-nearest(r * (32767 / norm)), a NaN or Inf anywhere makes the norm NaN).
+  // Half: the format's one quantisation routine (QuantizeHalfSite, as the Dslash's stores).
   __device__ __forceinline__ void Store(int p, int cb, Real* r) const {
     Word* d = Words(p) + cb;
     if constexpr (Storage::kHasNorm) {
-      Real largest = 0;
-      Real poison = 0;  // 0 * x: 0 for finite x, NaN for NaN or Inf
-#pragma unroll
-      for (int i = 0; i < 24; ++i) {
-        largest = fmax(largest, fabs(r[i]));
-        poison += Real(0) * r[i];
-      }
-      const float stored_norm = static_cast<float>(largest + poison);
-      const Real to_levels = ToLevelsFactor(largest, r);  // may scale r by 2^64 (tiny sites)
+      short q[24];
+      const float stored_norm = QuantizeHalfSite(r, q);
       const Real scale = stored_norm * (1.0f / kHalfScale);
 #pragma unroll
-      for (int w = 0; w < kWords; ++w) {
-        short q[4];
+      for (int w = 0; w < kWords; ++w) d[w * stride] = make_short4(q[4 * w], q[4 * w + 1], q[4 * w + 2], q[4 * w + 3]);
 #pragma unroll
-        for (int j = 0; j < 4; ++j) q[j] = RoundToLevel(r[4 * w + j] * to_levels);
-        d[w * stride] = make_short4(q[0], q[1], q[2], q[3]);
-#pragma unroll
-        for (int j = 0; j < 4; ++j) r[4 * w + j] = __fmul_rn(static_cast<Real>(q[j]), scale);
-      }
+      for (int i = 0; i < 24; ++i) r[i] = __fmul_rn(static_cast<Real>(q[i]), scale);
       Norms(p)[cb] = stored_norm;
     } else {
 #pragma unroll

@@ -7,6 +7,8 @@ import unittest
 
 from tools.command_line_testing import ProgramTestCase
 
+CLOVER = "gpu/clover_benchmark"
+CLOVER_DSLASH = "gpu/clover_dslash_benchmark"
 COPY = "gpu/copy_bandwidth_benchmark"
 ACCURACY = "gpu/dslash_accuracy"
 LADDER = "gpu/dslash_ladder_benchmark"
@@ -101,6 +103,35 @@ class WilsonDslashBenchmarkTest(ProgramTestCase, LatticeChecks):
         self.assert_error(WILSON_DSLASH, ["--links=9"], "--links")
         self.assert_error(WILSON_DSLASH, ["--links=18", "--links=12"], "--links", "more than once")
         self.assert_error(WILSON_DSLASH, ["--reconstruct=12"], "--reconstruct")  # renamed to --links
+
+
+class CloverBenchmarkTest(ProgramTestCase, LatticeChecks):
+    def test_help(self):
+        self.assert_help(CLOVER, ["--lattice=LXxLYxLZxLT[,...]", "--repetitions=N",
+                                  "--precision=all|double|single|half"])
+
+    def test_errors(self):
+        self.assert_common_errors(CLOVER, flag_with_number="--repetitions", positive_flag="--repetitions")
+        self.assert_bad_lattices(CLOVER)
+        self.assert_error(CLOVER, ["--lattice=32x32x32x32,24x24x24x63"], "--lattice", "odd")
+        self.assert_error(CLOVER, ["--lattice=32x32x32x32,"], "--lattice")
+        self.assert_error(CLOVER, ["--precision=quad"], "--precision")
+        self.assert_error(CLOVER, ["--precision=half", "--precision=single"], "--precision", "more than once")
+        self.assert_error(CLOVER, ["--links=12"], "--links")  # the clover term has no links
+
+
+class CloverDslashBenchmarkTest(ProgramTestCase, LatticeChecks):
+    def test_help(self):
+        self.assert_help(CLOVER_DSLASH, ["--lattice=LXxLYxLZxLT", "--repetitions=N",
+                                         "--precision=all|double|single|half", "--links=all|18|12|8"])
+
+    def test_errors(self):
+        self.assert_common_errors(CLOVER_DSLASH, flag_with_number="--repetitions", positive_flag="--repetitions")
+        self.assert_bad_lattices(CLOVER_DSLASH)
+        self.assert_error(CLOVER_DSLASH, ["--lattice=32x32x32x32,24x24x24x64"], "--lattice")  # one lattice only
+        self.assert_error(CLOVER_DSLASH, ["--precision=quad"], "--precision")
+        self.assert_error(CLOVER_DSLASH, ["--links=9"], "--links")
+        self.assert_error(CLOVER_DSLASH, ["--links=18", "--links=12"], "--links", "more than once")
 
 
 if __name__ == "__main__":

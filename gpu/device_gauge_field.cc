@@ -46,10 +46,8 @@ bool StoredInSingularForm(const ColorMatrix<double>& u, const GaugeLayout& layou
   return !(std::sqrt(std::norm(u(0, 1)) + std::norm(u(0, 2))) >= kMinimum8ParameterN);
 }
 
-// Returns whether any link goes into the singular form.
 template <typename T>
-bool Validate(const GaugeField<T>& host, const GaugeLayout& layout) {
-  bool singular = false;
+void Validate(const GaugeField<T>& host, const GaugeLayout& layout) {
   if (layout.pad < 0) Reject("pad must be >= 0, got " + std::to_string(layout.pad));
   const Lattice& lat = host.lattice();
   const int lt = lat.extent(3);
@@ -87,7 +85,6 @@ bool Validate(const GaugeField<T>& host, const GaugeLayout& layout) {
             << "(off by " << off << " > 2^-18); use 12 or 18 reals";
           Reject(s.str());
         }
-        singular = true;
       }
       if (layout.precision == Precision::kHalf) {
         const double largest = std::max(u.real().cwiseAbs().maxCoeff(), u.imag().cwiseAbs().maxCoeff());
@@ -100,7 +97,6 @@ bool Validate(const GaugeField<T>& host, const GaugeLayout& layout) {
       }
     }
   }
-  return singular;
 }
 
 }  // namespace
@@ -117,7 +113,7 @@ DeviceGaugeField::DeviceGaugeField(const GaugeField<float>& host, const GaugeLay
 
 template <typename T>
 void DeviceGaugeField::Upload(const GaugeField<T>& host) {
-  singular_8_links_ = Validate(host, layout_);
+  Validate(host, layout_);
   data_ = DeviceBuffer(2 * kDims * static_cast<std::size_t>(stride()) * LinkBytes(layout_));
   const int half = lattice_.half_volume();
   std::vector<double> canonical(18 * 8 * static_cast<std::size_t>(half));
@@ -148,7 +144,6 @@ GaugeView DeviceGaugeField::View() const {
   v.precision = layout_.precision;
   v.reconstruct = layout_.reconstruct;
   v.temporal_gauge_fixed = layout_.temporal_gauge_fixed;
-  v.singular_8_links = singular_8_links_;
   v.extents = {lattice_.extent(0), lattice_.extent(1), lattice_.extent(2), lattice_.extent(3)};
   v.stride = stride();
   // Kernels only read the links; the view's pointer is mutable because packing writes through it.

@@ -13,8 +13,8 @@
 //     by N (su3_reconstruct.cuh), so rounding of the stored reals grows like 1/N; below 2^-10 it would
 //     exceed 1000 ulps. Below it only the singular form diag(a1, a1^*, 1) is kept (to kSu3Tolerance; unit
 //     links exactly, so the free field works with 8 reals): it is stored as a2 = a3 = b1 = 0 and rebuilt
-//     exactly from arg a1, as reference/su3_compression.h does; the view then says singular_8_links and the
-//     kernels that test for N = 0 run. Any other link with N < 2^-10 is refused (its lower-right 2x2 block
+//     exactly from arg a1, as reference/su3_compression.h does (every 8-real kernel handles N = 0 exactly,
+//     su3_reconstruct.cuh). Any other link with N < 2^-10 is refused (its lower-right 2x2 block
 //     is lost at N = 0). For Haar-random links the chance of N < x is x^4, about 1e-12 per link at the limit.
 //   - half precision: every real in [-1, 1] (fixed point with full scale 1); checked to 2^-20 so that
 //     rounding can never leave the 16-bit range.
@@ -69,7 +69,6 @@ class DeviceGaugeField {
   void Upload(const GaugeField<T>& host);
   Lattice lattice_;
   GaugeLayout layout_;
-  bool singular_8_links_ = false;  // some 8-real links stored in the singular form (header comment)
   DeviceBuffer data_;
 };
 

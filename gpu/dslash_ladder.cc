@@ -1,5 +1,5 @@
-// dslash_ladder.cc: the rung table, the cost model of rungs 1-3, and the host side of each rung: storage,
-// transfers and the dispatch to the ladder's kernels (rungs 1-3) or the production kernel (rungs 4-9).
+// dslash_ladder.cc: the rung table, the cost model, and the host side of each rung: storage, transfers and the
+// dispatch to the ladder's kernels (rungs 1-3, 4a, 9a) or the production kernel (rungs 4b-8, 9b).
 #include "gpu/dslash_ladder.h"
 
 #include <stdexcept>
@@ -15,27 +15,41 @@ using GB = GammaBasis;
 using SL = SpinorLayout;
 constexpr Precision kD = Precision::kDouble;
 
+// Columns: label, name, change, gain, layout, spin_projection, basis, temporal_half_spinors, precision,
+// reconstruct, temporal_gauge_fixed, half_on_levels.
 const std::vector<LadderRung> kRungs = {
-    {1, "naive-aos",
+    {"1", "naive-aos",
      "double, DeGrand-Rossi, 1 thread/site; per hop full spinor + full link from arrays of structs, 4 mat-vecs, "
      "4x4 projector",
-     "(baseline)", SL::kArrayOfStructs, false, GB::kDeGrandRossi, kD, Reconstruct::k18, false},
-    {2, "soa", "structure of arrays (double2 words): a warp's loads are contiguous", "coalesced loads",
-     SL::kStructureOfArrays, false, GB::kDeGrandRossi, kD, Reconstruct::k18, false},
-    {3, "half-spinor", "project to 2 spins before the colour multiply: 2 mat-vecs per hop, no 4x4 multiply",
-     "fewer flops and registers", SL::kStructureOfArrays, true, GB::kDeGrandRossi, kD, Reconstruct::k18, false},
-    {4, "ukqcd-basis", "gamma_4 diagonal: temporal hops load 12 of 24 reals (the production kernel)",
-     "7% fewer bytes", SL::kStructureOfArrays, true, GB::kUkqcd, kD, Reconstruct::k18, false},
-    {5, "reconstruct-12", "links as 12 reals, third row rebuilt in registers", "14% fewer bytes",
-     SL::kStructureOfArrays, true, GB::kUkqcd, kD, Reconstruct::k12, false},
-    {6, "reconstruct-8", "links as 8 reals (Appendix A.2), rebuilt with sincos and sqrt", "11% fewer bytes, more flops",
-     SL::kStructureOfArrays, true, GB::kUkqcd, kD, Reconstruct::k8, false},
-    {7, "gauge-fixed", "temporal gauge: t-links loaded only on the last time slice", "6% fewer bytes",
-     SL::kStructureOfArrays, true, GB::kUkqcd, kD, Reconstruct::k8, true},
-    {8, "single", "float storage and arithmetic", "half the bytes", SL::kStructureOfArrays, true, GB::kUkqcd,
-     Precision::kSingle, Reconstruct::k8, true},
-    {9, "half", "16-bit fixed point + a float norm per site, float arithmetic", "half the bytes again",
-     SL::kStructureOfArrays, true, GB::kUkqcd, Precision::kHalf, Reconstruct::k8, true},
+     "(baseline)", SL::kArrayOfStructs, false, GB::kDeGrandRossi, false, kD, Reconstruct::k18, false, false},
+    {"2", "soa", "structure of arrays (double2 words): a warp's loads are contiguous", "coalesced loads",
+     SL::kStructureOfArrays, false, GB::kDeGrandRossi, false, kD, Reconstruct::k18, false, false},
+    {"3", "half-spinor", "project to 2 spins before the colour multiply: 2 mat-vecs per hop, no 4x4 multiply",
+     "fewer flops and registers", SL::kStructureOfArrays, true, GB::kDeGrandRossi, false, kD, Reconstruct::k18,
+     false, false},
+    {"4a", "ukqcd-basis",
+     "UKQCD basis (gamma_4 diagonal); temporal hops still load the whole neighbour, keep the spin pair the "
+     "projector keeps",
+     "no temporal projection adds, half the temporal accumulations", SL::kStructureOfArrays, true, GB::kUkqcd,
+     false, kD, Reconstruct::k18, false, false},
+    {"4b", "temporal-half-spinors", "temporal hops load only the 12 reals the projector keeps (the production kernel)",
+     "7% fewer bytes", SL::kStructureOfArrays, true, GB::kUkqcd, true, kD, Reconstruct::k18, false, false},
+    {"5", "reconstruct-12", "links as 12 reals, third row rebuilt in registers", "14% fewer bytes",
+     SL::kStructureOfArrays, true, GB::kUkqcd, true, kD, Reconstruct::k12, false, false},
+    {"6", "reconstruct-8", "links as 8 reals (Appendix A.2), rebuilt with sincos and sqrt", "11% fewer bytes, more flops",
+     SL::kStructureOfArrays, true, GB::kUkqcd, true, kD, Reconstruct::k8, false, false},
+    {"7", "gauge-fixed", "temporal gauge: t-links loaded only on the last time slice", "6% fewer bytes",
+     SL::kStructureOfArrays, true, GB::kUkqcd, true, kD, Reconstruct::k8, true, false},
+    {"8", "single", "float storage and arithmetic", "half the bytes", SL::kStructureOfArrays, true, GB::kUkqcd, true,
+     Precision::kSingle, Reconstruct::k8, true, false},
+    {"9a", "half", "16-bit fixed point + a float norm per site, computed in float on the loaded values like single",
+     "half the bytes again", SL::kStructureOfArrays, true, GB::kUkqcd, true, Precision::kHalf, Reconstruct::k8, true,
+     false},
+    {"9b", "half-levels",
+     "computed on the stored levels: integer projection, scales in one fma per hop, multiply-high division, fma "
+     "chains",
+     "fewer instructions per site", SL::kStructureOfArrays, true, GB::kUkqcd, true, Precision::kHalf,
+     Reconstruct::k8, true, true},
 };
 
 [[noreturn]] void Reject(const std::string& what) { throw std::invalid_argument("LadderDslash: " + what); }
@@ -44,28 +58,39 @@ Extents ExtentsOf(const Lattice& lattice) {
   return {lattice.extent(0), lattice.extent(1), lattice.extent(2), lattice.extent(3)};
 }
 
+// The ladder's own kernel for a rung that is not production(). Each property that the production kernel
+// exploits and the rung lacks picks the kernel that introduced it, earliest first.
+LadderKernel KernelOf(const LadderRung& rung) {
+  if (rung.layout == SL::kArrayOfStructs) return LadderKernel::kNaiveAos;
+  if (!rung.spin_projection) return LadderKernel::kNaiveSoa;
+  if (rung.basis == GB::kDeGrandRossi) return LadderKernel::kHalfSpinorDeGrandRossi;
+  if (!rung.temporal_half_spinors) return LadderKernel::kUkqcdWholeTemporalLoads;
+  return LadderKernel::kHalfOnValues;  // all that is left: half precision not computing on its levels
+}
+
 }  // namespace
 
 const std::vector<LadderRung>& DslashLadder() { return kRungs; }
 
-const LadderRung& DslashLadderRung(int number) {
-  if (number < 1 || number > static_cast<int>(kRungs.size())) {
-    throw std::invalid_argument("DslashLadderRung: rung " + std::to_string(number) + " does not exist (1.." +
-                                std::to_string(kRungs.size()) + ")");
+const LadderRung& DslashLadderRung(const std::string& label) {
+  std::string labels;
+  for (const LadderRung& rung : kRungs) {
+    if (label == rung.label) return rung;
+    labels += (labels.empty() ? "" : ", ") + std::string(rung.label);
   }
-  return kRungs[number - 1];
+  throw std::invalid_argument("DslashLadderRung: no rung \"" + label + "\" (the rungs are " + labels + ")");
 }
 
 KernelCost LadderCost(const LadderRung& rung, const Extents& extents) {
   KernelCost cost = WilsonDslashCost(rung.Variant(), extents);
-  if (!rung.production()) {
-    // Every hop loads the whole neighbour spinor and the whole link; the output is stored once.
-    cost.bytes = HalfVolume(extents) * (8.0 * (24 + 18) + 24) * BytesPerReal(rung.precision);
+  if (!rung.temporal_half_spinors) {
+    // The two temporal hops load the whole neighbour spinor, 12 reals more each than the model counts.
+    cost.bytes += HalfVolume(extents) * 2 * 12 * BytesPerReal(rung.precision);
   }
   return cost;
 }
 
-LadderDslash::LadderDslash(int rung, const GaugeField<double>& links, Parity out_parity,
+LadderDslash::LadderDslash(const std::string& rung, const GaugeField<double>& links, Parity out_parity,
                            const FermionBoundary& boundary)
     : rung_(DslashLadderRung(rung)), lattice_(links.lattice()), out_parity_(out_parity), boundary_(boundary) {
   const Subset in_subset = SubsetOf(Opposite(out_parity)), out_subset = SubsetOf(out_parity);
@@ -100,11 +125,22 @@ LadderDslash::LadderDslash(int rung, const GaugeField<double>& links, Parity out
 
 KernelCost LadderDslash::Cost() const { return LadderCost(rung_, ExtentsOf(lattice_)); }
 
-void LadderDslash::Upload(const SpinorField<double>& in) {
+GammaBasis LadderDslash::TransferBasis(GammaBasis host_basis) const {
+  if (rung_.basis == GammaBasis::kUkqcd) return host_basis;  // the device holds UKQCD: convert from the host's
+  if (host_basis != GammaBasis::kDeGrandRossi) {
+    Reject("rung " + std::string(rung_.label) + " computes in the DeGrand-Rossi basis; pass its fields in that basis");
+  }
+  // The device holds the host's DeGrand-Rossi numbers unchanged: name the basis DeviceSpinorField converts
+  // nothing from (its documented behaviour for UKQCD host fields).
+  return GammaBasis::kUkqcd;
+}
+
+void LadderDslash::Upload(const SpinorField<double>& in, GammaBasis basis) {
   if (in.lattice() != lattice_ || in.subset() != SubsetOf(Opposite(out_parity_))) {
     Reject("the input must be a field on the " + std::string(ToString(Opposite(out_parity_))) + " sites of " +
            lattice_.ToString() + ", got a " + ToString(in.subset()) + " field on " + in.lattice().ToString());
   }
+  const GammaBasis transfer = TransferBasis(basis);
   if (rung_.layout == SpinorLayout::kArrayOfStructs) {
     std::vector<double> aos(24 * static_cast<std::size_t>(in.sites()));
     for (int cb = 0; cb < in.sites(); ++cb) {
@@ -116,13 +152,9 @@ void LadderDslash::Upload(const SpinorField<double>& in) {
       }
     }
     aos_in_.CopyFromHost(aos.data(), aos.size() * sizeof(double));
-  } else if (rung_.production()) {
-    in_->Upload(in, GammaBasis::kDeGrandRossi);  // converted to the device's UKQCD basis
-  } else {
-    // Rungs 2-3 compute in the DeGrand-Rossi basis: store the host's numbers unchanged (an upload "from
-    // UKQCD" copies without a basis change, DeviceSpinorField's documented behaviour).
-    in_->Upload(in, GammaBasis::kUkqcd);
+    return;
   }
+  in_->Upload(in, transfer);
 }
 
 void LadderDslash::Apply() {
@@ -131,7 +163,7 @@ void LadderDslash::Apply() {
     return;
   }
   LadderKernelLaunch l;
-  l.rung = rung_.number;
+  l.kernel = KernelOf(rung_);
   l.extents = ExtentsOf(lattice_);
   l.out_parity = static_cast<int>(out_parity_);
   for (int mu = 0; mu < kDims; ++mu) l.antiperiodic[mu] = boundary_.WrapSign(mu) < 0;
@@ -155,7 +187,8 @@ void LadderDslash::FillOutputBytes(unsigned char byte) {
   }
 }
 
-SpinorField<double> LadderDslash::Download() const {
+SpinorField<double> LadderDslash::Download(GammaBasis basis) const {
+  const GammaBasis transfer = TransferBasis(basis);
   if (rung_.layout == SpinorLayout::kArrayOfStructs) {
     SpinorField<double> out(lattice_, SubsetOf(out_parity_));
     std::vector<double> aos(24 * static_cast<std::size_t>(out.sites()));
@@ -170,7 +203,7 @@ SpinorField<double> LadderDslash::Download() const {
     }
     return out;
   }
-  return out_->Download(rung_.production() ? GammaBasis::kDeGrandRossi : GammaBasis::kUkqcd);
+  return out_->Download(transfer);
 }
 
 }  // namespace lqcd::gpu

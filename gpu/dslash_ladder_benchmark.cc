@@ -1,7 +1,7 @@
 // dslash_ladder_benchmark: times every rung of the Dslash teaching ladder (dslash_ladder.h) on one lattice and
 // prints, per rung, GFLOPS (1320 flops per output site), the modelled bytes' rate, the fraction of the
 // bandwidth roofline (the rung's minimum bytes at the copy bandwidth measured at the start of this run) and the
-// gain over the previous rung (ratio of times), as a plain table and as a markdown table for
+// gain over the previous rung in the table (ratio of times; 4a over 3, 4b over 4a, ...), as a plain table and as a markdown table for
 // docs/dslash_ladder.md.
 //
 //   dslash_ladder_benchmark [--lattice=LXxLYxLZxLT] [--repetitions=N] [--threads=N]   (default 32x32x32x32, 100)
@@ -61,16 +61,16 @@ int Main(int argc, char** argv) {
     KernelCost cost;
   };
   std::vector<Row> rows;
-  std::printf("%-4s %-15s %10s %8s %8s %7s %9s %7s\n", "rung", "name", "us", "GFLOPS", "GB/s", "roof%", "bytes/site",
-              "gain");
+  std::printf("%-4s %-21s %10s %8s %8s %7s %10s %7s\n", "rung", "name", "us", "GFLOPS", "GB/s", "roof%",
+              "bytes/site", "gain");
   for (const LadderRung& rung : DslashLadder()) {
-    LadderDslash d(rung.number, rung.temporal_gauge_fixed ? fixed : links, Parity::kOdd);
+    LadderDslash d(rung.label, rung.temporal_gauge_fixed ? fixed : links, Parity::kOdd);
     d.Upload(source);
     const double ms = MedianMilliseconds(repetitions, [&] { d.Apply(); });
     rows.push_back({&rung, ms, d.Cost()});
     const Row& r = rows.back();
     const double gain = rows.size() > 1 ? rows[rows.size() - 2].ms / ms : 1.0;
-    std::printf("%-4d %-15s %10.1f %8.0f %8.0f %6.1f%% %9.0f %6.2fx\n", rung.number, rung.name, 1e3 * ms,
+    std::printf("%-4s %-21s %10.1f %8.0f %8.0f %6.1f%% %10.0f %6.2fx\n", rung.label, rung.name, 1e3 * ms,
                 r.cost.flops / ms / 1e6, r.cost.bytes / ms / 1e6,
                 100 * r.cost.minimum_bytes / ms / 1e6 / copy.kernel_gbs, r.cost.bytes / lattice.half_volume(), gain);
   }
@@ -80,12 +80,12 @@ int Main(int argc, char** argv) {
   for (std::size_t k = 0; k < rows.size(); ++k) {
     const Row& r = rows[k];
     const double gain = k > 0 ? rows[k - 1].ms / r.ms : 1.0;
-    std::printf("| %d %s | %s | %.1f | %.0f | %.0f | %.1f | %.2fx |\n", r.rung->number, r.rung->name,
+    std::printf("| %s %s | %s | %.1f | %.0f | %.0f | %.1f | %.2fx |\n", r.rung->label, r.rung->name,
                 r.rung->change, 1e3 * r.ms, r.cost.flops / r.ms / 1e6, r.cost.bytes / r.ms / 1e6,
                 100 * r.cost.minimum_bytes / r.ms / 1e6 / copy.kernel_gbs, gain);
   }
-  std::printf("\noverall: rung %d is %.1fx faster than rung 1\n", rows.back().rung->number,
-              rows.front().ms / rows.back().ms);
+  std::printf("\noverall: rung %s is %.1fx faster than rung %s\n", rows.back().rung->label,
+              rows.front().ms / rows.back().ms, rows.front().rung->label);
   return 0;
 }
 

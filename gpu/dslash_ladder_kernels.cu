@@ -1,21 +1,29 @@
-// dslash_ladder_kernels.cu: the ladder's own kernels, rungs 1-3 of dslash_ladder.h. Each computes
+// dslash_ladder_kernels.cu: the kernels of the rungs of dslash_ladder.h that do not run the production kernel
+// with its production arithmetic: rungs 1-3 (the ladder's own), 4a (the production hops, with whole-spinor
+// temporal loads) and 9a (the production half variant, computing on loaded values). Each computes
 //     (D psi)(n) = sum_mu [ (1 - gamma_mu) U_mu(n) psi(n + mu) + (1 + gamma_mu) U_mu(n - mu)^dag psi(n - mu) ]
-// on one parity, in double, in the DeGrand-Rossi basis (the oracle's), one thread per output site, times -1
-// for hops that wrap around an antiperiodic direction. Rungs 4-9 are the production kernel
-// (wilson_dslash_kernel.cuh), which these rungs lead up to.
+// on one parity, one thread per output site, times -1 for hops that wrap around an antiperiodic direction.
 //
-//   rung 1 (naive, AoS): per hop, load the whole neighbour spinor (24 reals) and the whole link (18 reals)
-//          from arrays of structs, multiply all four spins by the link (4 colour mat-vecs), then multiply by the
-//          4x4 projector as a general complex matrix read from constant memory (zeros included).
+//   rung 1 (naive, AoS): double, DeGrand-Rossi basis (the oracle's). Per hop, load the whole neighbour spinor
+//          (24 reals) and the whole link (18 reals) from arrays of structs, multiply all four spins by the link
+//          (4 colour mat-vecs), then multiply by the 4x4 projector as a general complex matrix read from
+//          constant memory (zeros included).
 //   rung 2 (SoA):        the same arithmetic, reading the production storage: structure of arrays of double2
 //          words, so a warp's loads of one word are contiguous (coalesced).
 //   rung 3 (half spinor): project first, h = u + s B l (2 spins), multiply 2 colour vectors by the link, and
 //          rebuild the lower spins as s B^dag (U h) with no flops -- still loading all 24 reals for every hop,
 //          including the temporal ones (in this basis gamma_4 is not diagonal).
+//   rung 4a (UKQCD basis): the production kernel's argument struct and spatial hops (wilson_dslash_kernel.cuh),
+//          double, 18 reals. gamma_4 is diagonal now, so a temporal hop needs no projection adds and feeds only
+//          2 spins -- but it still loads the whole neighbour spinor and takes the spin pair its projector keeps.
+//          Its temporal hops are the production TemporalHops except for that load.
+//   rung 9a (half on values): the production kernel itself, half/8/temporal gauge, with
+//          DslashArithmetic::kValues: decoded values, float arithmetic exactly as single precision.
 //
 // Device-side code only; the host side is dslash_ladder.cc.
 #include <cuda_runtime.h>
 
+#include <stdexcept>
 #include <string>
 
 #include "gpu/checkerboard.cuh"
@@ -25,6 +33,9 @@
 #include "gpu/register_types.cuh"
 #include "gpu/spinor_accessor.cuh"
 #include "gpu/tune.h"
+#include "gpu/wilson_dslash_kernel.cuh"
+#include "gpu/wilson_dslash_launch.h"
+#include "gpu/wilson_dslash_launcher.cuh"
 
 namespace lqcd::gpu {
 namespace {
@@ -233,17 +244,94 @@ __global__ void HalfSpinorDslashKernel(const Arg arg) {
   const int cb = blockIdx.x * blockDim.x + threadIdx.x;
   if (cb >= arg.sites) return;
   const SiteGeometry site = CheckerboardSite(cb, arg.parity, arg.extents);
-  ColorSpinor<double> out;
-#pragma unroll
-  for (int s = 0; s < 4; ++s) {
-#pragma unroll
-    for (int c = 0; c < 3; ++c) out.v[s][c] = {0, 0};
-  }
+  ColorSpinor<double> out = ColorSpinor<double>::Zero();
   HalfSpinorHops<0>(arg, site, cb, out);
   HalfSpinorHops<1>(arg, site, cb, out);
   HalfSpinorHops<2>(arg, site, cb, out);
   HalfSpinorHops<3>(arg, site, cb, out);
   arg.spinors.Store(cb, out);
+}
+
+// ---- Rung 4a: the UKQCD basis with the production kernel's hops; the temporal hops load whole spinors.
+using UkqcdArg = WilsonDslashArg<Precision::kDouble, Reconstruct::k18, false, false, DslashEpilogue::kNone>;
+
+// Makes the compiler keep a loaded real without emitting an instruction. Loads whose values are never used
+// are dead code to it, and dropping them would silently turn this rung's whole-spinor temporal loads into
+// rung 4b's half-spinor ones, the very step the ladder measures next.
+__device__ __forceinline__ void KeepLoaded(double x) { asm volatile("" : : "d"(x)); }
+
+// Spins (first_spin, first_spin + 1) of the neighbour, taken from its whole spinor: all 24 reals are loaded,
+// the 12 the projector zeroes are discarded.
+template <int first_spin>
+__device__ __forceinline__ HalfSpinor<double> SpinPairOfWholeNeighbour(const UkqcdArg& arg, int neighbour) {
+  const ColorSpinor<double> psi = arg.in.Load(neighbour);
+  constexpr int kDroppedSpin = 2 - first_spin;
+  HalfSpinor<double> h;
+#pragma unroll
+  for (int s = 0; s < 2; ++s) {
+#pragma unroll
+    for (int c = 0; c < 3; ++c) {
+      h.v[s][c] = psi.v[first_spin + s][c];
+      KeepLoaded(psi.v[kDroppedSpin + s][c].re);
+      KeepLoaded(psi.v[kDroppedSpin + s][c].im);
+    }
+  }
+  return h;
+}
+
+// The production TemporalHops for D without gauge fixing, but for the load: forward hop 1 - gamma_4 =
+// diag(0, 0, 2, 2) keeps the lower spins, backward hop 1 + gamma_4 = diag(2, 2, 0, 0) the upper ones.
+__device__ __forceinline__ void TemporalHopsWithWholeLoads(const UkqcdArg& arg, const SiteGeometry& site, int cb,
+                                                           ColorSpinor<double>& out) {
+  constexpr int mu = 3;
+  bool wraps;
+  {
+    const int neighbour = NeighbourCheckerboardIndex<true>(site, mu, arg.extents, wraps);
+    HalfSpinor<double> h = SpinPairOfWholeNeighbour<2>(arg, neighbour);
+    const auto k = HopCoefficient(arg, mu, wraps, neighbour, UkqcdArg::kLinkUnit, h);
+    AccumulateTemporal<2>(out, k, Multiply(LinkOf(arg, mu, arg.parity, cb), h));
+  }
+  {
+    const int neighbour = NeighbourCheckerboardIndex<false>(site, mu, arg.extents, wraps);
+    HalfSpinor<double> h = SpinPairOfWholeNeighbour<0>(arg, neighbour);
+    const auto k = HopCoefficient(arg, mu, wraps, neighbour, UkqcdArg::kLinkUnit, h);
+    AccumulateTemporal<0>(out, k, MultiplyAdjoint(LinkOf(arg, mu, 1 - arg.parity, neighbour), h));
+  }
+}
+
+// The production site computation (WilsonDslashSite without an epilogue) with the temporal hops above.
+__global__ void UkqcdBasisDslashKernel(const UkqcdArg arg) {
+  const int cb = blockIdx.x * blockDim.x + threadIdx.x;
+  if (cb >= arg.sites) return;
+  const SiteGeometry site = CheckerboardSite(cb, arg.parity, arg.extents);
+  ColorSpinor<double> out = ColorSpinor<double>::Zero();
+  SpatialHops<0>(arg, site, cb, out);
+  SpatialHops<1>(arg, site, cb, out);
+  SpatialHops<2>(arg, site, cb, out);
+  TemporalHopsWithWholeLoads(arg, site, cb, out);
+  arg.out.Store(cb, out);
+}
+
+const char* RungLabel(LadderKernel kernel) {
+  switch (kernel) {
+    case LadderKernel::kNaiveAos: return "1";
+    case LadderKernel::kNaiveSoa: return "2";
+    case LadderKernel::kHalfSpinorDeGrandRossi: return "3";
+    case LadderKernel::kUkqcdWholeTemporalLoads: return "4a";
+    case LadderKernel::kHalfOnValues: return "9a";
+  }
+  return "?";
+}
+
+// The kernels read the storage with compile-time formats: a launch whose fields are stored otherwise would
+// reinterpret memory, so it is refused.
+void RequireStorage(const LadderKernelLaunch& l, Precision precision, Reconstruct reconstruct, bool gauge_fixed) {
+  if (l.in.precision != precision || l.out.precision != precision || l.gauge.precision != precision ||
+      l.gauge.reconstruct != reconstruct || l.gauge.temporal_gauge_fixed != gauge_fixed) {
+    throw std::logic_error(std::string("LaunchLadderKernel: rung ") + RungLabel(l.kernel) + " needs " +
+                           ToString(precision) + " fields with " + ToString(reconstruct) + " links" +
+                           (gauge_fixed ? " in temporal gauge" : ""));
+  }
 }
 
 template <class Arg>
@@ -260,7 +348,7 @@ template <class Arg>
 void LaunchTuned(void (*kernel)(const Arg), const Arg& arg, const LadderKernelLaunch& l, int strides) {
   cudaFuncAttributes attributes;
   LQCD_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
-  std::string key = "DslashLadder rung " + std::to_string(l.rung) + " " + std::to_string(l.extents[0]);
+  std::string key = std::string("DslashLadder rung ") + RungLabel(l.kernel) + " " + std::to_string(l.extents[0]);
   for (int mu = 1; mu < 4; ++mu) key += "x" + std::to_string(l.extents[mu]);
   key += " stride " + std::to_string(strides);
   auto launch = [&](int block) {
@@ -275,29 +363,56 @@ void LaunchTuned(void (*kernel)(const Arg), const Arg& arg, const LadderKernelLa
 }  // namespace
 
 void LaunchLadderKernel(const LadderKernelLaunch& l) {
-  if (l.rung == 1) {
-    UploadProjectorsOnce();
-    LadderArg<AosSpinors, AosLinks> arg;
-    arg.spinors.in = l.aos_in;
-    arg.spinors.out = l.aos_out;
-    arg.links.data = l.aos_links;
-    arg.links.sites = HalfVolume(l.extents);
-    FillGeometry(arg, l);
-    return LaunchTuned(NaiveDslashKernel<decltype(arg)>, arg, l, 0);
+  switch (l.kernel) {
+    case LadderKernel::kNaiveAos: {
+      UploadProjectorsOnce();
+      LadderArg<AosSpinors, AosLinks> arg;
+      arg.spinors.in = l.aos_in;
+      arg.spinors.out = l.aos_out;
+      arg.links.data = l.aos_links;
+      arg.links.sites = HalfVolume(l.extents);
+      FillGeometry(arg, l);
+      return LaunchTuned(NaiveDslashKernel<decltype(arg)>, arg, l, 0);
+    }
+    case LadderKernel::kNaiveSoa:
+    case LadderKernel::kHalfSpinorDeGrandRossi: {
+      RequireStorage(l, Precision::kDouble, Reconstruct::k18, false);
+      LadderArg<SoaSpinors, SoaLinks> arg;
+      arg.spinors.in.data = static_cast<double2*>(const_cast<void*>(l.in.data));  // read only
+      arg.spinors.in.stride = l.in.stride;
+      arg.spinors.out.data = static_cast<double2*>(l.out.data);
+      arg.spinors.out.stride = l.out.stride;
+      arg.links.data = static_cast<double2*>(l.gauge.data);
+      arg.links.stride = l.gauge.stride;
+      FillGeometry(arg, l);
+      if (l.kernel == LadderKernel::kNaiveSoa) {
+        UploadProjectorsOnce();
+        return LaunchTuned(NaiveDslashKernel<decltype(arg)>, arg, l, l.in.stride);
+      }
+      return LaunchTuned(HalfSpinorDslashKernel<decltype(arg)>, arg, l, l.in.stride);
+    }
+    case LadderKernel::kUkqcdWholeTemporalLoads: {
+      RequireStorage(l, Precision::kDouble, Reconstruct::k18, false);
+      UkqcdArg arg;
+      arg.out = SpinorAccessorOf<Precision::kDouble>(l.out);
+      arg.in = SpinorAccessorOf<Precision::kDouble>(l.in);
+      arg.gauge.data = static_cast<decltype(arg.gauge.data)>(l.gauge.data);
+      arg.gauge.stride = l.gauge.stride;
+      arg.a = arg.b = 0;  // no epilogue
+      FillGeometry(arg, l);
+      return LaunchTuned(UkqcdBasisDslashKernel, arg, l, l.in.stride);
+    }
+    case LadderKernel::kHalfOnValues: {
+      RequireStorage(l, Precision::kHalf, Reconstruct::k8, true);
+      WilsonDslashLaunch production;  // D, no epilogue
+      production.out = l.out;
+      production.in = l.in;
+      production.gauge = l.gauge;
+      for (int mu = 0; mu < 4; ++mu) production.antiperiodic[mu] = l.antiperiodic[mu];
+      return LaunchWilsonDslashVariant<Precision::kHalf, Reconstruct::k8, true, false, DslashEpilogue::kNone,
+                                       DslashArithmetic::kValues>(production);
+    }
   }
-  LadderArg<SoaSpinors, SoaLinks> arg;
-  arg.spinors.in.data = static_cast<double2*>(const_cast<void*>(l.in.data));  // read only
-  arg.spinors.in.stride = l.in.stride;
-  arg.spinors.out.data = static_cast<double2*>(l.out.data);
-  arg.spinors.out.stride = l.out.stride;
-  arg.links.data = static_cast<double2*>(l.gauge.data);
-  arg.links.stride = l.gauge.stride;
-  FillGeometry(arg, l);
-  if (l.rung == 2) {
-    UploadProjectorsOnce();
-    return LaunchTuned(NaiveDslashKernel<decltype(arg)>, arg, l, l.in.stride);
-  }
-  return LaunchTuned(HalfSpinorDslashKernel<decltype(arg)>, arg, l, l.in.stride);
 }
 
 }  // namespace lqcd::gpu

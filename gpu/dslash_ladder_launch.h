@@ -1,16 +1,26 @@
 // dslash_ladder_launch.h: the plain-struct interface between the ladder's host side (dslash_ladder.cc) and
-// its own kernels (dslash_ladder_kernels.cu, rungs 1-3 of dslash_ladder.h). No CUDA and no Eigen types.
+// the kernels it runs that are not the production ones (dslash_ladder_kernels.cu: rungs 1-3, 4a and 9a of
+// dslash_ladder.h). No CUDA and no Eigen types.
 //
-// Rungs 1-3 compute out_p = D_{p,p'} in_{p'} in double, in the DeGrand-Rossi basis the oracle uses (the
-// device holds the host's numbers unchanged), for D only (no dagger, no xpay: the production kernel has those).
+// All compute out_p = D_{p,p'} in_{p'} for D only (no dagger, no epilogue: the production kernel has those).
+// Rungs 1-3 compute in double in the DeGrand-Rossi basis the oracle uses (the device holds the host's numbers
+// unchanged); rungs 4a and 9a in the UKQCD basis of the production storage.
 #pragma once
 
 #include "gpu/field_views.h"
 
 namespace lqcd::gpu {
 
+enum class LadderKernel {
+  kNaiveAos,                  // rung 1: whole spinor and link per hop from arrays of structs, 4x4 projector
+  kNaiveSoa,                  // rung 2: the same arithmetic on the production storage (structure of arrays)
+  kHalfSpinorDeGrandRossi,    // rung 3: spin projection before the colour multiply, DeGrand-Rossi basis
+  kUkqcdWholeTemporalLoads,   // rung 4a: the production hops in the UKQCD basis, temporal ones loading 24 reals
+  kHalfOnValues,              // rung 9a: the production kernel's half/8/gauge-fixed variant, on loaded values
+};
+
 struct LadderKernelLaunch {
-  int rung = 0;  // 1, 2 or 3
+  LadderKernel kernel = LadderKernel::kNaiveAos;
   Extents extents{};
   int out_parity = 0;
   bool antiperiodic[4] = {false, false, false, false};
@@ -23,14 +33,15 @@ struct LadderKernelLaunch {
   const double* aos_in = nullptr;
   double* aos_out = nullptr;
 
-  // Rungs 2 and 3: the production storage (double2 words, structure of arrays; spinor_accessor.cuh and
-  // gauge_accessor.cuh), 18 reals per link.
+  // The other rungs: the production storage (spinor_accessor.cuh, gauge_accessor.cuh) -- double with 18 reals
+  // per link for rungs 2, 3 and 4a, half with 8 reals in temporal gauge for rung 9a.
   SpinorView out;
   ConstSpinorView in;
   GaugeView gauge;
 };
 
-// Launches the rung's kernel (block size from the tuner) on the default stream. Throws CudaError.
+// Launches the kernel (block size from the tuner) on the default stream. Throws CudaError, and
+// std::logic_error if the storage does not suit the kernel.
 void LaunchLadderKernel(const LadderKernelLaunch& launch);
 
 }  // namespace lqcd::gpu

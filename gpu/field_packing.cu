@@ -70,8 +70,8 @@ void UnpackSpinorsIn(const ConstSpinorView& v, double* staging) {
   LQCD_CUDA_CHECK_LAUNCH();
 }
 
-template <Precision P, Reconstruct R, bool kSingular8>
-__global__ void PackGaugeKernel(GaugeAccessor<P, R, kSingular8> out, const double* __restrict__ in, int sites) {
+template <Precision P, Reconstruct R>
+__global__ void PackGaugeKernel(GaugeAccessor<P, R> out, const double* __restrict__ in, int sites) {
   const int cb = blockIdx.x * blockDim.x + threadIdx.x;
   if (cb >= sites) return;
   for (int parity = 0; parity < 2; ++parity) {
@@ -86,8 +86,8 @@ __global__ void PackGaugeKernel(GaugeAccessor<P, R, kSingular8> out, const doubl
   }
 }
 
-template <Precision P, Reconstruct R, bool kSingular8>
-__global__ void UnpackGaugeKernel(GaugeAccessor<P, R, kSingular8> in, double* __restrict__ out, int sites, Extents extents,
+template <Precision P, Reconstruct R>
+__global__ void UnpackGaugeKernel(GaugeAccessor<P, R> in, double* __restrict__ out, int sites, Extents extents,
                                   bool temporal_gauge_fixed) {
   const int cb = blockIdx.x * blockDim.x + threadIdx.x;
   if (cb >= sites) return;
@@ -111,24 +111,23 @@ __global__ void UnpackGaugeKernel(GaugeAccessor<P, R, kSingular8> in, double* __
   }
 }
 
-template <Precision P, Reconstruct R, bool kSingular8>
-GaugeAccessor<P, R, kSingular8> MakeGaugeAccessor(const GaugeView& v) {
-  GaugeAccessor<P, R, kSingular8> a;
-  a.data = static_cast<typename GaugeAccessor<P, R, kSingular8>::Word*>(v.data);
+template <Precision P, Reconstruct R>
+GaugeAccessor<P, R> MakeGaugeAccessor(const GaugeView& v) {
+  GaugeAccessor<P, R> a;
+  a.data = static_cast<typename GaugeAccessor<P, R>::Word*>(v.data);
   a.stride = v.stride;
   return a;
 }
 
-// kSingular8: the field holds 8-real links in the singular form (only Unpack reads them differently).
-template <Precision P, Reconstruct R, bool kSingular8 = false>
+template <Precision P, Reconstruct R>
 void GaugeTransfer(const GaugeView& v, double* staging, bool pack) {
   const int sites = HalfVolume(v.extents);
   if (pack) {
-    PackGaugeKernel<P, R, kSingular8>
-        <<<Blocks(sites), kTransferBlock>>>(MakeGaugeAccessor<P, R, kSingular8>(v), staging, sites);
+    PackGaugeKernel<P, R>
+        <<<Blocks(sites), kTransferBlock>>>(MakeGaugeAccessor<P, R>(v), staging, sites);
   } else {
-    UnpackGaugeKernel<P, R, kSingular8><<<Blocks(sites), kTransferBlock>>>(
-        MakeGaugeAccessor<P, R, kSingular8>(v), staging, sites, v.extents, v.temporal_gauge_fixed);
+    UnpackGaugeKernel<P, R><<<Blocks(sites), kTransferBlock>>>(
+        MakeGaugeAccessor<P, R>(v), staging, sites, v.extents, v.temporal_gauge_fixed);
   }
   LQCD_CUDA_CHECK_LAUNCH();
 }
@@ -138,9 +137,7 @@ void GaugeTransferForPrecision(const GaugeView& v, double* staging, bool pack) {
   switch (v.reconstruct) {
     case Reconstruct::k18: return GaugeTransfer<P, Reconstruct::k18>(v, staging, pack);
     case Reconstruct::k12: return GaugeTransfer<P, Reconstruct::k12>(v, staging, pack);
-    case Reconstruct::k8:
-      return v.singular_8_links ? GaugeTransfer<P, Reconstruct::k8, true>(v, staging, pack)
-                                : GaugeTransfer<P, Reconstruct::k8>(v, staging, pack);
+    case Reconstruct::k8: return GaugeTransfer<P, Reconstruct::k8>(v, staging, pack);
   }
   throw std::invalid_argument("gauge transfer: unknown reconstruction");
 }

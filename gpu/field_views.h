@@ -50,9 +50,6 @@ struct GaugeView {
   // The field is in temporal gauge: U_t(n) = 1 for every n with t < Lt - 1. Kernels then load t-links
   // only on the last time slice (forward hops from t = Lt - 1, backward hops into t = 0).
   bool temporal_gauge_fixed = false;
-  // 8 reals: some links are stored in the singular form diag(a1, a1^*, 1) (su3_reconstruct.cuh); kernels
-  // reading this field must test for it. Set by DeviceGaugeField's upload.
-  bool singular_8_links = false;
   Extents extents{};
   int stride = 0;  // V/2 + pad
   void* data = nullptr;

@@ -91,11 +91,8 @@ __device__ __forceinline__ unsigned PackLevels(int low, int high) {
   return (static_cast<unsigned>(low + 32768) & 0xFFFFu) | (static_cast<unsigned>(high + 32768) << 16);
 }
 
-// kSingular8 (8 reals only): the field holds links in the singular form (su3_reconstruct.cuh), and Load
-// tests for it.
-template <Precision P, Reconstruct R, bool kSingular8 = false>
+template <Precision P, Reconstruct R>
 struct GaugeAccessor {
-  static_assert(!kSingular8 || R == Reconstruct::k8, "the singular form exists for 8 reals only");
   using Storage = GaugeStorage<P, R>;
   using Word = typename Storage::Word;
   using Real = typename Storage::Real;
@@ -184,7 +181,7 @@ struct GaugeAccessor {
     Real r[kReals];
     LoadReals(mu, parity, cb, r);
     if constexpr (R == Reconstruct::k8) {
-      return ReconstructFrom8<kFixedPoint, kSingular8>(r);  // half: fast sincos, sqrt and reciprocal (su3_reconstruct.cuh)
+      return ReconstructFrom8<kFixedPoint>(r);  // half: fast sincos, sqrt and reciprocal (su3_reconstruct.cuh)
     } else {
       return FromRows(r);
     }
@@ -211,7 +208,7 @@ struct GaugeAccessor {
       for (int i = 0; i < 6; ++i) r[i] *= Real(1) / Real(kHalfScale);
       r[6] *= Real(kPi / kHalfScale);
       r[7] *= Real(kPi / kHalfScale);
-      return ReconstructFrom8<true, kSingular8>(r);
+      return ReconstructFrom8<true>(r);
     } else {
       return Load(mu, parity, cb);
     }

@@ -85,19 +85,12 @@ std::string GpuWilsonSchur<P>::Name() const {
 
 template <typename P>
 void GpuWilsonSchur<P>::RequireFull(const Field& f, const char* where) const {
-  if (f.subset() != Subset::kFull || f.lattice() != gauge_->lattice()) {
-    throw std::invalid_argument(Name() + "::" + where + ": needs a full-lattice field on " +
-                                gauge_->lattice().ToString() + " (got " + blas::Describe(f.device()) + ")");
-  }
+  RequireFullField(f, gauge_->lattice(), Name() + "::" + where);
 }
 
 template <typename P>
 void GpuWilsonSchur<P>::RequireParity(const Field& f, const char* where) const {
-  if (f.subset() != SubsetOf(parity_) || f.lattice() != gauge_->lattice()) {
-    throw std::invalid_argument(Name() + "::" + where + ": needs a " + ToString(SubsetOf(parity_)) +
-                                "-parity field on " + gauge_->lattice().ToString() + " (got " +
-                                blas::Describe(f.device()) + ")");
-  }
+  RequireParityField(f, gauge_->lattice(), parity_, Name() + "::" + where);
 }
 
 template <typename P>

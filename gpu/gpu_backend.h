@@ -198,6 +198,23 @@ struct GpuBackend {
   }
 };
 
+// The operators' shape checks: std::invalid_argument "<where>: needs a full-lattice field on L (got ...)" or
+// "... a <parity>-parity field ...".
+template <typename P>
+void RequireFullField(const GpuSpinorField<P>& f, const Lattice& lattice, const std::string& where) {
+  if (f.subset() != Subset::kFull || f.lattice() != lattice) {
+    throw std::invalid_argument(where + ": needs a full-lattice field on " + lattice.ToString() + " (got " +
+                                blas::Describe(f.device()) + ")");
+  }
+}
+template <typename P>
+void RequireParityField(const GpuSpinorField<P>& f, const Lattice& lattice, Parity parity, const std::string& where) {
+  if (f.subset() != SubsetOf(parity) || f.lattice() != lattice) {
+    throw std::invalid_argument(where + ": needs a " + ToString(SubsetOf(parity)) + "-parity field on " +
+                                lattice.ToString() + " (got " + blas::Describe(f.device()) + ")");
+  }
+}
+
 // How an operator stores its links and pads its fields.
 struct GpuOperatorLayout {
   Reconstruct reconstruct = Reconstruct::k18;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 
 #include "reference/gamma.h"
 #include "reference/gauge_transform.h"
@@ -265,6 +267,253 @@ Comparison CompareWithBound(const SpinorField<double>& device_dr, const SpinorFi
     }
   }
   return result;
+}
+
+// ---- The clover term and the clover epilogues (items 7 and 8) ----
+
+std::vector<CloverSiteBlocks> IntegerBlocks(const Lattice& lattice, std::uint64_t seed, int diagonal_low) {
+  std::vector<CloverSiteBlocks> blocks(lattice.volume());
+  for (int site = 0; site < lattice.volume(); ++site) {
+    RandomStream rng(seed, static_cast<std::uint64_t>(site));
+    for (ChiralBlock<double>& b : blocks[site]) {
+      for (int i = 0; i < 6; ++i) {
+        b(i, i) = diagonal_low + static_cast<int>(rng.NextWord() % 5);
+        for (int j = 0; j < i; ++j) {
+          const double re = static_cast<int>(rng.NextWord() % 5) - 2, im = static_cast<int>(rng.NextWord() % 5) - 2;
+          b(i, j) = {re, im};
+          b(j, i) = {re, -im};
+        }
+      }
+    }
+  }
+  return blocks;
+}
+
+SpinColorMatrix<double> UkqcdMatrix(const CloverSiteBlocks& blocks) {
+  SpinColorMatrix<double> h = SpinColorMatrix<double>::Zero(), t = SpinColorMatrix<double>::Zero();
+  for (int s = 0; s < 2; ++s) {
+    for (int c = 0; c < 3; ++c) {
+      const int upper = 3 * s + c, lower = 3 * (s + 2) + c;
+      h(upper, upper) = h(upper, lower) = h(lower, upper) = 1.0;
+      h(lower, lower) = -1.0;
+    }
+  }
+  for (int chirality = 0; chirality < 2; ++chirality) {
+    t.block<6, 6>(6 * chirality, 6 * chirality) = HermitianRead(blocks[chirality]);
+  }
+  return 0.5 * (h * t * h);
+}
+
+CloverSiteBlocks SiteBlocks(const CloverField<double>& clover, int site, bool inverse) {
+  return inverse ? CloverSiteBlocks{clover.InverseBlock(site, 0), clover.InverseBlock(site, 1)}
+                 : CloverSiteBlocks{clover.Block(site, 0), clover.Block(site, 1)};
+}
+
+std::vector<CloverSiteBlocks> AllSiteBlocks(const CloverField<double>& clover, bool inverse) {
+  std::vector<CloverSiteBlocks> blocks(clover.lattice().volume());
+  for (int site = 0; site < clover.lattice().volume(); ++site) blocks[site] = SiteBlocks(clover, site, inverse);
+  return blocks;
+}
+
+ChiralBlock<double> HermitianRead(const ChiralBlock<double>& b) {
+  ChiralBlock<double> h;
+  for (int i = 0; i < 6; ++i) {
+    h(i, i) = b(i, i).real();
+    for (int j = 0; j < i; ++j) {
+      h(i, j) = b(i, j);
+      h(j, i) = std::conj(b(i, j));
+    }
+  }
+  return h;
+}
+
+double Nu(const Complex<double>& z) { return std::abs(z.real()) + std::abs(z.imag()); }
+
+double RowSum(const ChiralBlock<double>& b) {
+  double rho = 0;
+  for (int i = 0; i < 6; ++i) {
+    double row = 0;
+    for (int j = 0; j < 6; ++j) row += Nu(b(i, j));
+    rho = std::max(rho, row);
+  }
+  return rho;
+}
+
+double LargestReal(const ChiralBlock<double>& b) {
+  return std::max(b.real().cwiseAbs().maxCoeff(), b.imag().cwiseAbs().maxCoeff());
+}
+
+// Item 7, derived in docs/error_bounds.md ("GPU clover term"):
+//   chiral sums a = u + l, b = u - l:  |a| <= sqrt 2 m + 2 e per real, input error 2 e;
+//   per block: rho(C) (2 e) + depth u_c rho(C) |a| + sigma |a|, C = B / 2, where depth counts the roundings along
+//   any term: the chiral sum 1, the 11-product sum 11, the output sum 1 (gamma_13 < 14 u_c), and for half the
+//   block scale n * fl(1/32767) 2 and its product 1 (gamma_16 < 17 u_c); sigma = sum over a row's 11 stored reals of
+//   their storage error: double 11 * 2^-1074 (halving a subnormal), single u_f rho(C) + 11 * 2^-150, half
+//   11 * fl32(n_C) (1/2 + 2^-30) / 32767 (half a level of the stored float norm, plus the double arithmetic of the
+//   levels).
+double DeviceCloverError(Precision p, const CloverSiteBlocks& blocks, double m, double e) {
+  const double uc = ArithmeticRoundoffOf(p);
+  const double depth = p == Precision::kHalf ? 17 : 14;
+  const double chiral = kSqrt2 * m + 2 * e;
+  double error = 0;
+  for (int chirality = 0; chirality < 2; ++chirality) {
+    const ChiralBlock<double> b = HermitianRead(blocks[chirality]);
+    const double rho_c = RowSum(b) / 2;
+    double sigma = 0;
+    switch (p) {
+      case Precision::kDouble: sigma = 11 * 0x1p-1074; break;
+      case Precision::kSingle: sigma = kUf * rho_c + 11 * 0x1p-150; break;
+      case Precision::kHalf: sigma = 11 * (LargestReal(b) / 2) * (1 + kUf) * (0.5 + 0x1p-30) / 32767; break;
+    }
+    error += rho_c * (2 * e + depth * uc * chiral) + sigma * chiral;
+  }
+  return error;
+}
+
+double OutputStoreError(Precision p, double r, double error) {
+  const double eps = p == Precision::kHalf ? SpinorStorageRoundoff(Precision::kHalf) : 0.0;
+  return eps * (r + error) + SpinorStorageAbsoluteError(p);
+}
+
+double OracleError(const CloverSiteBlocks& blocks, double m) {
+  return 12 * kUd * std::max(RowSum(HermitianRead(blocks[0])), RowSum(HermitianRead(blocks[1]))) * m;
+}
+
+std::vector<double> SiteErrors::Compared() const {
+  std::vector<double> r(device.size());
+  for (std::size_t i = 0; i < r.size(); ++i) r[i] = device[i] + oracle[i] / kSqrt2;
+  return r;
+}
+
+std::vector<double> SiteErrors::Propagated() const {
+  std::vector<double> r(device.size());
+  for (std::size_t i = 0; i < r.size(); ++i) r[i] = device[i] + kSqrt2 * oracle[i];
+  return r;
+}
+
+namespace {
+
+// Item 4's combination a p + b q: the device's value (values off by ep, eq; sizes of the exact ones P, Q) and the
+// oracle's (off by op, oq from exact). Device: |a| ep + |b| eq + 4 u_c (|a| (P + ep) + |b| (Q + eq)): each side
+// is scaled by a coefficient rounded to the kernel's precision and added (three roundings), plus one for half's
+// folded scale of x (kXpay); oracle: |a| op + |b| oq + 3 u_d (|a| (P + op) + |b| (Q + oq)).
+struct Parts {
+  double device, oracle;
+};
+Parts Combination(double uc, double a, double b, double p_size, Parts p, double q_size, Parts q) {
+  a = std::abs(a);
+  b = std::abs(b);
+  return {a * p.device + b * q.device + 4 * uc * (a * (p_size + p.device) + b * (q_size + q.device)),
+          a * p.oracle + b * q.oracle + 3 * kUd * (a * (p_size + p.oracle) + b * (q_size + q.oracle))};
+}
+
+double OracleRowSum(const CloverSiteBlocks& blocks) {
+  return std::max(RowSum(HermitianRead(blocks[0])), RowSum(HermitianRead(blocks[1])));
+}
+
+void RequireSizes(const Lattice& lat, const EpilogueBoundInputs& in) {
+  const std::size_t v = lat.volume();
+  auto need = [&](const std::vector<double>& x, std::size_t n, const char* what) {
+    if (x.size() != n) {
+      throw std::invalid_argument(std::string("DslashEpilogueErrors: ") + what + " has " + std::to_string(x.size()) +
+                                  " entries, expected " + std::to_string(n));
+    }
+  };
+  need(in.in_magnitude, v, "in_magnitude");
+  need(in.in_error, v, "in_error");
+  need(in.link_error, kDims * v, "link_error");
+  need(in.d_magnitude, v, "d_magnitude");
+  need(in.out_magnitude, v, "out_magnitude");
+  if (UsesX(in.epilogue)) {
+    need(in.x_magnitude, v, "x_magnitude");
+    need(in.x_error, v, "x_error");
+  }
+  if (UsesClover(in.epilogue)) {
+    if (in.clover == nullptr || in.clover->size() != v) {
+      throw std::invalid_argument("DslashEpilogueErrors: a clover epilogue needs the blocks of every site");
+    }
+  }
+  if (in.epilogue == DslashEpilogue::kCloverXpay || in.epilogue == DslashEpilogue::kXpayClover) {
+    need(in.clover_magnitude, v, "clover_magnitude");
+  }
+}
+
+}  // namespace
+
+SiteErrors DslashEpilogueErrors(const Lattice& lat, const EpilogueBoundInputs& in) {
+  RequireSizes(lat, in);
+  const Precision p = in.precision;
+  const double uc = ArithmeticRoundoffOf(p);
+  SiteErrors errors{std::vector<double>(lat.volume(), 0.0), std::vector<double>(lat.volume(), 0.0)};
+  for (int site = 0; site < lat.volume(); ++site) {
+    if (lat.SiteParity(site) != in.out_parity) continue;
+    // Items 3 (D in): the device's d against exact D on the reference input (input error, link error, 14 u_c
+    // per hop) and the oracle's (15 u_d per hop).
+    Parts d{0, 0};
+    for (int mu = 0; mu < kDims; ++mu) {
+      const int backward = lat.Backward(site, mu);
+      const int hops[2] = {lat.Forward(site, mu), backward};
+      const double link_errors[2] = {in.link_error[kDims * site + mu], in.link_error[kDims * backward + mu]};
+      for (int k = 0; k < 2; ++k) {
+        const double m = in.in_magnitude[hops[k]], e = in.in_error[hops[k]];
+        d.device += kHopTermSum * e + (kHopTermSum * 14 * uc + 6 * kSqrt2 * link_errors[k]) * (m + e);
+        d.oracle += kHopTermSum * 15 * kUd * m;
+      }
+    }
+    // The exact D in's largest real in either basis: the oracle's plus sqrt 2 times its DR error.
+    const double d_size = in.d_magnitude[site] + kSqrt2 * d.oracle;
+    const Parts x{in.x_error.empty() ? 0.0 : in.x_error[site], 0.0};  // x is the reference itself for the oracle
+    const double x_size = in.x_magnitude.empty() ? 0.0 : in.x_magnitude[site];
+    Parts out{0, 0};
+    switch (in.epilogue) {
+      case DslashEpilogue::kNone: out = d; break;
+      case DslashEpilogue::kXpay: out = Combination(uc, in.a, in.b, x_size, x, d_size, d); break;
+      case DslashEpilogue::kClover: {
+        const CloverSiteBlocks& blocks = (*in.clover)[site];
+        out.device = DeviceCloverError(p, blocks, d_size, d.device);
+        out.oracle = OracleError(blocks, in.d_magnitude[site]) + OracleRowSum(blocks) * d.oracle;
+        break;
+      }
+      case DslashEpilogue::kCloverXpay: {  // a (C x) + b (D in)
+        const CloverSiteBlocks& blocks = (*in.clover)[site];
+        const Parts cx{DeviceCloverError(p, blocks, x_size, x.device), OracleError(blocks, x_size)};
+        const double cx_size = in.clover_magnitude[site] + kSqrt2 * cx.oracle;
+        out = Combination(uc, in.a, in.b, cx_size, cx, d_size, d);
+        break;
+      }
+      case DslashEpilogue::kXpayClover: {  // a x + b (C D in)
+        const CloverSiteBlocks& blocks = (*in.clover)[site];
+        const Parts cd{DeviceCloverError(p, blocks, d_size, d.device),
+                       OracleError(blocks, in.d_magnitude[site]) + OracleRowSum(blocks) * d.oracle};
+        const double cd_size = in.clover_magnitude[site] + kSqrt2 * cd.oracle;
+        out = Combination(uc, in.a, in.b, x_size, x, cd_size, cd);
+        break;
+      }
+    }
+    // Item 5: the store, for an output whose exact size is at most the oracle's plus sqrt 2 its DR error.
+    const double out_size = in.out_magnitude[site] + kSqrt2 * out.oracle;
+    errors.device[site] = out.device + OutputStoreError(p, out_size, out.device);
+    errors.oracle[site] = out.oracle;
+  }
+  return errors;
+}
+
+SiteErrors CloverTermErrors(const Lattice& lat, Precision precision, Parity parity,
+                            const std::vector<CloverSiteBlocks>& clover, const std::vector<double>& in_magnitude,
+                            const std::vector<double>& in_error, const std::vector<double>& out_magnitude) {
+  const std::size_t v = lat.volume();
+  if (clover.size() != v || in_magnitude.size() != v || in_error.size() != v || out_magnitude.size() != v) {
+    throw std::invalid_argument("CloverTermErrors: every per-site input needs " + std::to_string(v) + " entries");
+  }
+  SiteErrors errors{std::vector<double>(v, 0.0), std::vector<double>(v, 0.0)};
+  for (int site = 0; site < lat.volume(); ++site) {
+    if (lat.SiteParity(site) != parity) continue;
+    const double device = DeviceCloverError(precision, clover[site], in_magnitude[site], in_error[site]);
+    const double oracle = OracleError(clover[site], in_magnitude[site]);
+    errors.device[site] = device + OutputStoreError(precision, out_magnitude[site] + kSqrt2 * oracle, device);
+    errors.oracle[site] = oracle;
+  }
+  return errors;
 }
 
 }  // namespace lqcd::gpu::testing

@@ -34,14 +34,38 @@
 //    3 sqrt 2 u_d R for the conversion.
 // All bounds are first order in the unit roundoffs (the neglected terms are below 1e-6 of the kept ones
 // for the test fields; for 8 reals they need e / N << 1, and the test fields have N > 0.01).
-#pragma once
+//
+// The clover term (gpu/clover_apply.h) and the clover epilogues of the Dslash (wilson_dslash.h's
+// ApplyCloverDslash), derived in docs/error_bounds.md, "GPU clover term" and "GPU clover Dslash":
+// 7. Clover term. For a block B (the Hermitian matrix as read: real diagonal, lower triangle, its conjugate
+//    above) rho(B) = max_i sum_j (|Re B_ij| + |Im B_ij|), the sum of |terms| of any real of B x per unit of
+//    x's largest real. DeviceCloverError: the device's C psi (UKQCD, C = B / 2 stored, before the store)
+//    against exact arithmetic; OracleError: reference/clover.h's B psi_DR in double (gamma_11); OutputStoreError.
+// 8. Separate accounts. A launch's error is kept as two per-site parts against exact arithmetic on the
+//    REFERENCE inputs (the host values the oracle used): `device`, per UKQCD real of the stored device result
+//    (input and link errors, the kernel's roundings, the store), and `oracle`, per DR real of the oracle's result
+//    (its own roundings only). The device then differs from the oracle by <= device + sqrt 2 oracle per UKQCD
+//    real: that is the input error of a next launch whose reference input is the oracle's result (Propagated),
+//    and CompareWithBound takes device + oracle / sqrt 2 (Compared; it multiplies by sqrt 2 for DR).
+//    DslashEpilogueErrors splits items 3-5 this way for every epilogue and composes them with item 7:
+//      kNone, kXpay      items 3-5 (device: 14 u_c per hop and the link error; oracle: 15 u_d per hop);
+//      kClover           C applied to the device's D in: DeviceCloverError with input size |D in| and input
+//                        error the Dslash's own (before the store); the oracle's B of its D in, plus its D
+//                        error through B (rho(B) per real);
+//      kCloverXpay       a (C x) + b (D in): DeviceCloverError of x, item 4's combination;
+//      kXpayClover       a x + b (C D in): the kClover value in item 4's combination.
+//    Item 4's combination counts 4 u_c on the device and 3 u_d in the oracle, each relative to |a| P + |b| Q
+//    with P, Q the sizes of the combined values (the oracle's magnitudes plus their errors).
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "gpu/device_clover_field.h"
 #include "gpu/device_gauge_field.h"
 #include "gpu/precision.h"
+#include "gpu/wilson_dslash.h"  // DslashEpilogue
+#include "reference/clover.h"
 #include "reference/fermion_boundary.h"
 #include "reference/gauge_field.h"
 #include "reference/lattice.h"
@@ -105,5 +129,71 @@ struct Comparison {
 };
 Comparison CompareWithBound(const SpinorField<double>& device_dr, const SpinorField<double>& oracle_dr,
                             const std::vector<double>& ukqcd_bound, const std::vector<double>& out_magnitude);
+
+// ---- The clover term and the clover epilogues (items 7 and 8) ----
+
+// Hermitian blocks of small integers: diagonal in [diagonal_low, diagonal_low + 4], off-diagonal parts in
+// [-2, 2], per lexicographic site (for DeviceCloverField's block constructor).
+std::vector<CloverSiteBlocks> IntegerBlocks(const Lattice& lattice, std::uint64_t seed, int diagonal_low);
+// T_UKQCD = (1/2) H diag(B_+, B_-) H, H = [[1, 1], [1, -1]] (x) 1_2 (x) 1_colour (= sqrt 2 times the oracle's S),
+// built from the Hermitian read of the blocks: for integer blocks every entry is an exact half-integer.
+SpinColorMatrix<double> UkqcdMatrix(const CloverSiteBlocks& blocks);
+// The two blocks of T(n) (inverse = false) or T(n)^{-1} of the oracle's field at a lexicographic site, and at
+// every site.
+CloverSiteBlocks SiteBlocks(const CloverField<double>& clover, int site, bool inverse);
+std::vector<CloverSiteBlocks> AllSiteBlocks(const CloverField<double>& clover, bool inverse);
+
+// A block as the device and the oracle read it: the real diagonal and the lower triangle, completed Hermitian.
+ChiralBlock<double> HermitianRead(const ChiralBlock<double>& b);
+// nu(z) = |Re z| + |Im z|, and rho(B) = max_i sum_j nu(B_ij) (item 7).
+double Nu(const Complex<double>& z);
+double RowSum(const ChiralBlock<double>& b);
+double LargestReal(const ChiralBlock<double>& b);
+// Item 7: the device's T psi (UKQCD reals, before the output store) against exact arithmetic with the host
+// blocks on the exact input, per real, for an input whose largest real (either basis) is m and whose device
+// copy is off by e per real.
+double DeviceCloverError(Precision p, const CloverSiteBlocks& blocks, double m, double e);
+// The rounding of the output store, per real, for an output of size r with error `error` (exact for double and
+// single, which store their own arithmetic; half quantises, plus its absolute term).
+double OutputStoreError(Precision p, double r, double error);
+// The oracle's own rounding of B psi_DR in double, per DR real, for an input of size m: 12 u_d rho(B) m.
+double OracleError(const CloverSiteBlocks& blocks, double m);
+
+// Item 8: a launch's two error accounts, per lexicographic site (0 where the launch writes nothing).
+struct SiteErrors {
+  std::vector<double> device;  // per UKQCD real of the stored device result, against exact arithmetic
+  std::vector<double> oracle;  // per DR real of the oracle's result, against the same exact value
+  // device + oracle / sqrt 2: the ukqcd_bound of CompareWithBound against the oracle's result.
+  std::vector<double> Compared() const;
+  // device + sqrt 2 oracle: the device's error against the oracle's result per UKQCD real, the input error of
+  // a launch that reads this result (its reference input being the oracle's result).
+  std::vector<double> Propagated() const;
+};
+
+// The inputs of one Dslash launch with any epilogue (wilson_dslash_launch.h): out_p = epilogue(D_{p,p'} in).
+// Magnitudes are per lexicographic site, max |real| over both bases of the REFERENCE values (Magnitudes of the
+// oracle's fields); errors are the device copies' per-real errors against them.
+struct EpilogueBoundInputs {
+  Precision precision = Precision::kDouble;
+  Parity out_parity = Parity::kEven;
+  DslashEpilogue epilogue = DslashEpilogue::kNone;
+  std::vector<double> in_magnitude, in_error;  // per site of in's parity
+  std::vector<double> link_error;              // per link (LinkErrorBounds)
+  // The blocks of C (T or T^{-1} as the view holds it) per lexicographic site: clover epilogues only.
+  const std::vector<CloverSiteBlocks>* clover = nullptr;
+  std::vector<double> d_magnitude;           // the oracle's |D in| per out site
+  std::vector<double> x_magnitude, x_error;  // epilogues with x
+  // The oracle's |B x| (kCloverXpay) or |B D in| (kXpayClover) per out site; unused otherwise.
+  std::vector<double> clover_magnitude;
+  std::vector<double> out_magnitude;  // the oracle's |out| per out site
+  double a = 0, b = 0;                // epilogues with x
+};
+SiteErrors DslashEpilogueErrors(const Lattice& lattice, const EpilogueBoundInputs& in);
+
+// ApplyCloverTerm on the sites of `parity`: out = C in, with in's reference magnitudes and device errors, and
+// the oracle's output magnitudes.
+SiteErrors CloverTermErrors(const Lattice& lattice, Precision precision, Parity parity,
+                            const std::vector<CloverSiteBlocks>& clover, const std::vector<double>& in_magnitude,
+                            const std::vector<double>& in_error, const std::vector<double>& out_magnitude);
 
 }  // namespace lqcd::gpu::testing

@@ -67,12 +67,32 @@ __host__ __device__ __forceinline__ DeviceComplex<Real> TimesIPower(DeviceComple
 template <typename Real>
 struct ColorSpinor {
   DeviceComplex<Real> v[4][3];  // v[spin][colour]
+
+  __device__ __forceinline__ static ColorSpinor Zero() {
+    ColorSpinor psi;
+#pragma unroll
+    for (int s = 0; s < 4; ++s) {
+#pragma unroll
+      for (int c = 0; c < 3; ++c) psi.v[s][c] = {Real(0), Real(0)};
+    }
+    return psi;
+  }
 };
 
 template <typename Real>
 struct HalfSpinor {
   DeviceComplex<Real> v[2][3];
 };
+
+// h = -h, component by component (exact).
+template <typename Real>
+__device__ __forceinline__ void Negate(HalfSpinor<Real>& h) {
+#pragma unroll
+  for (int s = 0; s < 2; ++s) {
+#pragma unroll
+    for (int c = 0; c < 3; ++c) h.v[s][c] = -h.v[s][c];
+  }
+}
 
 template <typename Real>
 struct Link {

@@ -8,7 +8,7 @@
 
 namespace lqcd::gpu {
 
-solvers::BackendCapabilities GpuCapabilities() { return {"gpu", {18, 12, 8}, true, false}; }
+solvers::BackendCapabilities GpuCapabilities() { return {"gpu", {18, 12, 8}, true, true}; }
 
 GpuGaugeLinks::GpuGaugeLinks(const GaugeField<double>& u, bool temporal_gauge_fixed)
     : u_(u), temporal_gauge_fixed_(temporal_gauge_fixed) {}
@@ -32,6 +32,26 @@ std::size_t GpuGaugeLinks::device_bytes() const {
   return bytes;
 }
 
+GpuCloverTerms::GpuCloverTerms(const GaugeField<double>& u, const CloverParams& params) : host_(u, params) {}
+
+template <typename P>
+const GpuCloverTerm& GpuCloverTerms::Get() {
+  const Precision precision = DevicePrecisionOf<P>::kValue;
+  auto it = terms_.find(precision);
+  if (it == terms_.end()) it = terms_.emplace(precision, UploadClover<P>(host_)).first;
+  return it->second;
+}
+
+std::size_t GpuCloverTerms::device_bytes() const {
+  std::size_t bytes = 0;
+  for (const auto& [precision, term] : terms_) bytes += term.field->bytes();
+  return bytes;
+}
+
+template const GpuCloverTerm& GpuCloverTerms::Get<double>();
+template const GpuCloverTerm& GpuCloverTerms::Get<float>();
+template const GpuCloverTerm& GpuCloverTerms::Get<solvers::Half>();
+
 template std::shared_ptr<const DeviceGaugeField> GpuGaugeLinks::Get<double>(int);
 template std::shared_ptr<const DeviceGaugeField> GpuGaugeLinks::Get<float>(int);
 template std::shared_ptr<const DeviceGaugeField> GpuGaugeLinks::Get<solvers::Half>(int);
@@ -51,6 +71,29 @@ solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuGaug
   auto low = solvers::MakeLowSchurOperators<GpuWilsonSchur>([&](auto tag) {
     using P = typename decltype(tag)::type;
     return std::make_unique<GpuWilsonSchur<P>>(links.Get<P>(spec.inner.link_reals), params);
+  });
+  return solvers::SolveWithSpec(spec, m, schur, low, x, b);
+}
+
+solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuGaugeLinks& links, GpuCloverTerms& clover,
+                                        CloverSchurForm form, GpuSpinorField<double>& x,
+                                        const GpuSpinorField<double>& b) {
+  solvers::RequireSupported(spec, GpuCapabilities(), /*clover=*/true);
+  if (links.temporal_gauge_fixed() != spec.temporal_gauge) {
+    throw std::invalid_argument("SolveWithSpecOnGpu: solver '" + spec.Name() + "' needs links " +
+                                (spec.temporal_gauge ? "in temporal gauge" : "not gauge fixed") +
+                                ", got the other kind");
+  }
+  if (clover.lattice() != links.lattice()) {
+    throw std::invalid_argument("SolveWithSpecOnGpu: the clover term lives on " + clover.lattice().ToString() +
+                                " but the links on " + links.lattice().ToString());
+  }
+  const std::shared_ptr<const DeviceGaugeField> outer = links.Get<double>(spec.outer().link_reals);
+  const GpuClover<double> m(outer, clover.Get<double>());
+  const GpuCloverSchur<double> schur(outer, clover.Get<double>(), form);
+  auto low = solvers::MakeLowSchurOperators<GpuCloverSchur>([&](auto tag) {
+    using P = typename decltype(tag)::type;
+    return std::make_unique<GpuCloverSchur<P>>(links.Get<P>(spec.inner.link_reals), clover.Get<P>(), form);
   });
   return solvers::SolveWithSpec(spec, m, schur, low, x, b);
 }

@@ -1,19 +1,24 @@
 // spec_solver.h: a SolverSpec (solvers/solver_spec.h) solved on the GPU. The same SolveWithSpec as the CPU
-// oracle runs (solvers/spec_solve.h); here it gets GpuWilson / GpuWilsonSchur on device links.
+// oracle runs (solvers/spec_solve.h); here it gets GpuWilson / GpuWilsonSchur (or GpuClover / GpuCloverSchur,
+// gpu_clover.h) on device links.
 //
 // Host-only header (no CUDA types).
 //
-//   GpuCapabilities()   what the GPU backend runs: Wilson operators with 18, 12 or 8 reals per link in
-//                       double, single and half, on temporal-gauge-fixed links too; no clover (yet).
+//   GpuCapabilities()   what the GPU backend runs: Wilson and Wilson-clover operators with 18, 12 or 8 reals
+//                       per link in double, single and half, on temporal-gauge-fixed links too.
 //   GpuGaugeLinks       the links of ONE configuration on the device, in every (precision, link storage)
 //                       a solve asks for, each uploaded once on first use and shared by every later solve
 //                       (masses, sources, specs). Constructed either on the original configuration or on its
 //                       temporal-gauge-fixed copy (reference/gauge_transform.h TemporalGaugeFix), whose
 //                       operators use the gauge-fixed kernels (DeviceGaugeField checks the links).
+//   GpuCloverTerms      the clover term of ONE configuration and action: the oracle's CloverField<double>
+//                       built once from the links it is given (the gauge-fixed ones for gauge-fixed solves),
+//                       uploaded in each precision a solve asks for on first use.
 //   SolveWithSpecOnGpu  x = M^{-1} b for the Wilson matrix M of `params` on `links` (full-lattice device
 //                       fields; x is the initial guess on entry). spec.temporal_gauge must match how `links`
 //                       was made; the caller transforms source and solution (gauge fixing changes the
-//                       system to G M G^dag, so x_fixed = G x).
+//                       system to G M G^dag, so x_fixed = G x). The clover overload solves the clover
+//                       matrix of `clover` in the even-odd `form`; clover and links must come from one field.
 // Errors: std::invalid_argument for an unsupported spec (RequireSupported) or mismatched links; CudaError
 // from the device (out of memory names the free and total memory).
 #pragma once
@@ -24,6 +29,8 @@
 
 #include "gpu/device_gauge_field.h"
 #include "gpu/gpu_backend.h"
+#include "gpu/gpu_clover.h"
+#include "reference/clover.h"
 #include "reference/gauge_field.h"
 #include "reference/wilson.h"
 #include "solvers/solve_result.h"
@@ -53,8 +60,29 @@ class GpuGaugeLinks {
   std::map<std::pair<Precision, int>, std::shared_ptr<const DeviceGaugeField>> layouts_;
 };
 
+class GpuCloverTerms {
+ public:
+  // Builds T and T^{-1} on the host (CloverField's std::domain_error for a singular or ill-conditioned T(n)).
+  GpuCloverTerms(const GaugeField<double>& u, const CloverParams& params);
+
+  // The clover term in precision P, uploaded on first use.
+  template <typename P>
+  const GpuCloverTerm& Get();
+
+  const CloverField<double>& host() const { return host_; }
+  const Lattice& lattice() const { return host_.lattice(); }
+  std::size_t device_bytes() const;  // of every precision uploaded so far
+
+ private:
+  CloverField<double> host_;
+  std::map<Precision, GpuCloverTerm> terms_;
+};
+
 solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuGaugeLinks& links,
                                         const WilsonParams& params, GpuSpinorField<double>& x,
+                                        const GpuSpinorField<double>& b);
+solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuGaugeLinks& links, GpuCloverTerms& clover,
+                                        CloverSchurForm form, GpuSpinorField<double>& x,
                                         const GpuSpinorField<double>& b);
 
 }  // namespace lqcd::gpu

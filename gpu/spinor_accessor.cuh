@@ -38,6 +38,7 @@
 
 #include <type_traits>
 
+#include "gpu/field_views.h"
 #include "gpu/precision.h"
 #include "gpu/register_types.cuh"
 
@@ -92,11 +93,6 @@ __device__ __forceinline__ void Unpack(short4 w, T* r) {
 }
 template <typename T>
 __device__ __forceinline__ void Unpack(float2 w, T* r) {
-  r[0] = w.x;
-  r[1] = w.y;
-}
-template <typename T>
-__device__ __forceinline__ void Unpack(short2 w, T* r) {
   r[0] = w.x;
   r[1] = w.y;
 }
@@ -169,18 +165,41 @@ __device__ __forceinline__ T ToLevelsFactor(T largest, T* r) {
   return largest > T(0) ? T(kHalfScale) / largest : T(0);
 }
 
+// The half format's quantisation of one site's 24 reals (T = float in kernels, double when packing from
+// the host), the one routine every writer of half spinors uses: returns the norm to store, the largest
+// |real| (NaN if any real is NaN or Inf, so that a non-finite value survives the store instead of
+// vanishing), and sets q to the levels round-to-nearest(r * 32767 / norm). May scale r (ToLevelsFactor).
+template <typename T>
+__device__ __forceinline__ float QuantizeHalfSite(T* r, short* q) {
+  T largest = 0;
+  if constexpr (std::is_same_v<T, float>) {
+    // The largest |real| with NaN kept, then L + (L - L) is L when finite and NaN when L is NaN or Inf.
+    // Same norm and levels as the double path's arithmetic done in float.
+#pragma unroll
+    for (int i = 0; i < 24; ++i) largest = MaxPropagatingNan(largest, fabsf(r[i]));
+    largest += largest - largest;
+  } else {
+    T poison = 0;  // 0 * x is 0 for finite x and NaN for NaN or Inf (IEEE; no fast-math here)
+#pragma unroll
+    for (int i = 0; i < 24; ++i) {
+      largest = fmax(largest, fabs(r[i]));
+      poison += T(0) * r[i];
+    }
+    largest += poison;
+  }
+  const T to_levels = ToLevelsFactor(largest, r);
+#pragma unroll
+  for (int i = 0; i < 24; ++i) q[i] = RoundToLevel(r[i] * to_levels);
+  return static_cast<float>(largest);
+}
+
+// Half words for fields whose caller has already scaled the reals to levels (the clover term's blocks,
+// clover_accessor.cuh); spinors quantise a site at a time through QuantizeHalfSite.
 template <>
 struct WordMaker<short4> {
   template <typename T>
   __device__ static short4 Make(const T* r) {
     return make_short4(RoundToLevel(r[0]), RoundToLevel(r[1]), RoundToLevel(r[2]), RoundToLevel(r[3]));
-  }
-};
-template <>
-struct WordMaker<short2> {
-  template <typename T>
-  __device__ static short2 Make(const T* r) {
-    return make_short2(RoundToLevel(r[0]), RoundToLevel(r[1]));
   }
 };
 
@@ -328,31 +347,26 @@ struct SpinorAccessor {
       }
     }
     if constexpr (Storage::kHasNorm) {
-      T largest = 0;
-      if constexpr (std::is_same_v<T, float>) {
-        // The kernels' path: the largest |real| with NaN kept, then L + (L - L) is L when finite and NaN
-        // when L is NaN or Inf. Same norm and levels as the double path's arithmetic done in float.
+      short q[24];
+      norm[cb] = QuantizeHalfSite(r, q);
 #pragma unroll
-        for (int i = 0; i < 24; ++i) largest = MaxPropagatingNan(largest, fabsf(r[i]));
-        largest += largest - largest;
-      } else {
-        T poison = 0;  // 0 * x is 0 for finite x and NaN for NaN or Inf (IEEE; no fast-math here)
+      for (int w = 0; w < kWords; ++w) data[w * stride + cb] = make_short4(q[4 * w], q[4 * w + 1], q[4 * w + 2], q[4 * w + 3]);
+    } else {
 #pragma unroll
-        for (int i = 0; i < 24; ++i) {
-          largest = fmax(largest, fabs(r[i]));
-          poison += T(0) * r[i];
-        }
-        largest += poison;
-      }
-      // A non-finite value anywhere makes the norm NaN, so it survives the store instead of vanishing.
-      const T to_levels = ToLevelsFactor(largest, r);
-#pragma unroll
-      for (int i = 0; i < 24; ++i) r[i] *= to_levels;
-      norm[cb] = static_cast<float>(largest);
+      for (int w = 0; w < kWords; ++w) data[w * stride + cb] = WordMaker<Word>::Make(r + w * kRealsPerWord);
     }
-#pragma unroll
-    for (int w = 0; w < kWords; ++w) data[w * stride + cb] = WordMaker<Word>::Make(r + w * kRealsPerWord);
   }
 };
+
+// The accessor of a view. One accessor type serves inputs and outputs; kernels never write through an
+// input's accessor.
+template <Precision P>
+SpinorAccessor<P> SpinorAccessorOf(const ConstSpinorView& v) {
+  SpinorAccessor<P> a;
+  a.data = static_cast<typename SpinorAccessor<P>::Word*>(const_cast<void*>(v.data));
+  a.norm = const_cast<float*>(v.norm);
+  a.stride = v.stride;
+  return a;
+}
 
 }  // namespace lqcd::gpu

@@ -17,8 +17,8 @@
 //       Singular at N = 0 (|a1| = 1): rounding errors of the stored reals are amplified by about 1/N, so
 //       the gauge field accepts links with N below kMinimum8ParameterN (device_gauge_field.h) only in the
 //       singular form diag(a1, a1^*, 1) (unit links, for one), stored with a2 = a3 = b1 = 0 and rebuilt
-//       exactly from arg a1 when the stored N is exactly 0 (ReconstructFrom8's kSingularForm; as
-//       reference/su3_compression.h does on the CPU). Fields without such links use kernels without the test.
+//       exactly from arg a1 when the stored N is exactly 0 (as reference/su3_compression.h does on the
+//       CPU): every 8-real reconstruction handles it, at a cost of a few instructions (CompleteSingularForm).
 //       Half precision stores the two phases divided by pi, so that they lie in [-1, 1].
 #pragma once
 
@@ -70,6 +70,19 @@ __device__ __forceinline__ void CompressTo8(const Link<Real>& u, Real* p) {
   p[7] = atan2(u.m[2][0].im, u.m[2][0].re);
 }
 
+// The singular form diag(a1, a1^*, 1), stored with a2 = a3 = b1 = 0 (N = 0 exactly; file comment). With
+// 1/N^2 taken as 0 there, the general formulas already give it except for two entries: a1 = e^{i arg a1}
+// (modulus sqrt(1 - 0)), c1 = 0 (modulus sqrt(0 - 0)), b3 = c2 = 0, and b2 = c3 = 0 where a1^* and 1
+// belong. Those two are set here: two selects per entry on every 8-real link, instead of a separate
+// kernel family for fields that hold such links. For N > 0 nothing changes.
+template <typename Real>
+__device__ __forceinline__ void CompleteSingularForm(Real n2, Link<Real>& u) {
+  if (n2 == Real(0)) {
+    u.m[1][1] = Conj(u.m[0][0]);
+    u.m[2][2] = {Real(1), Real(0)};
+  }
+}
+
 // Square root and reciprocal from the special-function unit alone (PTX sqrt.approx / rcp.approx: within
 // 1 ulp, relative error below 2^-22), without the correctly rounded versions' refinement steps.
 __device__ __forceinline__ float ApproximateSqrt(float x) {
@@ -95,7 +108,7 @@ __device__ __forceinline__ Link<float> ReconstructFrom8Fast(const float* p) {
   Link<float> u;
   const DeviceComplex<float> a2{p[0], p[1]}, a3{p[2], p[3]}, b1{p[4], p[5]};
   const float n2 = FusedSum4(a2.re, a2.re, a2.im, a2.im, a3.re, a3.re, a3.im, a3.im);
-  const float inv_n2 = ApproximateReciprocal(n2);
+  const float inv_n2 = n2 > 0.0f ? ApproximateReciprocal(n2) : 0.0f;  // N = 0: see CompleteSingularForm
   const float a1_modulus = ApproximateSqrt(fmaxf(1.0f - n2, 0.0f));
   const float c1_modulus = ApproximateSqrt(fmaxf(fmaf(-b1.re, b1.re, fmaf(-b1.im, b1.im, n2)), 0.0f));
   float sin_a1, cos_a1, sin_c1, cos_c1;
@@ -123,47 +136,25 @@ __device__ __forceinline__ Link<float> ReconstructFrom8Fast(const float* p) {
   // c3 = -(conj(b1 a2) + c1 x3) / N^2
   u.m[2][2] = {minus_inv_n2 * FusedSum4(b1.re, a2.re, -b1.im, a2.im, c1.re, x3.re, -c1.im, x3.im),
                minus_inv_n2 * FusedSum4(-b1.re, a2.im, -b1.im, a2.re, c1.re, x3.im, c1.im, x3.re)};
+  CompleteSingularForm(n2, u);
   return u;
 }
 
 // U from the 8 reals p (phases in radians). kFastTrig (half precision) is ReconstructFrom8Fast: the hardware
 // __sincosf (absolute error below 2^-21.4 on [-pi, pi]) and the approximate square root and reciprocal
 // (relative 2^-22), far below half precision's 2^-16 storage rounding; double and single keep the accurate
-// sincos (within 2 ulp), sqrt and division, whose accuracy their 8-parameter links need.
-//
-// kSingularForm: a link whose stored a2 and a3 are exactly 0 (N = 0) is the singular form diag(a1, a1^*, 1),
-// a1 = e^{i arg a1}; the general formulas would divide 0 by 0 there. Only kernels for fields that hold such
-// links pay for the test.
-template <bool kFastTrig, bool kSingularForm = false, typename Real>
+// sincos (within 2 ulp), sqrt and division, whose accuracy their 8-parameter links need. Both rebuild the
+// singular form exactly (CompleteSingularForm).
+template <bool kFastTrig, typename Real>
 __device__ __forceinline__ Link<Real> ReconstructFrom8(const Real* p) {
-  if constexpr (kSingularForm) {
-    Link<Real> u = ReconstructFrom8<kFastTrig, false>(p);
-    if (p[0] == Real(0) && p[1] == Real(0) && p[2] == Real(0) && p[3] == Real(0)) {
-      Real sin_a1, cos_a1;
-      if constexpr (kFastTrig) {
-        __sincosf(p[6], &sin_a1, &cos_a1);
-      } else {
-        sincos(p[6], &sin_a1, &cos_a1);
-      }
-      const DeviceComplex<Real> zero{Real(0), Real(0)};
-#pragma unroll
-      for (int i = 0; i < 3; ++i) {
-#pragma unroll
-        for (int j = 0; j < 3; ++j) u.m[i][j] = zero;
-      }
-      u.m[0][0] = {cos_a1, sin_a1};
-      u.m[1][1] = {cos_a1, -sin_a1};
-      u.m[2][2] = {Real(1), Real(0)};
-    }
-    return u;
-  } else if constexpr (kFastTrig) {
+  if constexpr (kFastTrig) {
     static_assert(sizeof(Real) == sizeof(float), "the fast reconstruction is single precision");
     return ReconstructFrom8Fast(p);
   } else {
     Link<Real> u;
     const DeviceComplex<Real> a2{p[0], p[1]}, a3{p[2], p[3]}, b1{p[4], p[5]};
     const Real n2 = Norm2(a2) + Norm2(a3);
-    const Real inv_n2 = Real(1) / n2;
+    const Real inv_n2 = n2 > Real(0) ? Real(1) / n2 : Real(0);  // N = 0: see CompleteSingularForm
     const Real a1_modulus = sqrt(fmax(Real(1) - n2, Real(0)));
     const Real c1_modulus = sqrt(fmax(n2 - Norm2(b1), Real(0)));
     Real sin_a1, cos_a1, sin_c1, cos_c1;
@@ -182,6 +173,7 @@ __device__ __forceinline__ Link<Real> ReconstructFrom8(const Real* p) {
     u.m[1][2] = inv_n2 * (Conj(c1 * a2) - b1 * a1c_a3);
     u.m[2][1] = inv_n2 * (Conj(b1 * a3) - c1 * a1c_a2);
     u.m[2][2] = -inv_n2 * (Conj(b1 * a2) + c1 * a1c_a3);
+    CompleteSingularForm(n2, u);
     return u;
   }
 }

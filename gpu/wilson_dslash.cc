@@ -33,10 +33,27 @@ void CheckSpinor(const char* where, const char* name, const ConstSpinorView& v, 
   if (v.precision == Precision::kHalf && v.norm == nullptr) Reject(where, std::string(name) + " has no norms");
 }
 
+void CheckClover(const char* where, const CloverView& c, const SpinorView& out) {
+  if (c.data == nullptr) Reject(where, "the clover field has no device memory");
+  if (c.precision != out.precision) {
+    Reject(where, std::string("the clover field is in ") + ToString(c.precision) + " precision but out in " +
+                      ToString(out.precision));
+  }
+  if (c.extents != out.extents) {
+    Reject(where, "the clover field lives on " + ExtentsString(c.extents) + " but out on " + ExtentsString(out.extents));
+  }
+  if (c.parity != out.parity) Reject(where, "the clover field must be on the parity of out");
+  if (c.sites != out.sites || c.stride < c.sites) Reject(where, "the clover field has a bad layout");
+  if (c.precision == Precision::kHalf && c.norm == nullptr) Reject(where, "the half clover field has no norms");
+}
+
+// x, a, b: used by the epilogues with an x (x = nullptr otherwise); clover: by the clover epilogues.
 void Launch(const char* where, const SpinorView& out, const DeviceGaugeField& gauge, const ConstSpinorView& in,
-            Dagger dagger, const ConstSpinorView* x, double a, double b, const FermionBoundary& boundary) {
+            Dagger dagger, DslashEpilogue epilogue, const ConstSpinorView* x, double a, double b,
+            const CloverView* clover, const FermionBoundary& boundary) {
   WilsonDslashLaunch l;
   l.gauge = gauge.View();
+  l.epilogue = epilogue;
   CheckSpinor(where, "out", out, l.gauge);
   CheckSpinor(where, "in", in, l.gauge);
   if (out.parity == in.parity) {
@@ -48,15 +65,26 @@ void Launch(const char* where, const SpinorView& out, const DeviceGaugeField& ga
     CheckSpinor(where, "x", *x, l.gauge);
     if (x->parity != out.parity) Reject(where, "x must be on the parity of out");
     if (!std::isfinite(a) || !std::isfinite(b)) Reject(where, "a and b must be finite");
+    if (x->data == in.data) Reject(where, "x and in are the same memory");
     l.x = *x;
-    l.xpay = true;
     l.a = a;
     l.b = b;
+  }
+  if (clover != nullptr) {
+    CheckClover(where, *clover, out);
+    l.clover = *clover;
   }
   l.out = out;
   l.in = in;
   l.dagger = dagger == Dagger::kYes;
   for (int mu = 0; mu < 4; ++mu) l.antiperiodic[mu] = boundary.WrapSign(mu) < 0;
+  if (UsesClover(epilogue)) {
+    switch (l.gauge.precision) {
+      case Precision::kDouble: return LaunchCloverDslashDouble(l);
+      case Precision::kSingle: return LaunchCloverDslashSingle(l);
+      case Precision::kHalf: return LaunchCloverDslashHalf(l);
+    }
+  }
   switch (l.gauge.precision) {
     case Precision::kDouble: return LaunchWilsonDslashDouble(l);
     case Precision::kSingle: return LaunchWilsonDslashSingle(l);
@@ -67,8 +95,10 @@ void Launch(const char* where, const SpinorView& out, const DeviceGaugeField& ga
 }  // namespace
 
 std::string DslashVariant::Name() const {
+  const bool clover = clover_epilogue != DslashEpilogue::kNone;
   return std::string(ToString(precision)) + "/" + ToString(reconstruct) + (temporal_gauge_fixed ? "/gf" : "") +
-         (dagger == Dagger::kYes ? "/dagger" : "") + (xpay ? "/xpay" : "");
+         (dagger == Dagger::kYes ? "/dagger" : "") + (xpay && !clover ? "/xpay" : "") +
+         (clover ? std::string("/") + ToString(clover_epilogue) : "");
 }
 
 KernelCost WilsonDslashCost(const DslashVariant& v, const Extents& extents) {
@@ -82,24 +112,38 @@ KernelCost WilsonDslashCost(const DslashVariant& v, const Extents& extents) {
   const double gauge_bytes = (6 + temporal_links) * link_reals * real_bytes;
   const double in_spinor_bytes = (6 * 24 + 2 * 12) * real_bytes + 8 * norm_bytes;
   const double out_bytes = 24 * real_bytes + norm_bytes;
-  const double x_bytes = v.xpay ? 24 * real_bytes + norm_bytes : 0;
+  const bool clover = UsesClover(v.clover_epilogue);
+  const bool with_x = clover ? UsesX(v.clover_epilogue) : v.xpay;
+  const double x_bytes = with_x ? 24 * real_bytes + norm_bytes : 0;
+  const double clover_bytes = clover ? 72 * real_bytes + 2 * norm_bytes : 0;
 
   KernelCost cost;
-  cost.flops = sites * (kDslashFlopsPerSite + (v.xpay ? kXpayFlopsPerSite : 0));
-  cost.bytes = sites * (in_spinor_bytes + gauge_bytes + out_bytes + x_bytes);
-  cost.minimum_bytes = sites * (gauge_bytes + (24 * real_bytes + norm_bytes) + out_bytes + x_bytes);
+  cost.flops =
+      sites * (kDslashFlopsPerSite + (with_x ? kXpayFlopsPerSite : 0) + (clover ? kCloverFlopsPerSiteOnDevice : 0));
+  cost.bytes = sites * (in_spinor_bytes + gauge_bytes + out_bytes + x_bytes + clover_bytes);
+  cost.minimum_bytes = sites * (gauge_bytes + (24 * real_bytes + norm_bytes) + out_bytes + x_bytes + clover_bytes);
   return cost;
 }
 
 void ApplyWilsonDslash(const SpinorView& out, const DeviceGaugeField& gauge, const ConstSpinorView& in, Dagger dagger,
                        const FermionBoundary& boundary) {
-  Launch("ApplyWilsonDslash", out, gauge, in, dagger, nullptr, 0, 0, boundary);
+  Launch("ApplyWilsonDslash", out, gauge, in, dagger, DslashEpilogue::kNone, nullptr, 0, 0, nullptr, boundary);
 }
 
 void ApplyWilsonDslashXpay(const SpinorView& out, const DeviceGaugeField& gauge, const ConstSpinorView& in,
                            Dagger dagger, const ConstSpinorView& x, double a, double b,
                            const FermionBoundary& boundary) {
-  Launch("ApplyWilsonDslashXpay", out, gauge, in, dagger, &x, a, b, boundary);
+  Launch("ApplyWilsonDslashXpay", out, gauge, in, dagger, DslashEpilogue::kXpay, &x, a, b, nullptr, boundary);
+}
+
+void ApplyCloverDslash(const SpinorView& out, const DeviceGaugeField& gauge, const ConstSpinorView& in, Dagger dagger,
+                       const CloverEpilogue& e, const FermionBoundary& boundary) {
+  const char* where = "ApplyCloverDslash";
+  if (!UsesClover(e.kind)) Reject(where, std::string("epilogue ") + ToString(e.kind) + " has no clover term");
+  if (e.kind == DslashEpilogue::kXpayClover && dagger == Dagger::kYes) {
+    Reject(where, "a x + b C D^dag in is not provided (the unit-diagonal form's dagger applies C first)");
+  }
+  Launch(where, out, gauge, in, dagger, e.kind, UsesX(e.kind) ? &e.x : nullptr, e.a, e.b, &e.clover, boundary);
 }
 
 }  // namespace lqcd::gpu

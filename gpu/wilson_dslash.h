@@ -4,6 +4,8 @@
 // Host-only header (no CUDA types). Computes, in the UKQCD basis the device fields hold,
 //     ApplyWilsonDslash:      out_p = D_{p,p'} in_{p'}                (or D^dag)
 //     ApplyWilsonDslashXpay:  out_p = a x_p + b D_{p,p'} in_{p'}      (or with D^dag)
+//     ApplyCloverDslash:      with a clover epilogue (C = a clover view's T_pp or T_pp^{-1}, clover_view.h):
+//                             out_p = C D in  |  a C x_p + b D in  |  a x_p + b C D in   (the last for D only)
 // with D exactly as reference/wilson.h defines it (projectors 1 -+ gamma_mu on forward/backward hops,
 // hops wrapping around an antiperiodic direction times -1), p = out's parity, p' = in's parity.
 // The kernel variant follows from the arguments: precision (of all fields), the gauge field's
@@ -15,23 +17,28 @@
 // Calls are asynchronous (queued on the default stream), like any kernel launch.
 //
 // Cost model, per output site (the paper's conventions):
-//   flops: 1320 per Dslash; xpay adds 48 (a x + b y on 24 reals). Reconstruction work is not counted.
+//   flops: 1320 per Dslash; xpay adds 48 (a x + b y on 24 reals); a clover product C psi adds 504 (two
+//   Hermitian 6x6 blocks, reference/clover.h), so C D in costs 1824 and the two clover-xpay forms 1872.
+//   Reconstruction work and the clover epilogue's chiral rotation (clover_accessor.cuh) are not counted.
 //   bytes (what the kernel loads and stores):
 //     spinor reads   6 spatial hops x 24 reals + 2 temporal hops x 12 reals (UKQCD: half spinors)
 //                    (+ 8 norms of 4 bytes in half precision)
 //     gauge reads    6 spatial links x R reals + 2 t-links x R reals, R = 18, 12 or 8; with temporal gauge
 //                    fixing the t-links are read only on the boundary slices: 2 R / Lt on average
 //     output         24 reals (+ 1 norm in half); xpay reads x: 24 reals (+ 1 norm)
+//     clover         72 reals (+ 2 norms in half) for the clover epilogues
 //   minimum bytes (the roofline's: every link, input spinor and output spinor moved once):
 //     8 R reals of links per output site (4 V links, V/2 output sites; 6 R + 2 R / Lt with gauge fixing),
-//     24 reals in, 24 out (+24 for x), + norms in half.
+//     24 reals in, 24 out (+24 for x, +72 for the clover term), + norms in half.
 //   Reals are 8, 4 or 2 bytes.
 #pragma once
 
 #include <string>
 
+#include "gpu/clover_view.h"
 #include "gpu/device_gauge_field.h"
 #include "gpu/field_views.h"
+#include "gpu/wilson_dslash_launch.h"  // DslashEpilogue
 #include "gpu/precision.h"
 #include "reference/fermion_boundary.h"
 #include "reference/wilson.h"  // enum Dagger only; the device code shares nothing else with the oracle
@@ -41,13 +48,16 @@ namespace lqcd::gpu {
 inline constexpr double kDslashFlopsPerSite = 1320;
 inline constexpr double kXpayFlopsPerSite = 48;
 
+inline constexpr double kCloverFlopsPerSiteOnDevice = 504;  // C psi: two Hermitian 6x6 blocks
+
 struct DslashVariant {
   Precision precision = Precision::kDouble;
   Reconstruct reconstruct = Reconstruct::k18;
   bool temporal_gauge_fixed = false;
   Dagger dagger = Dagger::kNo;
   bool xpay = false;
-  std::string Name() const;  // e.g. "single/12/gf/dagger/xpay"
+  DslashEpilogue clover_epilogue = DslashEpilogue::kNone;  // kClover, kCloverXpay or kXpayClover (xpay then unused)
+  std::string Name() const;  // e.g. "single/12/gf/dagger/xpay", "half/8/clover-xpay"
 };
 
 struct KernelCost {
@@ -65,5 +75,17 @@ void ApplyWilsonDslash(const SpinorView& out, const DeviceGaugeField& gauge, con
 void ApplyWilsonDslashXpay(const SpinorView& out, const DeviceGaugeField& gauge, const ConstSpinorView& in,
                            Dagger dagger, const ConstSpinorView& x, double a, double b,
                            const FermionBoundary& boundary = FermionBoundary::AntiperiodicTime());
+
+// The clover epilogue of ApplyCloverDslash: kind kClover (x, a, b unused), kCloverXpay or kXpayClover
+// (D only). The clover view must be on out's parity, in the fields' precision and lattice.
+struct CloverEpilogue {
+  DslashEpilogue kind = DslashEpilogue::kClover;
+  CloverView clover;
+  ConstSpinorView x;
+  double a = 0, b = 0;
+};
+void ApplyCloverDslash(const SpinorView& out, const DeviceGaugeField& gauge, const ConstSpinorView& in, Dagger dagger,
+                       const CloverEpilogue& epilogue,
+                       const FermionBoundary& boundary = FermionBoundary::AntiperiodicTime());
 
 }  // namespace lqcd::gpu

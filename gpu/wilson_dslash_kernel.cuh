@@ -19,57 +19,87 @@
 // With temporal gauge fixing, U_t = 1 except on the last time slice: the t-link is loaded only for the
 // forward hop from t = Lt - 1 and the backward hop from t = 0, and the product is skipped elsewhere.
 //
-// The stencil sees fields only through SpinorAccessor / GaugeAccessor (precision, layout and the 18/12/8
-// link forms live there). Arithmetic is in the accessors' Real (double, or float for single and half).
+// Every hop, in every precision, is one line of the formula:
+//     out += k * U * h,   h = the neighbour's projection, U = the link (or U^dag), k = the hop's coefficient:
+// half precision computes on its stored levels and carries the neighbour's scale, the link's unit and the
+// boundary sign in k (DslashArithmetic); on values k is 1 and the sign of a hop that wraps around an
+// antiperiodic direction is put on h (HopCoefficient). The stencil sees fields only
+// through SpinorAccessor / GaugeAccessor (precision, layout and the 18/12/8 link forms live there);
+// arithmetic is in the accessors' Real (double, or float for single and half).
 #pragma once
 
 #include <type_traits>
 
 #include "gpu/checkerboard.cuh"
+#include "gpu/clover_accessor.cuh"
 #include "gpu/gauge_accessor.cuh"
 #include "gpu/register_types.cuh"
 #include "gpu/spinor_accessor.cuh"
+#include "gpu/wilson_dslash_launch.h"
 
 namespace lqcd::gpu {
 
-// Two choices made by measurement on the H100 (docs/gpu_results.md, "Half precision: where the time
-// goes"), for the half kernels with 12 or 8 reals per link only:
-//   fast division: checkerboard indices divided by multiply-high (checkerboard.cuh);
-//   fused mat-vec: the colour products as FusedDot3 chains (register_types.cuh).
-// Half with 18 reals measured fastest with neither (plain division, separate products), and double and
-// single keep their code unchanged; for those the divisors are an empty base, so that the argument struct
-// (and hence the generated code) is the same as without them.
-constexpr bool UsesFastDslashArithmetic(Precision p, Reconstruct r) {
-  return p == Precision::kHalf && r != Reconstruct::k18;
+// How a kernel computes with what it loads.
+//   kValues  on the loaded values: the only form for double and single (whose stored numbers are the
+//            values), and half's plain form (the teaching ladder's rung 9a);
+//   kLevels  half only, the production form: on the stored 16-bit levels. A neighbour is projected in
+//            integers (exact) and converted once, the link is used in its own units (gauge_accessor.cuh,
+//            LoadRaw), and the neighbour's scale times the link's unit becomes the hop's coefficient, applied
+//            in the fused multiply-add that accumulates the hop; with 12 or 8 reals also checkerboard
+//            indices by multiply-high division (checkerboard.cuh) and colour products as fma chains
+//            (register_types.cuh, FusedDot3). Half with 18 reals measured fastest without the last two
+//            (docs/gpu_results.md, "Half precision: where the time goes").
+enum class DslashArithmetic { kValues, kLevels };
+constexpr DslashArithmetic ProductionArithmetic(Precision p) {
+  return p == Precision::kHalf ? DslashArithmetic::kLevels : DslashArithmetic::kValues;
 }
 
-template <bool kFastDivision>
+// The multiply-high divisors where the arithmetic uses them, else an empty base, so that the argument
+// struct (and hence the generated code) of the other variants is the same as without them.
+template <bool kFastIndexing>
 struct DslashDivisors {};
 template <>
 struct DslashDivisors<true> {
   CheckerboardDivisors divisors;  // of the extents
 };
 
-// Everything one Dslash launch needs. The template flags fix the variant at compile time.
-template <Precision P, Reconstruct R, bool kGaugeFixedFlag, bool kDaggerFlag, bool kXpayFlag, bool kSingular8 = false>
-struct WilsonDslashArg : DslashDivisors<UsesFastDslashArithmetic(P, R)> {
+// The clover field of the clover epilogues (T_pp or T_pp^{-1} on the output parity), else nothing.
+template <Precision P, bool kWithClover>
+struct DslashCloverTerm {};
+template <Precision P>
+struct DslashCloverTerm<P, true> {
+  CloverAccessor<P> clover;
+};
+
+constexpr bool UsesFastIndexing(DslashArithmetic a, Reconstruct r) {
+  return a == DslashArithmetic::kLevels && r != Reconstruct::k18;
+}
+
+// Everything one Dslash launch needs. The template parameters fix the variant at compile time.
+template <Precision P, Reconstruct R, bool kGaugeFixedFlag, bool kDaggerFlag, DslashEpilogue kEpilogueKind,
+          DslashArithmetic kArithmetic = ProductionArithmetic(P)>
+struct WilsonDslashArg : DslashDivisors<UsesFastIndexing(kArithmetic, R)>, DslashCloverTerm<P, UsesClover(kEpilogueKind)> {
+  static_assert(kArithmetic == DslashArithmetic::kValues || P == Precision::kHalf, "levels exist in half only");
   using Real = typename SpinorStorage<P>::Real;
   static constexpr Precision kPrecision = P;
   static constexpr Reconstruct kReconstruct = R;
-  static constexpr bool kFastArithmetic = UsesFastDslashArithmetic(P, R);  // see DslashDivisors
+  static constexpr bool kOnLevels = kArithmetic == DslashArithmetic::kLevels;
+  static constexpr bool kFastIndexing = UsesFastIndexing(kArithmetic, R);  // divisors and fma-chain products
   static constexpr bool kGaugeFixed = kGaugeFixedFlag;  // skip unit t-links (temporal gauge)
   static constexpr bool kDagger = kDaggerFlag;          // D^dag instead of D
-  static constexpr bool kXpay = kXpayFlag;              // out = a x + b D in instead of out = D in
+  static constexpr DslashEpilogue kEpilogue = kEpilogueKind;
+  // The unit of the links the stencil multiplies with: LoadRaw's on levels, else 1 (values).
+  static constexpr Real kLinkUnit = kOnLevels ? GaugeAccessor<P, R>::kRawUnit : Real(1);
 
   SpinorAccessor<P> out;
   SpinorAccessor<P> in;  // read only (the accessor type is shared with the writable output)
-  SpinorAccessor<P> x;   // read only; used when kXpay
-  GaugeAccessor<P, R, kSingular8> gauge;  // kSingular8: some 8-real links in the singular form
+  SpinorAccessor<P> x;   // read only; the x of the epilogues that have one
+  GaugeAccessor<P, R> gauge;
   int extents[4];        // Lx, Ly, Lz, Lt
   int sites;             // V / 2: output sites, one thread each
   int parity;            // of the output sites
   bool antiperiodic[4];  // hops wrapping around direction mu take a factor -1
-  Real a, b;             // xpay coefficients
+  Real a, b;             // the epilogue's coefficients
 };
 
 // One row of a 2x2 spin block with a single non-zero entry i^power in column `column`.
@@ -107,38 +137,26 @@ __device__ __forceinline__ HalfSpinor<Real> ProjectSpatial(const ColorSpinor<Rea
   return h;
 }
 
-template <typename Real>
-__device__ __forceinline__ void Negate(HalfSpinor<Real>& h) {
-#pragma unroll
-  for (int s = 0; s < 2; ++s) {
-#pragma unroll
-    for (int c = 0; c < 3; ++c) h.v[s][c] = -h.v[s][c];
-  }
-}
-
-// The coefficient a hop's result is accumulated with. Double and single: 1 (the boundary sign has been
-// applied to the half spinor, Negate); half: the boundary sign times the raw scales of the neighbour's
-// spinor and of the link (Real), applied in the fused multiply-add that accumulates the hop.
+// The coefficient of a hop computed on values (double, single, half's plain form): exactly 1, the
+// boundary sign having been applied to h (HopCoefficient), so the hop is simply added. (Carrying the sign as
+// a +-1 coefficient in a fused multiply-add gives the same numbers, but measured 9% slower for double with
+// 18 reals on the H100: docs/gpu_results.md, "Production kernel: one formula, measured".)
 struct UnitCoefficient {};
 
+// out + k a: one fused multiply-add per part for a Real k (half on levels), an addition for the unit.
+template <typename Real>
+__device__ __forceinline__ DeviceComplex<Real> MultiplyAdd(Real k, DeviceComplex<Real> a, DeviceComplex<Real> out) {
+  return {fma(k, a.re, out.re), fma(k, a.im, out.im)};
+}
 template <typename Real>
 __device__ __forceinline__ DeviceComplex<Real> MultiplyAdd(UnitCoefficient, DeviceComplex<Real> a,
                                                            DeviceComplex<Real> out) {
   return out + a;
 }
-template <typename Real>
-__device__ __forceinline__ DeviceComplex<Real> MultiplyAdd(Real k, DeviceComplex<Real> a, DeviceComplex<Real> out) {
-  return {fma(k, a.re, out.re), fma(k, a.im, out.im)};
-}
-__device__ __forceinline__ UnitCoefficient Twice(UnitCoefficient k) { return k; }  // see AccumulateTemporal
-template <typename Real>
-__device__ __forceinline__ Real Twice(Real k) {
-  return Real(2) * k;
-}
 
 // out += k (r, s A_mu^dag r): adds the full spinor rebuilt from the multiplied half spinor.
 template <int mu, int sign, typename Real, typename K>
-__device__ __forceinline__ void AccumulateSpatial(ColorSpinor<Real>& out, const HalfSpinor<Real>& r, K k) {
+__device__ __forceinline__ void AccumulateSpatial(ColorSpinor<Real>& out, K k, const HalfSpinor<Real>& r) {
   constexpr SpinBlockRow row0 = LowerBlockRow(mu, 0), row1 = LowerBlockRow(mu, 1);
   constexpr int power0 = (row0.power + (sign < 0 ? 2 : 0)) % 4;
   constexpr int power1 = (row1.power + (sign < 0 ? 2 : 0)) % 4;
@@ -151,43 +169,65 @@ __device__ __forceinline__ void AccumulateSpatial(ColorSpinor<Real>& out, const 
   }
 }
 
-// Adds 2 k r to spins (first_spin, first_spin + 1) of out; the factor 2 of the temporal projectors is
-// exact, so it is applied here rather than on the loaded spinor (for the unit coefficient, as 2 * r).
+// out += k (2 r) on spins (first_spin, first_spin + 1): the temporal projectors are 2 on the spins they
+// keep; the exact factor 2 goes into k when there is one, else onto r.
 template <int first_spin, typename Real, typename K>
-__device__ __forceinline__ void AccumulateTemporal(ColorSpinor<Real>& out, const HalfSpinor<Real>& r, K k) {
-  HalfSpinor<Real> two_r = r;
-  if constexpr (std::is_same_v<K, UnitCoefficient>) {
-#pragma unroll
-    for (int s = 0; s < 2; ++s) {
-#pragma unroll
-      for (int c = 0; c < 3; ++c) two_r.v[s][c] = Real(2) * r.v[s][c];
-    }
-  }
-  const auto two_k = Twice(k);
+__device__ __forceinline__ void AccumulateTemporal(ColorSpinor<Real>& out, K k, const HalfSpinor<Real>& r) {
 #pragma unroll
   for (int s = 0; s < 2; ++s) {
 #pragma unroll
-    for (int c = 0; c < 3; ++c) out.v[first_spin + s][c] = MultiplyAdd(two_k, two_r.v[s][c], out.v[first_spin + s][c]);
+    for (int c = 0; c < 3; ++c) {
+      if constexpr (std::is_same_v<K, UnitCoefficient>) {
+        out.v[first_spin + s][c] = out.v[first_spin + s][c] + Real(2) * r.v[s][c];
+      } else {
+        out.v[first_spin + s][c] = MultiplyAdd(Real(2) * k, r.v[s][c], out.v[first_spin + s][c]);
+      }
+    }
   }
 }
 
-// Whether the colour products use FusedDot3 chains (see DslashDivisors).
-template <class Arg>
-constexpr bool FusedMatVec() {
-  return Arg::kFastArithmetic;
+// The neighbour's projection h = (1 + s gamma_mu) psi (spatial, upper half) in Real: on levels the integers
+// are projected (exact) and then converted.
+template <int mu, int sign, class Arg>
+__device__ __forceinline__ HalfSpinor<typename Arg::Real> ProjectedNeighbour(const Arg& arg, int neighbour) {
+  using In = decltype(arg.in);
+  if constexpr (Arg::kOnLevels) {
+    return In::RawToReal(ProjectSpatial<mu, sign>(arg.in.LoadRaw(neighbour)));
+  } else {
+    return ProjectSpatial<mu, sign>(arg.in.Load(neighbour));
+  }
 }
 
-// A neighbour's half spinor (spatial: projected; temporal: the spin pair) as Real and the coefficient of
-// its hop. Half projects the raw integer levels (exact), converts the 12 results and folds the boundary
-// sign, the neighbour's scale and the link unit into the coefficient; double and single negate the half
-// spinor on an antiperiodic wrap and accumulate with coefficient 1.
-template <class Arg, typename LinkUnit>
-__device__ __forceinline__ auto Coefficient(const Arg& arg, int mu, bool wraps, int neighbour, LinkUnit link_unit,
-                                            HalfSpinor<typename Arg::Real>& h) {
-  using Real = typename Arg::Real;
-  if constexpr (decltype(arg.in)::kScaled) {
-    const Real scale = arg.in.RawScale(neighbour) * link_unit;
-    return wraps && arg.antiperiodic[mu] ? -scale : scale;
+// Spins (first_spin, first_spin + 1) of the neighbour, all a temporal projector keeps, in Real.
+template <int first_spin, class Arg>
+__device__ __forceinline__ HalfSpinor<typename Arg::Real> NeighbourSpinPair(const Arg& arg, int neighbour) {
+  using In = decltype(arg.in);
+  if constexpr (Arg::kOnLevels) {
+    return In::RawToReal(arg.in.template LoadSpinPairRaw<first_spin>(neighbour));
+  } else {
+    return arg.in.template LoadSpinPair<first_spin>(neighbour);
+  }
+}
+
+// The link in the stencil's units (Arg::kLinkUnit).
+template <class Arg>
+__device__ __forceinline__ Link<typename Arg::Real> LinkOf(const Arg& arg, int mu, int parity, int cb) {
+  if constexpr (Arg::kOnLevels) {
+    return arg.gauge.LoadRaw(mu, parity, cb);
+  } else {
+    return arg.gauge.Load(mu, parity, cb);
+  }
+}
+
+// The coefficient a hop is accumulated with. On levels: the neighbour's scale times the unit of the link it
+// was multiplied with (1 where none was), negated where the hop wraps around an antiperiodic direction. On
+// values: the unit, with that sign applied to h itself (exact).
+template <class Arg>
+__device__ __forceinline__ auto HopCoefficient(const Arg& arg, int mu, bool wraps, int neighbour,
+                                               typename Arg::Real link_unit, HalfSpinor<typename Arg::Real>& h) {
+  if constexpr (Arg::kOnLevels) {
+    const typename Arg::Real k = arg.in.RawScale(neighbour) * link_unit;
+    return wraps && arg.antiperiodic[mu] ? -k : k;
   } else {
     if (wraps && arg.antiperiodic[mu]) Negate(h);
     return UnitCoefficient{};
@@ -195,31 +235,27 @@ __device__ __forceinline__ auto Coefficient(const Arg& arg, int mu, bool wraps, 
 }
 
 // One spatial direction mu: the forward hop (projector 1 - s gamma_mu, link U_mu(n)) and the backward
-// hop (1 + s gamma_mu, link U_mu(n - mu)^dag), s = +1 for D and -1 for D^dag. The neighbour is projected
-// in its raw numbers (half: integer levels), then converted to Real.
+// hop (1 + s gamma_mu, link U_mu(n - mu)^dag), s = +1 for D and -1 for D^dag. Each is
+//     out += k U h,   h the projected neighbour, k = HopCoefficient.
 template <int mu, class Arg>
 __device__ __forceinline__ void SpatialHops(const Arg& arg, const SiteGeometry& site, int cb,
                                             ColorSpinor<typename Arg::Real>& out) {
-  using Real = typename Arg::Real;
-  using In = decltype(arg.in);
-  constexpr Real kLinkUnit = decltype(arg.gauge)::kRawUnit;
   constexpr int kForwardSign = Arg::kDagger ? +1 : -1;
   constexpr int kBackwardSign = -kForwardSign;
+  constexpr bool kFused = Arg::kFastIndexing;
   {
     bool wraps;
     const int neighbour = NeighbourCheckerboardIndex<true>(site, mu, arg.extents, wraps);
-    HalfSpinor<Real> h = In::RawToReal(ProjectSpatial<mu, kForwardSign>(arg.in.LoadRaw(neighbour)));
-    const auto k = Coefficient(arg, mu, wraps, neighbour, kLinkUnit, h);
-    const Link<Real> u = arg.gauge.LoadRaw(mu, arg.parity, cb);
-    AccumulateSpatial<mu, kForwardSign>(out, Multiply<FusedMatVec<Arg>()>(u, h), k);
+    auto h = ProjectedNeighbour<mu, kForwardSign>(arg, neighbour);
+    const auto k = HopCoefficient(arg, mu, wraps, neighbour, Arg::kLinkUnit, h);
+    AccumulateSpatial<mu, kForwardSign>(out, k, Multiply<kFused>(LinkOf(arg, mu, arg.parity, cb), h));
   }
   {
     bool wraps;
     const int neighbour = NeighbourCheckerboardIndex<false>(site, mu, arg.extents, wraps);
-    HalfSpinor<Real> h = In::RawToReal(ProjectSpatial<mu, kBackwardSign>(arg.in.LoadRaw(neighbour)));
-    const auto k = Coefficient(arg, mu, wraps, neighbour, kLinkUnit, h);
-    const Link<Real> u = arg.gauge.LoadRaw(mu, 1 - arg.parity, neighbour);
-    AccumulateSpatial<mu, kBackwardSign>(out, MultiplyAdjoint<FusedMatVec<Arg>()>(u, h), k);
+    auto h = ProjectedNeighbour<mu, kBackwardSign>(arg, neighbour);
+    const auto k = HopCoefficient(arg, mu, wraps, neighbour, Arg::kLinkUnit, h);
+    AccumulateSpatial<mu, kBackwardSign>(out, k, MultiplyAdjoint<kFused>(LinkOf(arg, mu, 1 - arg.parity, neighbour), h));
   }
 }
 
@@ -230,29 +266,60 @@ template <class Arg>
 __device__ __forceinline__ void TemporalHops(const Arg& arg, const SiteGeometry& site, int cb,
                                              ColorSpinor<typename Arg::Real>& out) {
   using Real = typename Arg::Real;
-  using In = decltype(arg.in);
-  constexpr Real kLinkUnit = decltype(arg.gauge)::kRawUnit;
   constexpr int mu = 3;
   constexpr int kForwardSpins = Arg::kDagger ? 0 : 2;
   constexpr int kBackwardSpins = 2 - kForwardSpins;
+  constexpr bool kFused = Arg::kFastIndexing;
   const int last = arg.extents[3] - 1;
   {
     bool wraps;
     const int neighbour = NeighbourCheckerboardIndex<true>(site, mu, arg.extents, wraps);
     const bool with_link = !Arg::kGaugeFixed || site.coords[3] == last;
-    HalfSpinor<Real> h = In::RawToReal(arg.in.template LoadSpinPairRaw<kForwardSpins>(neighbour));
-    const auto k = Coefficient(arg, mu, wraps, neighbour, with_link ? kLinkUnit : Real(1), h);
-    if (with_link) h = Multiply<FusedMatVec<Arg>()>(arg.gauge.LoadRaw(mu, arg.parity, cb), h);
-    AccumulateTemporal<kForwardSpins>(out, h, k);
+    auto h = NeighbourSpinPair<kForwardSpins>(arg, neighbour);
+    const auto k = HopCoefficient(arg, mu, wraps, neighbour, with_link ? Arg::kLinkUnit : Real(1), h);
+    if (with_link) h = Multiply<kFused>(LinkOf(arg, mu, arg.parity, cb), h);
+    AccumulateTemporal<kForwardSpins>(out, k, h);
   }
   {
     bool wraps;
     const int neighbour = NeighbourCheckerboardIndex<false>(site, mu, arg.extents, wraps);
     const bool with_link = !Arg::kGaugeFixed || site.coords[3] == 0;
-    HalfSpinor<Real> h = In::RawToReal(arg.in.template LoadSpinPairRaw<kBackwardSpins>(neighbour));
-    const auto k = Coefficient(arg, mu, wraps, neighbour, with_link ? kLinkUnit : Real(1), h);
-    if (with_link) h = MultiplyAdjoint<FusedMatVec<Arg>()>(arg.gauge.LoadRaw(mu, 1 - arg.parity, neighbour), h);
-    AccumulateTemporal<kBackwardSpins>(out, h, k);
+    auto h = NeighbourSpinPair<kBackwardSpins>(arg, neighbour);
+    const auto k = HopCoefficient(arg, mu, wraps, neighbour, with_link ? Arg::kLinkUnit : Real(1), h);
+    if (with_link) h = MultiplyAdjoint<kFused>(LinkOf(arg, mu, 1 - arg.parity, neighbour), h);
+    AccumulateTemporal<kBackwardSpins>(out, k, h);
+  }
+}
+
+// a x + b y, component by component.
+template <typename Real>
+__device__ __forceinline__ ColorSpinor<Real> LinearCombination(Real a, const ColorSpinor<Real>& x, Real b,
+                                                               const ColorSpinor<Real>& y) {
+  ColorSpinor<Real> r;
+#pragma unroll
+  for (int s = 0; s < 4; ++s) {
+#pragma unroll
+    for (int c = 0; c < 3; ++c) r.v[s][c] = a * x.v[s][c] + b * y.v[s][c];
+  }
+  return r;
+}
+
+// The epilogue (wilson_dslash_launch.h's DslashEpilogue) on d = D in at site cb; C = arg.clover.
+template <class Arg>
+__device__ __forceinline__ void ApplyEpilogue(const Arg& arg, int cb, ColorSpinor<typename Arg::Real>& d) {
+  using Real = typename Arg::Real;
+  using X = decltype(arg.x);
+  if constexpr (Arg::kEpilogue == DslashEpilogue::kXpay) {
+    // a x = (a * raw scale) * raw x: the scale of a half x joins a (exactly a when the scale is 1).
+    const ColorSpinor<Real> x = X::RawToReal(arg.x.LoadRaw(cb));
+    const Real a = X::kScaled ? arg.a * arg.x.RawScale(cb) : arg.a;
+    d = LinearCombination(a, x, arg.b, d);
+  } else if constexpr (Arg::kEpilogue == DslashEpilogue::kClover) {
+    d = arg.clover.Apply(cb, d);
+  } else if constexpr (Arg::kEpilogue == DslashEpilogue::kCloverXpay) {
+    d = LinearCombination(arg.a, arg.clover.Apply(cb, arg.x.Load(cb)), arg.b, d);
+  } else if constexpr (Arg::kEpilogue == DslashEpilogue::kXpayClover) {
+    d = LinearCombination(arg.a, arg.x.Load(cb), arg.b, arg.clover.Apply(cb, d));
   }
 }
 
@@ -262,31 +329,17 @@ struct WilsonDslashSite {
   __device__ __forceinline__ void operator()(const Arg& arg, int cb) const {
     using Real = typename Arg::Real;
     SiteGeometry site;
-    if constexpr (Arg::kFastArithmetic) {
+    if constexpr (Arg::kFastIndexing) {
       site = CheckerboardSite(cb, arg.parity, arg.extents, arg.divisors);
     } else {
       site = CheckerboardSite(cb, arg.parity, arg.extents);
     }
-    ColorSpinor<Real> out;
-#pragma unroll
-    for (int s = 0; s < 4; ++s) {
-#pragma unroll
-      for (int c = 0; c < 3; ++c) out.v[s][c] = {Real(0), Real(0)};
-    }
+    ColorSpinor<Real> out = ColorSpinor<Real>::Zero();
     SpatialHops<0>(arg, site, cb, out);
     SpatialHops<1>(arg, site, cb, out);
     SpatialHops<2>(arg, site, cb, out);
     TemporalHops(arg, site, cb, out);
-    if constexpr (Arg::kXpay) {
-      // a x = (a * raw scale) * raw x: the scale of a half x joins a (exactly a when the scale is 1).
-      const ColorSpinor<Real> x = decltype(arg.x)::RawToReal(arg.x.LoadRaw(cb));
-      const Real a = decltype(arg.x)::kScaled ? arg.a * arg.x.RawScale(cb) : arg.a;
-#pragma unroll
-      for (int s = 0; s < 4; ++s) {
-#pragma unroll
-        for (int c = 0; c < 3; ++c) out.v[s][c] = a * x.v[s][c] + arg.b * out.v[s][c];
-      }
-    }
+    ApplyEpilogue(arg, cb, out);
     arg.out.Store(cb, out);
   }
 };

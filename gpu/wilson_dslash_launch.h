@@ -5,27 +5,57 @@
 
 #include <array>
 
+#include "gpu/clover_view.h"
 #include "gpu/field_views.h"
 
 namespace lqcd::gpu {
 
-// out = D in                  (xpay false)
-// out = a x + b D in          (xpay true)
-// with D the hopping term D_{p,p'} from in's parity p' to out's parity p, or its dagger.
+// What a Dslash launch does with D in at each output site before storing it, with D the hopping term
+// D_{p,p'} from in's parity p' to out's parity p (or its dagger) and C the clover view's T_pp or T_pp^{-1}.
+enum class DslashEpilogue {
+  kNone,        // out = D in
+  kXpay,        // out = a x + b D in
+  kClover,      // out = C D in                  (even-odd clover: T^{-1} D in)
+  kCloverXpay,  // out = a C x + b D in          (clover M = T - D/2; the Schur complement T - D T^{-1} D / 4)
+  kXpayClover,  // out = a x + b C D in          (the unit-diagonal form 1 - T^{-1} D T^{-1} D / 4)
+};
+constexpr bool UsesClover(DslashEpilogue e) {
+  return e == DslashEpilogue::kClover || e == DslashEpilogue::kCloverXpay || e == DslashEpilogue::kXpayClover;
+}
+constexpr bool UsesX(DslashEpilogue e) {
+  return e == DslashEpilogue::kXpay || e == DslashEpilogue::kCloverXpay || e == DslashEpilogue::kXpayClover;
+}
+inline const char* ToString(DslashEpilogue e) {
+  switch (e) {
+    case DslashEpilogue::kNone: return "none";
+    case DslashEpilogue::kXpay: return "xpay";
+    case DslashEpilogue::kClover: return "clover";
+    case DslashEpilogue::kCloverXpay: return "clover-xpay";
+    case DslashEpilogue::kXpayClover: return "xpay-clover";
+  }
+  return "unknown";
+}
+
 struct WilsonDslashLaunch {
   SpinorView out;
   ConstSpinorView in;
-  ConstSpinorView x;  // xpay only
+  ConstSpinorView x;  // epilogues with x only
   GaugeView gauge;
+  CloverView clover;  // clover epilogues only
   bool dagger = false;
-  bool xpay = false;
+  DslashEpilogue epilogue = DslashEpilogue::kNone;
   double a = 0, b = 0;
   // Per direction: true where a hop that wraps around the lattice takes a factor -1 (antiperiodic).
   std::array<bool, 4> antiperiodic{false, false, false, true};
 };
 
+// The epilogues kNone and kXpay (wilson_dslash_{double,single,half}.cu).
 void LaunchWilsonDslashDouble(const WilsonDslashLaunch& launch);
 void LaunchWilsonDslashSingle(const WilsonDslashLaunch& launch);
 void LaunchWilsonDslashHalf(const WilsonDslashLaunch& launch);
+// The clover epilogues (clover_dslash_{double,single,half}.cu).
+void LaunchCloverDslashDouble(const WilsonDslashLaunch& launch);
+void LaunchCloverDslashSingle(const WilsonDslashLaunch& launch);
+void LaunchCloverDslashHalf(const WilsonDslashLaunch& launch);
 
 }  // namespace lqcd::gpu

@@ -1,13 +1,19 @@
 // wilson_dslash_launcher.cuh: turns a validated WilsonDslashLaunch into a kernel launch: picks the
-// template variant (reconstruction x temporal gauge fixing x dagger x xpay) for one precision, fills
+// template variant (reconstruction x temporal gauge fixing x dagger x epilogue) for one precision, fills
 // the argument struct, asks the tuner for the block size and launches.
 //
-// Device-side header: each of wilson_dslash_{double,single,half}.cu instantiates it for its precision,
-// so the three precisions compile in parallel (24 kernel variants each).
+// Device-side header, instantiated per precision and per group of epilogues so that the variants compile
+// in parallel and only those some operator uses exist:
+//   wilson_dslash_{double,single,half}.cu   kNone, kXpay                 3 x 2 x 2 x 2 = 24 variants each
+//   clover_dslash_{double,single,half}.cu   kClover, kCloverXpay (D and D^dag), kXpayClover (D only: the
+//                                            unit-diagonal form's dagger is built otherwise)   30 each
+// (reconstruction x gauge fixing x dagger x epilogue; 162 kernels in all); the teaching ladder instantiates
+// the one variant of its rung 9a itself (dslash_ladder_kernels.cu).
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -30,14 +36,11 @@ void WithFlag(bool flag, F&& f) {
   }
 }
 
-template <Precision P>
-SpinorAccessor<P> SpinorAccessorOf(const ConstSpinorView& v) {
-  SpinorAccessor<P> a;
-  // Accessors are shared by inputs and outputs; kernels never write through an input's accessor.
-  a.data = static_cast<typename SpinorAccessor<P>::Word*>(const_cast<void*>(v.data));
-  a.norm = const_cast<float*>(v.norm);
-  a.stride = v.stride;
-  return a;
+// Calls f(std::integral_constant<DslashEpilogue, e>) for the run-time e if it is one of kEpilogues.
+template <DslashEpilogue... kEpilogues, typename F>
+void WithEpilogue(DslashEpilogue e, F&& f) {
+  const bool found = ((e == kEpilogues ? (f(std::integral_constant<DslashEpilogue, kEpilogues>{}), true) : false) || ...);
+  if (!found) throw std::logic_error(std::string("Dslash: epilogue ") + ToString(e) + " is not compiled in this launcher");
 }
 
 // Bytes of one parity of a spinor field in memory (words and, for half, norms), for the tuner's backup.
@@ -46,32 +49,35 @@ std::size_t SpinorViewBytes(const ConstSpinorView& v) {
   return sizeof(typename SpinorAccessor<P>::Word) * SpinorAccessor<P>::kWords * static_cast<std::size_t>(v.stride);
 }
 
-inline std::string DslashTuneKey(const WilsonDslashLaunch& l) {
+inline std::string DslashTuneKey(const WilsonDslashLaunch& l, DslashArithmetic arithmetic) {
   std::string key = std::string("WilsonDslash ") + ToString(l.gauge.precision) + "/" + ToString(l.gauge.reconstruct) +
-                    (l.gauge.singular_8_links ? "/singular" : "") + (l.gauge.temporal_gauge_fixed ? "/gf" : "") +
-                    (l.dagger ? "/dagger" : "") +
-                    (l.xpay ? "/xpay" : "") + " " + std::to_string(l.out.extents[0]);
+                    (l.gauge.temporal_gauge_fixed ? "/gf" : "") + (l.dagger ? "/dagger" : "") +
+                    (l.epilogue != DslashEpilogue::kNone ? std::string("/") + ToString(l.epilogue) : "") +
+                    (arithmetic != ProductionArithmetic(l.gauge.precision) ? "/on-values" : "") + " " +
+                    std::to_string(l.out.extents[0]);
   for (int mu = 1; mu < 4; ++mu) key += "x" + std::to_string(l.out.extents[mu]);
   key += " strides " + std::to_string(l.out.stride) + "," + std::to_string(l.in.stride) + "," +
          std::to_string(l.gauge.stride);
   return key;
 }
 
-template <Precision P, Reconstruct R, bool kGaugeFixed, bool kDagger, bool kXpay, bool kSingular8>
+template <Precision P, Reconstruct R, bool kGaugeFixed, bool kDagger, DslashEpilogue E,
+          DslashArithmetic A = ProductionArithmetic(P)>
 void LaunchWilsonDslashVariant(const WilsonDslashLaunch& l) {
-  using Arg = WilsonDslashArg<P, R, kGaugeFixed, kDagger, kXpay, kSingular8>;
+  using Arg = WilsonDslashArg<P, R, kGaugeFixed, kDagger, E, A>;
   using Real = typename Arg::Real;
   Arg arg;
   arg.out = SpinorAccessorOf<P>(l.out);
   arg.in = SpinorAccessorOf<P>(l.in);
-  arg.x = kXpay ? SpinorAccessorOf<P>(l.x) : SpinorAccessor<P>{};
-  arg.gauge.data = static_cast<typename GaugeAccessor<P, R, kSingular8>::Word*>(l.gauge.data);
+  arg.x = UsesX(E) ? SpinorAccessorOf<P>(l.x) : SpinorAccessor<P>{};
+  if constexpr (UsesClover(E)) arg.clover = CloverAccessorOf<P>(l.clover);
+  arg.gauge.data = static_cast<typename GaugeAccessor<P, R>::Word*>(l.gauge.data);
   arg.gauge.stride = l.gauge.stride;
   for (int mu = 0; mu < 4; ++mu) {
     arg.extents[mu] = l.out.extents[mu];
     arg.antiperiodic[mu] = l.antiperiodic[mu];
   }
-  if constexpr (Arg::kFastArithmetic) arg.divisors = CheckerboardDivisors::Of(arg.extents);
+  if constexpr (Arg::kFastIndexing) arg.divisors = CheckerboardDivisors::Of(arg.extents);
   arg.sites = l.out.sites;
   arg.parity = l.out.parity;
   arg.a = static_cast<Real>(l.a);
@@ -79,7 +85,7 @@ void LaunchWilsonDslashVariant(const WilsonDslashLaunch& l) {
 
   cudaFuncAttributes attributes;
   LQCD_CUDA_CHECK(cudaFuncGetAttributes(&attributes, WilsonDslashKernel<Arg>));
-  const std::string key = DslashTuneKey(l);
+  const std::string key = DslashTuneKey(l, A);
   auto launch = [&](int block) {
     const int grid = (arg.sites + block - 1) / block;
     WilsonDslashKernel<Arg><<<grid, block>>>(arg);
@@ -87,7 +93,7 @@ void LaunchWilsonDslashVariant(const WilsonDslashLaunch& l) {
     CheckCuda(cudaGetLastError(), what.c_str(), __FILE__, __LINE__);
   };
   std::vector<std::pair<void*, std::size_t>> preserve;
-  if (kXpay && l.out.data == l.x.data) {  // out = a out + b D in: timing runs must not compound
+  if (UsesX(E) && l.out.data == l.x.data) {  // out = a out + b D in: timing runs must not compound
     preserve.emplace_back(l.out.data, SpinorViewBytes<P>(l.out));
     if (l.out.norm != nullptr) preserve.emplace_back(l.out.norm, sizeof(float) * l.out.stride);
   }
@@ -95,27 +101,32 @@ void LaunchWilsonDslashVariant(const WilsonDslashLaunch& l) {
   launch(block);
 }
 
-template <Precision P>
-void LaunchWilsonDslashFor(const WilsonDslashLaunch& l) {
-  auto with_reconstruct = [&](auto reconstruct, auto singular) {
+// Dispatches to the variant of l's reconstruction, gauge fixing, dagger and epilogue, among kEpilogues.
+// kXpayClover exists for D only (see the file comment).
+template <Precision P, DslashEpilogue... kEpilogues>
+void LaunchDslashFor(const WilsonDslashLaunch& l) {
+  auto with_reconstruct = [&](auto reconstruct) {
     WithFlag(l.gauge.temporal_gauge_fixed, [&](auto gauge_fixed) {
       WithFlag(l.dagger, [&](auto dagger) {
-        WithFlag(l.xpay, [&](auto xpay) {
-          LaunchWilsonDslashVariant<P, decltype(reconstruct)::value, decltype(gauge_fixed)::value,
-                                    decltype(dagger)::value, decltype(xpay)::value, decltype(singular)::value>(l);
+        WithEpilogue<kEpilogues...>(l.epilogue, [&](auto epilogue) {
+          // (decay: inside the nested lambdas the captured constants are seen through references)
+          constexpr Reconstruct kReconstruct = std::decay_t<decltype(reconstruct)>::value;
+          constexpr bool kGaugeFixed = std::decay_t<decltype(gauge_fixed)>::value;
+          constexpr bool kDagger = std::decay_t<decltype(dagger)>::value;
+          constexpr DslashEpilogue kEpilogue = decltype(epilogue)::value;
+          if constexpr (kEpilogue == DslashEpilogue::kXpayClover && kDagger) {
+            throw std::logic_error("Dslash: the xpay-clover epilogue is compiled for D only, not D^dag");
+          } else {
+            LaunchWilsonDslashVariant<P, kReconstruct, kGaugeFixed, kDagger, kEpilogue>(l);
+          }
         });
       });
     });
   };
-  using Plain = std::false_type;
   switch (l.gauge.reconstruct) {
-    case Reconstruct::k18: return with_reconstruct(std::integral_constant<Reconstruct, Reconstruct::k18>{}, Plain{});
-    case Reconstruct::k12: return with_reconstruct(std::integral_constant<Reconstruct, Reconstruct::k12>{}, Plain{});
-    case Reconstruct::k8:
-      // Fields with links in the singular form get the kernels that test for it (su3_reconstruct.cuh).
-      return WithFlag(l.gauge.singular_8_links, [&](auto singular) {
-        with_reconstruct(std::integral_constant<Reconstruct, Reconstruct::k8>{}, singular);
-      });
+    case Reconstruct::k18: return with_reconstruct(std::integral_constant<Reconstruct, Reconstruct::k18>{});
+    case Reconstruct::k12: return with_reconstruct(std::integral_constant<Reconstruct, Reconstruct::k12>{});
+    case Reconstruct::k8: return with_reconstruct(std::integral_constant<Reconstruct, Reconstruct::k8>{});
   }
 }
 

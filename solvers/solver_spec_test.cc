@@ -115,7 +115,8 @@ TEST(SolverSpec, MalformedSpecsAreClearErrors) {
 
 TEST(SolverSpec, BackendsRefuseWhatTheyCannotStore) {
   const BackendCapabilities cpu = CpuCapabilities();
-  const BackendCapabilities gpu{"gpu", {18, 12, 8}, true, false};  // gpu/spec_solver.h GpuCapabilities()
+  const BackendCapabilities gpu{"gpu", {18, 12, 8}, true, true};  // gpu/spec_solver.h GpuCapabilities()
+  const BackendCapabilities no_clover{"wilson-only", {18, 12, 8}, true, false};
   for (const std::string& text : AllSpecTexts()) {
     SCOPED_TRACE(text);
     const SolverSpec spec = SolverSpec::Parse(text);
@@ -129,7 +130,9 @@ TEST(SolverSpec, BackendsRefuseWhatTheyCannotStore) {
       EXPECT_NO_THROW(RequireSupported(spec, cpu, true));
     }
     EXPECT_NO_THROW(RequireSupported(spec, gpu, false));
-    EXPECT_NE(ErrorOf([&] { RequireSupported(spec, gpu, true); }).find("the gpu backend has no Wilson-clover operator"),
+    EXPECT_NO_THROW(RequireSupported(spec, gpu, true));
+    EXPECT_NE(ErrorOf([&] { RequireSupported(spec, no_clover, true); })
+                  .find("the wilson-only backend has no Wilson-clover operator"),
               std::string::npos);
   }
   const BackendCapabilities no_gf{"plain", {18}, false, true};

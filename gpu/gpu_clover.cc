@@ -1,0 +1,207 @@
+// gpu_clover.cc: the GPU Wilson-clover operators of gpu_clover.h: argument checks and the launches that make
+// M, the Schur forms, the even-odd source and the reconstruction.
+#include "gpu/gpu_clover.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "gpu/clover_apply.h"
+
+namespace lqcd::gpu {
+namespace {
+
+std::shared_ptr<const DeviceGaugeField> RequireLinks(std::shared_ptr<const DeviceGaugeField> gauge,
+                                                     const GpuCloverTerm& clover, Precision precision,
+                                                     const std::string& who) {
+  if (!gauge) throw std::invalid_argument(who + ": no gauge field");
+  if (!clover.field) throw std::invalid_argument(who + ": no clover term");
+  if (gauge->layout().precision != precision || clover.field->precision() != precision) {
+    throw std::invalid_argument(who + ": the links are in " + ToString(gauge->layout().precision) +
+                                " precision and the clover term in " + ToString(clover.field->precision()) +
+                                ", but the operator works in " + ToString(precision));
+  }
+  if (clover.field->lattice() != gauge->lattice()) {
+    throw std::invalid_argument(who + ": the clover term lives on " + clover.field->lattice().ToString() +
+                                " but the links on " + gauge->lattice().ToString());
+  }
+  clover.params.kappa();  // validates the mass
+  return gauge;
+}
+
+std::string CloverLayoutName(const DeviceGaugeField& gauge) { return LayoutName(gauge); }
+
+}  // namespace
+
+template <typename P>
+GpuCloverTerm UploadClover(const CloverField<double>& host, int pad) {
+  GpuCloverTerm term;
+  term.field = std::make_shared<const DeviceCloverField>(host, CloverLayout{DevicePrecisionOf<P>::kValue, pad});
+  term.params = host.params();
+  term.norm_bound = std::max(std::fabs(host.min_eigenvalue()), std::fabs(host.max_eigenvalue()));
+  return term;
+}
+
+// ---- GpuClover ----
+
+template <typename P>
+GpuClover<P>::GpuClover(std::shared_ptr<const DeviceGaugeField> gauge, GpuCloverTerm clover)
+    : gauge_(RequireLinks(std::move(gauge), clover, DevicePrecisionOf<P>::kValue, "GpuClover")),
+      clover_(std::move(clover)) {}
+
+template <typename P>
+std::string GpuClover<P>::Name() const {
+  return "M_clover<" + CloverLayoutName(*gauge_) + ">";
+}
+
+template <typename P>
+void GpuClover<P>::Run(Field& out, const Field& in, Dagger dagger) const {
+  if (&out == &in) throw std::invalid_argument(Name() + ": out and in must be different fields");
+  RequireFullField(out, gauge_->lattice(), Name() + " (out)");
+  RequireFullField(in, gauge_->lattice(), Name() + " (in)");
+  // out_p = T_pp in_p - (1/2) D_{p,p'} in_{p'} (M^dag: D^dag; T is Hermitian), one fused launch per parity.
+  for (Parity p : {Parity::kEven, Parity::kOdd}) {
+    CloverEpilogue e;
+    e.kind = DslashEpilogue::kCloverXpay;
+    e.clover = clover_.field->View(p, /*inverse=*/false);
+    e.x = in.device().View(p);
+    e.a = 1.0;
+    e.b = -0.5;
+    ApplyCloverDslash(out.device().View(p), *gauge_, in.device().View(Opposite(p)), dagger, e, clover_.params.boundary);
+  }
+}
+
+// ---- GpuCloverSchur ----
+
+template <typename P>
+GpuCloverSchur<P>::GpuCloverSchur(std::shared_ptr<const DeviceGaugeField> gauge, GpuCloverTerm clover,
+                                  CloverSchurForm form, Parity parity)
+    : gauge_(RequireLinks(std::move(gauge), clover, DevicePrecisionOf<P>::kValue, "GpuCloverSchur")),
+      clover_(std::move(clover)),
+      form_(form),
+      parity_(parity) {}
+
+template <typename P>
+std::string GpuCloverSchur<P>::Name() const {
+  const std::string which = form_ == CloverSchurForm::kComplement ? "S" : "Mhat";
+  return which + (parity_ == Parity::kEven ? "_ee" : "_oo") + "_clover<" + CloverLayoutName(*gauge_) + ">";
+}
+
+template <typename P>
+KernelCost GpuCloverSchur<P>::Cost() const {
+  const Lattice& lat = gauge_->lattice();
+  const Extents extents{lat.extent(0), lat.extent(1), lat.extent(2), lat.extent(3)};
+  DslashVariant v;
+  v.precision = DevicePrecisionOf<P>::kValue;
+  v.reconstruct = gauge_->layout().reconstruct;
+  v.temporal_gauge_fixed = gauge_->layout().temporal_gauge_fixed;
+  v.clover_epilogue = DslashEpilogue::kClover;
+  const KernelCost first = WilsonDslashCost(v, extents);
+  v.clover_epilogue = form_ == CloverSchurForm::kComplement ? DslashEpilogue::kCloverXpay : DslashEpilogue::kXpayClover;
+  const KernelCost second = WilsonDslashCost(v, extents);
+  return {first.flops + second.flops, first.bytes + second.bytes, first.minimum_bytes + second.minimum_bytes};
+}
+
+template <typename P>
+void GpuCloverSchur<P>::RequireFull(const Field& f, const char* where) const {
+  RequireFullField(f, gauge_->lattice(), Name() + "::" + where);
+}
+
+template <typename P>
+void GpuCloverSchur<P>::RequireParity(const Field& f, const char* where) const {
+  RequireParityField(f, gauge_->lattice(), parity_, Name() + "::" + where);
+}
+
+template <typename P>
+DeviceSpinorField& GpuCloverSchur<P>::Scratch(std::unique_ptr<DeviceSpinorField>& slot, Subset subset) const {
+  if (!slot) {
+    slot = std::make_unique<DeviceSpinorField>(gauge_->lattice(), subset, DevicePrecisionOf<P>::kValue,
+                                               gauge_->layout().pad);
+  }
+  return *slot;
+}
+
+template <typename P>
+void GpuCloverSchur<P>::Run(Field& out, const Field& in, Dagger dagger) const {
+  if (&out == &in) throw std::invalid_argument(Name() + ": out and in must be different fields");
+  RequireParity(in, "Apply");
+  RequireParity(out, "Apply");
+  const Parity other = Opposite(parity_);
+  const FermionBoundary& boundary = clover_.params.boundary;
+  DeviceSpinorField& t = Scratch(other_parity_, SubsetOf(other));
+  CloverEpilogue inverse_other;  // T_p'p'^{-1} D in
+  inverse_other.kind = DslashEpilogue::kClover;
+  inverse_other.clover = clover_.field->View(other, /*inverse=*/true);
+
+  if (form_ == CloverSchurForm::kUnitDiagonal && dagger == Dagger::kYes) {
+    // Mhat^dag in = in - (1/4) D^dag T_p'p'^{-1} D^dag T_pp^{-1} in
+    DeviceSpinorField& s = Scratch(same_parity_, SubsetOf(parity_));
+    ApplyCloverTerm(s.View(), *clover_.field, in.device().View(), /*inverse=*/true);
+    ApplyCloverDslash(t.View(), *gauge_, s.View(), dagger, inverse_other, boundary);
+    ApplyWilsonDslashXpay(out.device().View(), *gauge_, t.View(), dagger, in.device().View(), 1.0, -0.25, boundary);
+    return;
+  }
+  ApplyCloverDslash(t.View(), *gauge_, in.device().View(), dagger, inverse_other, boundary);
+  CloverEpilogue second;
+  second.x = in.device().View();
+  second.a = 1.0;
+  second.b = -0.25;
+  if (form_ == CloverSchurForm::kComplement) {  // T_pp in - (1/4) D t
+    second.kind = DslashEpilogue::kCloverXpay;
+    second.clover = clover_.field->View(parity_, /*inverse=*/false);
+  } else {  // in - (1/4) T_pp^{-1} D t
+    second.kind = DslashEpilogue::kXpayClover;
+    second.clover = clover_.field->View(parity_, /*inverse=*/true);
+  }
+  ApplyCloverDslash(out.device().View(), *gauge_, t.View(), dagger, second, boundary);
+}
+
+template <typename P>
+void GpuCloverSchur<P>::PrepareSource(Field& b_p, const Field& b_full) const {
+  RequireFull(b_full, "PrepareSource");
+  RequireParity(b_p, "PrepareSource");
+  const Parity other = Opposite(parity_);
+  DeviceSpinorField& s = Scratch(other_parity_, SubsetOf(other));
+  // s = T_p'p'^{-1} b_p', then b'_p = b_p + (1/2) D_pp' s (unit diagonal: T_pp^{-1} of it, in place).
+  ApplyCloverTerm(s.View(), *clover_.field, b_full.device().View(other), /*inverse=*/true);
+  ApplyWilsonDslashXpay(b_p.device().View(), *gauge_, s.View(), Dagger::kNo, b_full.device().View(parity_), 1.0, 0.5,
+                        clover_.params.boundary);
+  if (form_ == CloverSchurForm::kUnitDiagonal) {
+    ApplyCloverTerm(b_p.device().View(), *clover_.field, b_p.device().View(), /*inverse=*/true);
+  }
+}
+
+template <typename P>
+void GpuCloverSchur<P>::RestrictGuess(Field& x_p, const Field& x_full) const {
+  RequireFull(x_full, "RestrictGuess");
+  RequireParity(x_p, "RestrictGuess");
+  blas::CopyParity(x_p.device().View(), x_full.device().View(parity_));
+}
+
+template <typename P>
+void GpuCloverSchur<P>::Reconstruct(Field& x_full, const Field& x_p, const Field& b_full) const {
+  RequireFull(b_full, "Reconstruct");
+  RequireFull(x_full, "Reconstruct");
+  RequireParity(x_p, "Reconstruct");
+  if (&x_full == &b_full) throw std::invalid_argument(Name() + "::Reconstruct: x_full and b_full must differ");
+  blas::CopyParity(x_full.device().View(parity_), x_p.device().View());
+  // x_p' = T_p'p'^{-1} (b_p' + (1/2) D_p'p x_p): the xpay into x_full's p' block, then T^{-1} in place.
+  const Parity other = Opposite(parity_);
+  ApplyWilsonDslashXpay(x_full.device().View(other), *gauge_, x_p.device().View(), Dagger::kNo,
+                        b_full.device().View(other), 1.0, 0.5, clover_.params.boundary);
+  ApplyCloverTerm(x_full.device().View(other), *clover_.field, x_full.device().View(other), /*inverse=*/true);
+}
+
+template GpuCloverTerm UploadClover<double>(const CloverField<double>&, int);
+template GpuCloverTerm UploadClover<float>(const CloverField<double>&, int);
+template GpuCloverTerm UploadClover<solvers::Half>(const CloverField<double>&, int);
+template class GpuClover<double>;
+template class GpuClover<float>;
+template class GpuClover<solvers::Half>;
+template class GpuCloverSchur<double>;
+template class GpuCloverSchur<float>;
+template class GpuCloverSchur<solvers::Half>;
+
+}  // namespace lqcd::gpu

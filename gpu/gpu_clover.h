@@ -1,0 +1,122 @@
+// gpu_clover.h: the Wilson-clover operators on the GPU, as solver operators (solvers/README.md, "Operator"),
+// beside gpu_backend.h's Wilson ones: every solver of solvers/ runs on them unchanged, mixed precision included.
+// The same matrices as solvers/cpu_clover.h and reference/clover.h (m-normalisation), in the device's UKQCD basis:
+//
+//   GpuClover<P>        M = T - D/2 on the full lattice, T(n) = (4 + m) + A(n):
+//                       per parity one launch, out_p = T_pp in_p - (1/2) D_{p,p'} in_{p'}   (clover-xpay epilogue)
+//   GpuCloverSchur<P>   one of the two even-odd forms on parity p:
+//     kComplement    S_pp    = T_pp - (1/4) D_pp' T_p'p'^{-1} D_p'p
+//                    t = T^{-1} D in (clover epilogue), out = T in - (1/4) D t (clover-xpay): 2 launches;
+//                    S^dag the same with D^dag.
+//     kUnitDiagonal  Mhat_pp = 1 - (1/4) T_pp^{-1} D_pp' T_p'p'^{-1} D_p'p
+//                    t = T^{-1} D in, out = in - (1/4) T^{-1} D t (xpay-clover): 2 launches;
+//                    Mhat^dag = 1 - (1/4) D^dag T^{-1} D^dag T^{-1}: s = T^{-1} in (clover term), then the two
+//                    launches with D^dag, the last a plain xpay: 3 launches.
+//     Both forms move the same bytes per application (two Dslashes, one x, two 72-real clover terms);
+//     kComplement is the default because its dagger needs no third launch and its full residual equals the
+//     Schur residual (FullResidualPerSchurResidual() = 1, as on the CPU).
+//     PrepareSource  b'_p = b_p + (1/2) D_pp' T_p'p'^{-1} b_p'   (then T_pp^{-1} of it for kUnitDiagonal)
+//     Reconstruct    x_p' = T_p'p'^{-1} (b_p' + (1/2) D_p'p x_p)
+//     FullResidualPerSchurResidual()  1 (kComplement), max_n ||T(n)||_2 (kUnitDiagonal; an upper bound)
+//
+// The clover term comes from the oracle: UploadClover<P> stores the host CloverField<double>'s T and T^{-1}
+// (reference/clover.h, built in double from the links) in precision P (gpu/device_clover_field.h); the links
+// and the clover term of one operator share its precision, and a clover term must be built from the links it
+// is used with (gauge fixed links need the gauge-fixed clover term: T(n) -> G(n) T(n) G(n)^dag).
+// Flops (reference/clover.h): M 1872 per site, a Schur form 3696 per site of parity p.
+// Errors: std::invalid_argument for fields of another lattice or subset, out = in, a precision mismatch;
+// CudaError from the device. Not thread-safe (operators keep scratch fields); everything is queued on the
+// default stream.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "gpu/device_clover_field.h"
+#include "gpu/device_gauge_field.h"
+#include "gpu/gpu_backend.h"
+#include "gpu/wilson_dslash.h"
+#include "reference/clover.h"
+
+namespace lqcd::gpu {
+
+// The clover term of one configuration on the device in one precision, with what the operators need of the
+// host field: its parameters (mass, boundary) and max_n ||T(n)||_2.
+struct GpuCloverTerm {
+  std::shared_ptr<const DeviceCloverField> field;
+  CloverParams params;
+  double norm_bound = 0;  // max |eigenvalue of T(n)| over all sites
+};
+
+// T and T^{-1} of `host` in precision P (pad: of the clover sub-arrays, as the operators' fields).
+template <typename P>
+GpuCloverTerm UploadClover(const CloverField<double>& host, int pad = 0);
+
+// M = T - D/2 on the full lattice, in precision P.
+template <typename P>
+class GpuClover {
+ public:
+  using Backend = GpuBackend;
+  using Precision = P;
+  using Field = GpuSpinorField<P>;
+
+  // Links and clover term in P's precision, on one lattice.
+  GpuClover(std::shared_ptr<const DeviceGaugeField> gauge, GpuCloverTerm clover);
+
+  void Apply(Field& out, const Field& in) const { Run(out, in, Dagger::kNo); }
+  void ApplyDagger(Field& out, const Field& in) const { Run(out, in, Dagger::kYes); }
+  Field NewField() const { return Field(gauge_->lattice(), Subset::kFull, gauge_->layout().pad); }
+  double FlopsPerApply() const { return kWilsonCloverFlopsPerSite * gauge_->lattice().volume(); }
+  std::string Name() const;
+  const CloverParams& params() const { return clover_.params; }
+
+ private:
+  void Run(Field& out, const Field& in, Dagger dagger) const;
+  std::shared_ptr<const DeviceGaugeField> gauge_;
+  GpuCloverTerm clover_;
+};
+
+// A Schur form of the clover matrix on parity p (file comment), with the even-odd reduction of M x = b.
+template <typename P>
+class GpuCloverSchur {
+ public:
+  using Backend = GpuBackend;
+  using Precision = P;
+  using Field = GpuSpinorField<P>;
+
+  GpuCloverSchur(std::shared_ptr<const DeviceGaugeField> gauge, GpuCloverTerm clover, CloverSchurForm form,
+                 Parity parity = Parity::kEven);
+
+  void Apply(Field& out, const Field& in) const { Run(out, in, Dagger::kNo); }
+  void ApplyDagger(Field& out, const Field& in) const { Run(out, in, Dagger::kYes); }
+  Field NewField() const { return Field(gauge_->lattice(), SubsetOf(parity_), gauge_->layout().pad); }
+  double FlopsPerApply() const { return kCloverSchurFlopsPerSite * gauge_->lattice().half_volume(); }
+  std::string Name() const;
+  Parity parity() const { return parity_; }
+  CloverSchurForm form() const { return form_; }
+  const CloverParams& params() const { return clover_.params; }
+  // Flops and the byte model of one Apply (wilson_dslash.h's, clover epilogues included).
+  KernelCost Cost() const;
+
+  void PrepareSource(Field& b_p, const Field& b_full) const;
+  void RestrictGuess(Field& x_p, const Field& x_full) const;
+  void Reconstruct(Field& x_full, const Field& x_p, const Field& b_full) const;
+  double FullResidualPerSchurResidual() const {
+    return form_ == CloverSchurForm::kComplement ? 1.0 : clover_.norm_bound;
+  }
+
+ private:
+  void Run(Field& out, const Field& in, Dagger dagger) const;
+  void RequireFull(const Field& f, const char* where) const;
+  void RequireParity(const Field& f, const char* where) const;
+  // A field of this operator's precision and padding on `subset`, kept across calls.
+  DeviceSpinorField& Scratch(std::unique_ptr<DeviceSpinorField>& slot, Subset subset) const;
+  std::shared_ptr<const DeviceGaugeField> gauge_;
+  GpuCloverTerm clover_;
+  CloverSchurForm form_;
+  Parity parity_;
+  mutable std::unique_ptr<DeviceSpinorField> other_parity_;  // t = T^{-1} D in (parity p')
+  mutable std::unique_ptr<DeviceSpinorField> same_parity_;   // s = T^{-1} in (the unit-diagonal dagger)
+};
+
+}  // namespace lqcd::gpu
