@@ -68,20 +68,7 @@ int Main(int argc, char** argv) {
       "site), the modelled bytes and their rate, and the fraction of the copy-bandwidth roofline measured in the\n"
       "same run. The clover field is the oracle's on Haar-random links (c_sw = 1.5, m = 0.25). Needs a GPU: without\n"
       "one it prints why and exits 1.");
-  flags.Custom("lattice", "LXxLYxLZxLT[,...]", "32x32x32x32", "lattices to time, in this order; each extent even",
-               [&](const std::string& value) {
-                 std::vector<Coordinates> out;
-                 for (const std::string& item : command_line::SplitList("lattice", value)) {
-                   const Coordinates extents = command_line::ParseExtents("lattice", item);
-                   try {
-                     Lattice::CheckExtents(extents);
-                   } catch (const std::exception& e) {
-                     throw std::invalid_argument("--lattice=" + item + ": " + e.what());
-                   }
-                   out.push_back(extents);
-                 }
-                 lattices = out;
-               });
+  flags.ExtentsList("lattice", &lattices, "lattices to time, in this order; each extent even");
   flags.Int("repetitions", &repetitions, 1, 1000000, "timed launches per case; the median is reported");
   flags.Choice<std::string>("precision", &precision,
                             {{"all", "all"}, {"double", "double"}, {"single", "single"}, {"half", "half"}},

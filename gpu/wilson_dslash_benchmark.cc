@@ -80,20 +80,7 @@ int Main(int argc, char** argv) {
       "fraction of the copy-bandwidth roofline measured in the same run (cost model: gpu/wilson_dslash.h).\n"
       "--precision and --links restrict the table, e.g. for a profiler run. Needs a GPU: without one it prints\n"
       "why and exits 1.");
-  flags.Custom("lattice", "LXxLYxLZxLT[,...]", "32x32x32x32", "lattices to time, in this order; each extent even",
-               [&](const std::string& value) {
-                 std::vector<Coordinates> out;
-                 for (const std::string& item : command_line::SplitList("lattice", value)) {
-                   const Coordinates extents = command_line::ParseExtents("lattice", item);
-                   try {
-                     Lattice::CheckExtents(extents);
-                   } catch (const std::exception& e) {
-                     throw std::invalid_argument("--lattice=" + item + ": " + e.what());
-                   }
-                   out.push_back(extents);
-                 }
-                 lattices = out;
-               });
+  flags.ExtentsList("lattice", &lattices, "lattices to time, in this order; each extent even");
   flags.Int("repetitions", &repetitions, 1, 1000000, "timed launches per variant; the median is reported");
   flags.Choice<std::string>("precision", &precision,
                             {{"all", "all"}, {"double", "double"}, {"single", "single"}, {"half", "half"}},

@@ -242,6 +242,24 @@ void FlagSet::Extents(const std::string& name, Coordinates* target, const std::s
        }});
 }
 
+void FlagSet::ExtentsList(const std::string& name, std::vector<Coordinates>* target, const std::string& help) {
+  std::string shown;
+  for (const Coordinates& c : *target) shown += (shown.empty() ? "" : ",") + FormatExtents(c);
+  Add({name, "LXxLYxLZxLT[,...]", shown, help, "", false, [name, target](const std::string& v) {
+         std::vector<Coordinates> lattices;
+         for (const std::string& item : SplitList(name, v)) {
+           const Coordinates extents = ParseExtents(name, item);
+           try {
+             Lattice::CheckExtents(extents);
+           } catch (const std::exception& e) {
+             throw std::invalid_argument("--" + name + "=" + item + ": " + e.what());
+           }
+           lattices.push_back(extents);
+         }
+         *target = lattices;
+       }});
+}
+
 void FlagSet::DoubleList(const std::string& name, std::vector<double>* target, const std::string& help, Range range) {
   std::string text = help;
   if (range.lo != Range::Any().lo || range.hi != Range::Any().hi) text += "; each in " + range.ToString();

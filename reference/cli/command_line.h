@@ -83,6 +83,8 @@ class FlagSet {
   void Switch(const std::string& name, bool* target, const std::string& help);
   // Lattice extents LXxLYxLZxLT (each even, >= 2: what Lattice accepts).
   void Extents(const std::string& name, Coordinates* target, const std::string& help);
+  // Comma-separated lattice extents, each as Extents checks them, at least one, in the order given.
+  void ExtentsList(const std::string& name, std::vector<Coordinates>* target, const std::string& help);
   // Comma-separated finite reals, each in `range`, at least one.
   void DoubleList(const std::string& name, std::vector<double>* target, const std::string& help,
                   Range range = Range::Any());

@@ -236,5 +236,25 @@ TEST(ParseExtents, FourPositiveExtents) {
   }
 }
 
+// A list of lattices: each parsed and checked as --lattice alone is, in order; the first bad one is named.
+TEST(FlagSet, ExtentsListParsesAndChecksEveryLattice) {
+  std::vector<Coordinates> lattices{{32, 32, 32, 32}};
+  auto parse = [&](std::string arg) {  // a fresh flag set per command line, as a program has
+    FlagSet flags{"program", "A test program."};
+    flags.ExtentsList("lattice", &lattices, "lattices");
+    std::vector<std::string> args{"program", arg};
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    std::ostringstream out;
+    return flags.Parse(static_cast<int>(argv.size()), argv.data(), out);
+  };
+  EXPECT_TRUE(parse("--lattice=8x8x8x16,24x24x24x64"));
+  EXPECT_EQ(lattices, (std::vector<Coordinates>{{8, 8, 8, 16}, {24, 24, 24, 64}}));
+  EXPECT_CONTAINS(ErrorOf([&] { parse("--lattice=8x8x8x16,24x24x24x63"); }), "--lattice=24x24x24x63");
+  EXPECT_CONTAINS(ErrorOf([&] { parse("--lattice=8x8x8x16,24x24x24"); }), "--lattice");
+  EXPECT_CONTAINS(ErrorOf([&] { parse("--lattice="); }), "--lattice");
+  EXPECT_EQ(lattices, (std::vector<Coordinates>{{8, 8, 8, 16}, {24, 24, 24, 64}}));  // refusals change nothing
+}
+
 }  // namespace
 }  // namespace lqcd::command_line
