@@ -12,6 +12,7 @@ CLOVER_DSLASH = "gpu/clover_dslash_benchmark"
 COPY = "gpu/copy_bandwidth_benchmark"
 ACCURACY = "gpu/dslash_accuracy"
 LADDER = "gpu/dslash_ladder_benchmark"
+SOLVER = "gpu/solver_benchmark"
 SWEEP = "gpu/dslash_sweep_benchmark"
 WILSON_DSLASH = "gpu/wilson_dslash_benchmark"
 
@@ -42,7 +43,7 @@ class CopyBandwidthBenchmarkTest(ProgramTestCase):
 class DslashAccuracyTest(ProgramTestCase, LatticeChecks):
     def test_help(self):
         self.assert_help(ACCURACY, ["--lattice=LXxLYxLZxLT", "--csv=FILE", "--summary=FILE", "--kappa=X",
-                                    "--threads=N"])
+                                    "--threads=N", "--operator=both|wilson|clover", "--csw=X"])
 
     def test_errors(self):
         self.assert_common_errors(ACCURACY, flag_with_number="--kappa")
@@ -54,6 +55,12 @@ class DslashAccuracyTest(ProgramTestCase, LatticeChecks):
         self.assert_error(ACCURACY, ["--csv="], "--csv")
         self.assert_error(ACCURACY, ["--csv=x.csv", "--summary=x.csv"], "--csv", "--summary")
         self.assert_error(ACCURACY, ["--summary=dslash_accuracy.csv"], "--csv", "--summary")
+        self.assert_common_errors(ACCURACY, flag_with_number="--csw")
+        self.assert_error(ACCURACY, ["--operator=dirac"], "--operator")
+        self.assert_error(ACCURACY, ["--operator="], "--operator")
+        self.assert_error(ACCURACY, ["--operator=wilson", "--operator=clover"], "--operator", "more than once")
+        self.assert_error(ACCURACY, ["--csw=-1"], "--csw")
+        self.assert_error(ACCURACY, ["--csw=2.5"], "--csw")
 
 
 class DslashLadderBenchmarkTest(ProgramTestCase, LatticeChecks):
@@ -87,6 +94,25 @@ class DslashSweepBenchmarkTest(ProgramTestCase):
         self.assert_error(SWEEP, ["--temporal=8,,16"], "--temporal")
         self.assert_error(SWEEP, ["--spatial=256", "--temporal=256"], "--spatial", "--temporal", "too large")
         self.assert_error(SWEEP, ["--t=8:16:8"], "--t")  # the old spelling is gone
+
+
+class SolverBenchmarkTest(ProgramTestCase, LatticeChecks):
+    def test_help(self):
+        self.assert_help(SOLVER, ["--lattice=LXxLYxLZxLT", "--kappas=X,...", "--solvers=SPEC,...", "--repetitions=N",
+                                  "--seed=N", "--tolerance=X", "--max-iterations=N", "--fermion=wilson|clover",
+                                  "--csw=X", "--clover-form=complement|unit-diagonal"])
+
+    def test_errors(self):
+        self.assert_common_errors(SOLVER, flag_with_number="--repetitions", positive_flag="--repetitions")
+        self.assert_common_errors(SOLVER, flag_with_number="--csw")
+        self.assert_bad_lattices(SOLVER)
+        self.assert_error(SOLVER, ["--kappas=0.25"], "--kappas")
+        self.assert_error(SOLVER, ["--solvers=no-such-solver"], "--solvers")
+        self.assert_error(SOLVER, ["--fermion=staggered"], "--fermion", "staggered")
+        self.assert_error(SOLVER, ["--fermion=clover", "--clover-form=asymmetric"], "--clover-form", "asymmetric")
+        self.assert_error(SOLVER, ["--csw=1"], "--csw", "--fermion=clover")
+        self.assert_error(SOLVER, ["--fermion=wilson", "--csw=1"], "--csw", "--fermion=clover")
+        self.assert_error(SOLVER, ["--clover-form=unit-diagonal"], "--clover-form", "--fermion=clover")
 
 
 class WilsonDslashBenchmarkTest(ProgramTestCase, LatticeChecks):

@@ -6,13 +6,22 @@
 //
 //   solver_benchmark [--lattice=24x24x24x32] [--kappas=0.2,0.22,0.23,0.24] [--solvers=SPEC,...]
 //                    [--repetitions=3] [--seed=1] [--tolerance=1e-12] [--max-iterations=20000]
+//                    [--fermion=wilson|clover] [--csw=1] [--clover-form=complement|unit-diagonal]
+//
+// --fermion=clover times the Wilson-clover system instead (reference/clover.h, M = (4 + m) + A - D/2 with
+// c_sw = --csw, traceless field strength), even-odd in the --clover-form Schur form: per kappa the clover term is
+// built once on the host (GpuCloverTerms; a singular or ill-conditioned T(n) is refused naming kappa and c_sw).
+// Haar-random links have O(1) field strength: |F_{mu nu}| <= 4/3, so |A| <= 4 c_sw and any kappa < 1 / (8 c_sw)
+// keeps T positive definite on any links, its condition number <= (1 + 8 kappa c_sw) / (1 - 8 kappa c_sw)
+// (9 at kappa = 0.1, c_sw = 1); the Wilson kappas 0.2 - 0.24 may be refused at c_sw = 1.
 //
 // Every solve goes through SolveWithSpecOnGpu (gpu/spec_solver.h), the same factory the main job uses;
 // links are uploaded once per layout. A spec with /gf solves the system on the temporal-gauge-fixed copy of
 // the links (the same matrix up to a gauge transformation, so the same iteration counts up to rounding).
 // Each spec is solved once untimed first (the launch tuner times its block sizes then); every solve is
 // repeated N times (deterministic: the same iterations each time) and the median wall-clock time is
-// reported. GFLOPS = the solver's own count (operator flops, 1320 per Dslash site + 48 per xpay site, plus
+// reported. GFLOPS = the solver's own count (operator flops, 1320 per Dslash site + 48 per xpay site; for clover
+// the Schur operator's kCloverSchurFlopsPerSite = 2 x (1320 + 504) + 48 = 3696 per site of one parity; plus
 // the vector operations of solvers/vector_flops.h, plus the source preparation, reconstruction and final
 // residual) / that time. Speed-up = time of the first spec / time. Measures and prints; asserts nothing.
 #include <algorithm>
@@ -23,6 +32,7 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -33,6 +43,7 @@
 #include "gpu/gpu_backend.h"
 #include "gpu/spec_solver.h"
 #include "reference/cli/command_line.h"
+#include "reference/clover.h"
 #include "reference/gauge_transform.h"
 #include "reference/su3_random.h"
 #include "solvers/solver_spec.h"
@@ -59,8 +70,26 @@ void PrintRow(double kappa, const std::string& spec, const SolveResult& r, doubl
               r.seconds, r.flops / r.seconds / 1e9, baseline_seconds / r.seconds, r.true_residual);
 }
 
+// The fermion action: Wilson, or Wilson-clover with c_sw in an even-odd Schur form.
+struct Action {
+  bool clover = false;
+  double c_sw = 1;
+  CloverSchurForm form = CloverSchurForm::kComplement;
+};
+
+// The clover parameters of `kappa`; std::invalid_argument naming kappa and c_sw if they are refused.
+CloverParams CloverParamsOf(double kappa, double c_sw) {
+  try {
+    return CloverParams::FromKappa(kappa, c_sw);
+  } catch (const std::invalid_argument& e) {
+    std::ostringstream what;
+    what << "--csw=" << c_sw << " at kappa " << kappa << ": " << e.what();
+    throw std::invalid_argument(what.str());
+  }
+}
+
 void SolveTable(const Lattice& lattice, const std::vector<double>& kappas, const std::vector<SolverSpec>& specs,
-                int repetitions, std::uint64_t seed) {
+                int repetitions, std::uint64_t seed, const Action& action) {
   const GaugeField<double> links = RandomGaugeField<double>(lattice, seed);
   std::unique_ptr<TemporalGauge<double>> fixed;  // for /gf specs, made on first use
   SpinorField<double> source(lattice);
@@ -69,12 +98,32 @@ void SolveTable(const Lattice& lattice, const std::vector<double>& kappas, const
   std::unique_ptr<GpuGaugeLinks> gauge_fixed;
   GpuSpinorField<double> b(lattice, Subset::kFull);
   b.Upload(source);
-  std::printf("\nlattice %s, Haar-random links (seed %llu), Gaussian source, eps = %.0e, median of %d\n",
-              lattice.ToString().c_str(), static_cast<unsigned long long>(seed), specs.front().tolerance, repetitions);
+  std::string fermion;  // empty for Wilson: its header is unchanged
+  if (action.clover) {
+    std::ostringstream text;
+    text << ", Wilson-clover c_sw = " << action.c_sw << " (traceless F), " << ToString(action.form) << " form";
+    fermion = text.str();
+  }
+  std::printf("\nlattice %s, Haar-random links (seed %llu), Gaussian source, eps = %.0e, median of %d%s\n",
+              lattice.ToString().c_str(), static_cast<unsigned long long>(seed), specs.front().tolerance, repetitions,
+              fermion.c_str());
   std::printf("%6s %-34s %-11s %6s %6s %6s %9s %8s %8s  %s\n", "kappa", "solver", "status", "iters", "updts",
               "lowapp", "time s", "GFLOPS", "speedup", "true residual");
   for (double kappa : kappas) {
     const WilsonParams w = WilsonParams::FromKappa(kappa);
+    // Clover: the term on the original links, and (for /gf specs) on the gauge-fixed ones, each built once.
+    std::unique_ptr<GpuCloverTerms> clover_plain, clover_fixed;
+    auto clover_on = [&](const GaugeField<double>& u) {
+      try {
+        return std::make_unique<GpuCloverTerms>(u, CloverParamsOf(kappa, action.c_sw));
+      } catch (const std::domain_error& e) {
+        std::ostringstream what;
+        what << "the clover term T at kappa " << kappa << ", c_sw " << action.c_sw
+             << " is ill-conditioned on these links (lower kappa or --csw): " << e.what();
+        throw std::domain_error(what.str());
+      }
+    };
+    if (action.clover) clover_plain = clover_on(links);
     double baseline = 0;
     for (const SolverSpec& spec : specs) {
       if (spec.temporal_gauge && !gauge_fixed) {
@@ -82,9 +131,12 @@ void SolveTable(const Lattice& lattice, const std::vector<double>& kappas, const
         gauge_fixed = std::make_unique<GpuGaugeLinks>(fixed->field, true);
       }
       GpuGaugeLinks& on = spec.temporal_gauge ? *gauge_fixed : plain;
+      if (action.clover && spec.temporal_gauge && !clover_fixed) clover_fixed = clover_on(fixed->field);
+      GpuCloverTerms* clover = spec.temporal_gauge ? clover_fixed.get() : clover_plain.get();
       auto solve = [&] {
         GpuSpinorField<double> x(lattice, Subset::kFull);
-        return SolveWithSpecOnGpu(spec, on, w, x, b);
+        return action.clover ? SolveWithSpecOnGpu(spec, on, *clover, action.form, x, b)
+                             : SolveWithSpecOnGpu(spec, on, w, x, b);
       };
       solve();  // untimed: tunes every kernel the solve launches
       const SolveResult r = Median(repetitions, solve);
@@ -166,10 +218,12 @@ int main(int argc, char** argv) {
     int repetitions = 3, max_iterations = 20000;
     std::uint64_t seed = 1;
     double tolerance = 1e-12;
+    Action action;
+    enum class Fermion { kWilson, kClover } fermion = Fermion::kWilson;
     command_line::FlagSet flags(
         "solver_benchmark",
-        "Time to solution of the even-odd Wilson system on the GPU for solver specs over kappa (the paper's\n"
-        "Figure 7 analogue), then the bandwidth of the fused vector kernels. Measures; asserts nothing.");
+        "Time to solution of the even-odd Wilson (or Wilson-clover) system on the GPU for solver specs over kappa\n"
+        "(the paper's Figure 7 analogue), then the bandwidth of the fused vector kernels. Measures; asserts nothing.");
     flags.Extents("lattice", &extents, "lattice");
     flags.DoubleList("kappas", &kappas, "hopping parameters", command_line::Range::Open(0, 0.25));
     flags.String("solvers", &solver_list, "SPEC,...",
@@ -178,7 +232,24 @@ int main(int argc, char** argv) {
     flags.Unsigned64("seed", &seed, "seed of the random links and source");
     flags.Double("tolerance", &tolerance, "eps: full-lattice true residual", command_line::Range::Open(0, 1));
     flags.Int("max-iterations", &max_iterations, 1, 100000000, "iteration budget per solve");
+    flags.Choice<Fermion>("fermion", &fermion, {{"wilson", Fermion::kWilson}, {"clover", Fermion::kClover}},
+                          "fermion action");
+    flags.Double("csw", &action.c_sw, "clover coefficient (clover only; 1 = tree level)");
+    flags.Choice<CloverSchurForm>("clover-form", &action.form,
+                                  {{"complement", CloverSchurForm::kComplement},
+                                   {"unit-diagonal", CloverSchurForm::kUnitDiagonal}},
+                                  "even-odd form of the clover matrix (clover only)");
     if (!flags.Parse(argc, argv, std::cout)) return 0;
+    action.clover = fermion == Fermion::kClover;
+    if (flags.Given("csw") && !action.clover) {
+      throw std::invalid_argument("--csw needs --fermion=clover (the Wilson action has no clover term)");
+    }
+    if (flags.Given("clover-form") && !action.clover) {
+      throw std::invalid_argument("--clover-form needs --fermion=clover");
+    }
+    if (action.clover) {
+      for (double kappa : kappas) (void)CloverParamsOf(kappa, action.c_sw);  // refuse a bad c_sw before the GPU
+    }
     std::vector<solvers::SolverSpec> specs;
     for (const std::string& text : command_line::SplitList("solvers", solver_list)) {
       solvers::SolverSpec spec;
@@ -200,7 +271,7 @@ int main(int argc, char** argv) {
     std::printf("solver_benchmark: %s\n", Describe(CurrentDeviceInfo()).c_str());
     const CopyBandwidth copy = MeasureCopyBandwidth(std::size_t{1} << 30, 10);
     std::printf("copy kernel %.0f GB/s (read + write, 1 GiB buffers, best of 10)\n", copy.kernel_gbs);
-    SolveTable(lattice, kappas, specs, repetitions, seed);
+    SolveTable(lattice, kappas, specs, repetitions, seed, action);
     BlasTable(lattice, copy.kernel_gbs);
     return 0;
   });
