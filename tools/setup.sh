@@ -13,6 +13,8 @@ PACKAGES=(
   python3-numpy
   clang               # clang 14 and its fuzzer/sanitizer runtimes: the short libFuzzer run in the tests
   libclang-rt-14-dev  #   (//reference/io/fuzz:gauge_file_libfuzzer_short_run_test)
+  libopenmpi-dev      # Open MPI 4.1: the multi-rank communicator (gpu/comm) and its tests
+  openmpi-bin         #   mpirun, which those tests start
 )
 
 say() { echo "setup: $*"; }
