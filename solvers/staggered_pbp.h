@@ -1,0 +1,220 @@
+// staggered_pbp.h: the even-odd staggered solve on the CPU and the chiral condensate
+//     pbp = (1/V) Re tr M^{-1},   M = 2m + D (staggered_dslash.h), the trace over sites and colours,
+// estimated stochastically and computed exactly for small lattices.
+//
+// SolveStaggeredEvenOdd: M x = b by CG on the even Schur operator (cpu_staggered.h):
+//     b'_e = 2m b_e - D_eo b_o;   CG on M_ee x_e = b'_e;   x_o = (b_o - D_oe x_e) / (2m).
+//   Reports the CG record of the Schur system and the true full residual |b - M x| / |b| (ApplyStaggered).
+// Z2 noise (FillZ2Noise): every colour component of every site is +1 or -1 (real) with probability 1/2,
+//   from RandomStream(seed, site) (reproducible, independent of loop order); E[eta eta^dag] = 1.
+// EstimateChiralCondensate: for k = 0..N-1, eta_k = Z2 noise with seed (seed, k) mixed into one 64-bit seed
+//   (seed * 0x9E3779B97F4A7C15 + k + 1), x_k = M^{-1} eta_k (SolveStaggeredEvenOdd), sample
+//   s_k = (1/V) Re <eta_k, x_k>. E[s_k] = pbp exactly (unbiased: E[eta^dag A eta] = tr A). Returns the mean
+//   and its standard error sqrt(sum (s_k - mean)^2 / (N (N - 1))) (N >= 2).
+// ExactChiralCondensate: (1/V) Re sum_i [M^{-1}]_ii with M^{-1} from Eigen's SparseLU applied to the 3V
+//   columns of the identity, and a rigorous a posteriori bound on its error: column j's computed x_j has
+//   |x_j - M^{-1} e_j| <= |r_j| / sigma_min(M), r_j = e_j - M x_j, and sigma_min(M) >= 2|m| (M^dag M =
+//   4m^2 - D^2 with -D^2 = D^dag D >= 0); r_j is evaluated in double, its own rounding bounded by
+//   gamma(n) (|e_j| + |M| |x_j|) with n = 49 (48 link products plus the mass term, complex: the sqrt(2) 2n
+//   constant of staggered_dslash_test), and the final sum of 3V diagonal entries by gamma(3V) sum |x_jj|.
+//   Everything divided by V.
+// ExactChiralCondensateEvenOdd: the same quantity from the Schur operator alone, 4m tr M_ee^{-1} / V:
+//   the even-even block of M^{-1} is (2m - D_eo D_oe / (2m))^{-1} = 2m M_ee^{-1}, the odd-odd one
+//   2m M_oo^{-1}, and tr M_oo^{-1} = tr M_ee^{-1} (M_ee = 4m^2 + A A^dag, M_oo = 4m^2 + A^dag A with
+//   A = D_eo square: same spectrum). Same style of bound with sigma_min(M_ee) >= 4m^2.
+// FreeChiralCondensate: the closed form on the free field F = c1 1, L = c3 1 (unit links scaled):
+//   D^2 = -4 sum_mu s(p_mu)^2 on every plane wave (staggered_dslash.h), s(p) = c1 sin p + c3 sin 3p, and
+//   tr M^{-1} = tr (2m - D)(4m^2 - D^2)^{-1} = tr 2m (4m^2 - D^2)^{-1} (the D term flips parity while
+//   (4m^2 - D^2)^{-1} keeps it: zero diagonal), so with the V plane waves a basis and 3 colours
+//       pbp = (3/V) sum_p 2m / (4m^2 + 4 sum_mu s(p_mu)^2),
+//   p_mu = 2 pi k / L_mu (periodic) or 2 pi (k + 1/2) / L_mu (antiperiodic), k = 0..L_mu - 1.
+// Errors: std::invalid_argument for m = 0 or not finite, N < 2, mismatched links/fields.
+#pragma once
+
+#include <Eigen/SparseCore>
+#include <Eigen/SparseLU>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "reference/random.h"
+#include "reference/staggered/colour_vector_field.h"
+#include "reference/staggered/sparse_staggered.h"
+#include "reference/staggered/staggered_dslash.h"
+#include "solvers/cg.h"
+#include "solvers/cpu_staggered.h"
+
+namespace lqcd::solvers {
+
+struct StaggeredSolve {
+  ColourVectorField<double> x;  // full-lattice solution of M x = b
+  SolveResult schur;            // the CG record on M_ee x_e = b'_e
+  double full_residual = 0;     // |b - M x| / |b| recomputed with ApplyStaggered (0 for b = 0)
+};
+
+inline void RequireStaggeredMass(double mass, const char* where) {
+  if (!std::isfinite(mass) || mass == 0) {
+    throw std::invalid_argument(std::string(where) + ": the mass must be finite and non-zero, got " +
+                                std::to_string(mass));
+  }
+}
+
+inline StaggeredSolve SolveStaggeredEvenOdd(const StaggeredLinks<double>& links, const StaggeredParams& params,
+                                            const ColourVectorField<double>& b, const SolverParams& solver) {
+  RequireStaggeredMass(params.mass, "SolveStaggeredEvenOdd");
+  if (b.subset() != Subset::kFull || b.lattice() != links.lattice()) {
+    throw std::invalid_argument("SolveStaggeredEvenOdd: needs a full-lattice source on " +
+                                links.lattice().ToString());
+  }
+  const CpuStaggeredSchur<double> op(links, params, Parity::kEven);
+  ColourVectorField<double> b_e = op.NewField(), x_e = op.NewField();
+  op.PrepareSource(b_e, b);
+  StaggeredSolve out{ColourVectorField<double>(b.lattice()), SolveResult{}, 0};
+  out.schur = ConjugateGradient(op, x_e, b_e, solver);
+  op.Reconstruct(out.x, x_e, b);
+  ColourVectorField<double> mx(b.lattice());
+  ApplyStaggered(mx, links, out.x, params);
+  const double nb = Norm2(b);
+  out.full_residual = nb > 0 ? std::sqrt(Norm2(Difference(b, mx)) / nb) : 0;
+  return out;
+}
+
+inline void FillZ2Noise(ColourVectorField<double>& field, std::uint64_t seed) {
+  for (int i = 0; i < field.sites(); ++i) {
+    RandomStream rng(seed, static_cast<std::uint64_t>(field.SiteIndex(i)));
+    for (int c = 0; c < 3; ++c) field[i](c) = Complex<double>((rng.NextWord() & 1u) ? 1.0 : -1.0, 0.0);
+  }
+}
+
+inline std::uint64_t NoiseSeed(std::uint64_t seed, int k) {
+  return seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(k) + 1;
+}
+
+struct PbpEstimate {
+  double mean = 0;
+  double standard_error = 0;
+  std::vector<double> samples;         // (1/V) Re <eta_k, M^{-1} eta_k>
+  double max_full_residual = 0;        // largest |eta - M x| / |eta| over the solves
+  int total_iterations = 0;            // CG iterations over all solves
+  bool all_converged = true;
+};
+
+inline PbpEstimate EstimateChiralCondensate(const StaggeredLinks<double>& links, const StaggeredParams& params,
+                                            int n_noise, std::uint64_t seed, const SolverParams& solver) {
+  if (n_noise < 2) throw std::invalid_argument("EstimateChiralCondensate: needs at least 2 noise vectors");
+  RequireStaggeredMass(params.mass, "EstimateChiralCondensate");
+  PbpEstimate out;
+  const double volume = links.lattice().volume();
+  for (int k = 0; k < n_noise; ++k) {
+    ColourVectorField<double> eta(links.lattice());
+    FillZ2Noise(eta, NoiseSeed(seed, k));
+    const StaggeredSolve s = SolveStaggeredEvenOdd(links, params, eta, solver);
+    out.samples.push_back(Dot(eta, s.x).real() / volume);
+    out.max_full_residual = std::max(out.max_full_residual, s.full_residual);
+    out.total_iterations += s.schur.iterations;
+    out.all_converged = out.all_converged && s.schur.status == SolveStatus::kConverged;
+  }
+  double sum = 0;
+  for (double v : out.samples) sum += v;
+  out.mean = sum / n_noise;
+  double ss = 0;
+  for (double v : out.samples) ss += (v - out.mean) * (v - out.mean);
+  out.standard_error = std::sqrt(ss / (static_cast<double>(n_noise) * (n_noise - 1)));
+  return out;
+}
+
+struct ExactPbp {
+  double value = 0;        // (1/V) Re tr M^{-1}
+  double error_bound = 0;  // rigorous bound on |value - exact| (file comment)
+};
+
+namespace pbp_detail {
+
+inline double Gamma(double n) {
+  const double u = std::numeric_limits<double>::epsilon() / 2;
+  return n * u / (1 - n * u);
+}
+
+// (1/V) Re tr A^{-1} * scale for a sparse A with sigma_min(A) >= sigma_min, with the bound of the file
+// comment; n_products bounds the complex products per row of A.
+inline ExactPbp TraceOfInverse(const SparseComplexMatrix& a, double scale, double sigma_min, int n_products,
+                               double volume) {
+  Eigen::SparseLU<SparseComplexMatrix> lu;
+  lu.compute(a);
+  if (lu.info() != Eigen::Success) throw std::runtime_error("ExactChiralCondensate: SparseLU failed");
+  const int n = static_cast<int>(a.rows());
+  SparseComplexMatrix identity(n, n);
+  identity.setIdentity();
+  const Eigen::MatrixXcd x = lu.solve(Eigen::MatrixXcd(identity));
+  const Eigen::MatrixXcd r = Eigen::MatrixXcd(identity) - a * x;
+  SparseComplexMatrix abs_a = a.cwiseAbs().cast<std::complex<double>>();
+  const Eigen::MatrixXd ax = (abs_a * x.cwiseAbs().cast<std::complex<double>>()).real();
+  const double g = std::sqrt(2.0) * Gamma(2.0 * n_products);
+  double trace = 0, abs_diag = 0, column_errors = 0;
+  for (int j = 0; j < n; ++j) {
+    trace += x(j, j).real();
+    abs_diag += std::abs(x(j, j));
+    const double rounding = g * (Eigen::VectorXd::Unit(n, j) + ax.col(j)).norm();
+    column_errors += (r.col(j).norm() + rounding) / sigma_min;
+  }
+  ExactPbp out;
+  out.value = scale * trace / volume;
+  out.error_bound = std::abs(scale) * (column_errors + Gamma(n) * abs_diag) / volume;
+  return out;
+}
+
+}  // namespace pbp_detail
+
+inline ExactPbp ExactChiralCondensate(const StaggeredLinks<double>& links, const StaggeredParams& params) {
+  RequireStaggeredMass(params.mass, "ExactChiralCondensate");
+  const SparseComplexMatrix m = SparseStaggered(links, params);
+  return pbp_detail::TraceOfInverse(m, 1.0, 2 * std::abs(params.mass), 49, links.lattice().volume());
+}
+
+inline ExactPbp ExactChiralCondensateEvenOdd(const StaggeredLinks<double>& links, const StaggeredParams& params) {
+  RequireStaggeredMass(params.mass, "ExactChiralCondensateEvenOdd");
+  const SparseComplexMatrix m_ee = SparseStaggeredSchur(links, params, Parity::kEven);
+  // A row of M_ee = 4m^2 - D_eo D_oe is a sum of at most 48 x 48 products plus the mass term (its
+  // non-zeros are products accumulated by the sparse product; bounded generously by 48^2 + 1).
+  ExactPbp out = pbp_detail::TraceOfInverse(m_ee, 4 * params.mass, 4 * params.mass * params.mass, 48 * 48 + 1,
+                                            links.lattice().volume());
+  // The stored M_ee is the rounded product: |E| <= sqrt(2) gamma(2 * 48) |D_eo| |D_oe| entrywise, and
+  // |tr (A + E)^{-1} - tr A^{-1}| <= n |E|_2 / (sigma_min (sigma_min - |E|_2)) with |E|_2 <= |E|_F.
+  const SparseComplexMatrix d_eo = SparseStaggeredDslashParity(links, params.boundary, Parity::kEven);
+  const SparseComplexMatrix d_oe = SparseStaggeredDslashParity(links, params.boundary, Parity::kOdd);
+  const SparseComplexMatrix abs_eo = d_eo.cwiseAbs().cast<std::complex<double>>();
+  const SparseComplexMatrix abs_oe = d_oe.cwiseAbs().cast<std::complex<double>>();
+  const SparseComplexMatrix prod = abs_eo * abs_oe;
+  const double e = std::sqrt(2.0) * pbp_detail::Gamma(2.0 * 48) * prod.norm();
+  const double s = 4 * params.mass * params.mass;
+  if (e >= s) throw std::runtime_error("ExactChiralCondensateEvenOdd: rounding bound exceeds sigma_min");
+  out.error_bound += std::abs(4 * params.mass) * m_ee.rows() * e / (s * (s - e)) / links.lattice().volume();
+  return out;
+}
+
+inline double FreeChiralCondensate(const Lattice& lattice, double mass, const FermionBoundary& boundary, double c1,
+                                   double c3) {
+  RequireStaggeredMass(mass, "FreeChiralCondensate");
+  const double pi = std::acos(-1.0);
+  std::vector<double> s2[kDims];
+  for (int mu = 0; mu < kDims; ++mu) {
+    const int l = lattice.extent(mu);
+    const double shift = boundary.condition[mu] == BoundaryCondition::kAntiperiodic ? 0.5 : 0.0;
+    for (int k = 0; k < l; ++k) {
+      const double p = 2 * pi * (k + shift) / l;
+      const double s = c1 * std::sin(p) + c3 * std::sin(3 * p);
+      s2[mu].push_back(s * s);
+    }
+  }
+  double sum = 0;
+  for (double a : s2[0])
+    for (double b : s2[1])
+      for (double c : s2[2])
+        for (double d : s2[3]) sum += 2 * mass / (4 * mass * mass + 4 * (a + b + c + d));
+  return 3 * sum / lattice.volume();
+}
+
+}  // namespace lqcd::solvers

@@ -1,0 +1,182 @@
+// staggered_pbp_test: the CPU staggered backend and even-odd CG (cpu_staggered.h) and the chiral condensate
+// (staggered_pbp.h). Every tolerance is derived next to its assertion, never tuned.
+//   - EvenOddSolveMeetsTolerance: CG on M_ee to Schur tolerance t, reconstructed, has
+//       |b - M x| / |b| <= t |b'_e| / (2m |b|) + rounding,
+//     because the reconstruction makes the odd rows of M x = b hold up to rounding and the even rows are the
+//     Schur residual divided by 2m (staggered_dslash.h); rounding of the residual computation itself is
+//     bounded by sqrt(2) gamma(2 * 49) (|b| + |||M|||_F |x|) / |b|. The residual is recomputed with the
+//     oracle's ApplyStaggered.
+//   - ExactTraceTwoWays (naive and asqtad links, random SU(3), 4^4): the sparse-LU trace of M^{-1} equals
+//     4m tr M_ee^{-1} within the sum of the two rigorous bounds (staggered_pbp.h).
+//   - StochasticMatchesExact (same links): N = 64 Z2 vectors; |estimate - exact| <= 4 standard errors
+//     (+ the exact bound + the CG bias bound). For a Gaussian mean the false-failure probability of the
+//     4-sigma test is 2 (1 - Phi(4)) = 6.3e-5; the seed is fixed, so the test is deterministic.
+//     CG bias: |Re <eta, x~ - x>| / V <= |eta| |x~ - x| / V <= |eta| |b - M x~| / (2m V) = 3V t' / (2m V)
+//     with t' the recomputed relative full residual (|eta|^2 = 3V).
+//   - FreeFieldClosedForm: unit links (naive) and F = 9/8, L = -1/24 unit links (tree-level asqtad), 4^4,
+//     antiperiodic time: the exact trace equals (3/V) sum_p 2m / (4m^2 + 4 sum s(p_mu)^2) within the exact
+//     bound plus gamma(V) for the closed-form sum (positive terms, sum within gamma(V) + a few u relative).
+//   - Reproducible: the same seed gives bit-identical samples.
+#include "solvers/staggered_pbp.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "reference/staggered/hisq_links.h"
+#include "reference/su3_random.h"
+#include "solvers/cpu_staggered.h"
+
+namespace lqcd::solvers {
+namespace {
+
+constexpr double kU = std::numeric_limits<double>::epsilon() / 2;
+double GammaN(double n) { return n * kU / (1 - n * kU); }
+
+StaggeredLinks<double> NaiveRandom(const Lattice& lattice, std::uint64_t seed) {
+  return StaggeredLinks<double>::Naive(RandomGaugeField<double>(lattice, seed));
+}
+StaggeredLinks<double> AsqtadRandom(const Lattice& lattice, std::uint64_t seed) {
+  const SmearedLinks s = AsqtadLinks(RandomGaugeField<double>(lattice, seed), 1.0);
+  return StaggeredLinks<double>{s.fat, s.naik};
+}
+
+TEST(CpuStaggered, SchurOperatorIsHermitianPositiveAndCgConverges) {
+  const Lattice lattice(4, 4, 4, 4);
+  const StaggeredParams params{0.1, FermionBoundary::AntiperiodicTime()};
+  const CpuStaggeredSchur<double> op(NaiveRandom(lattice, 11), params);
+  ColourVectorField<double> x = op.NewField(), y = op.NewField(), ax = op.NewField(), ay = op.NewField();
+  FillGaussian(x, 1);
+  FillGaussian(y, 2);
+  op.Apply(ax, x);
+  op.Apply(ay, y);
+  // <x, A y> = <A x, y>: each side a sum of 3V/2 products of values of size |x||Ay|: gamma bound.
+  const Complex<double> l = Dot(x, ay), r = Dot(ax, y);
+  const double bound = 2 * std::sqrt(2.0) * GammaN(2 * 3 * lattice.half_volume()) *
+                       (std::sqrt(Norm2(x) * Norm2(ay)) + std::sqrt(Norm2(ax) * Norm2(y)));
+  // plus the operator's own rounding: |fl(Ay) - Ay| <= c |||A|||_F |y| with c = sqrt(2) gamma(2 (48^2 + 1)) (a
+  // generous count of the products behind one component of A y), so |<x, fl(Ay) - Ay>| <= c |||A|||_F |x||y| by
+  // Cauchy-Schwarz, and the same for <fl(Ax) - Ax, y>: twice c |||A|||_F |x||y|.
+  const SparseComplexMatrix a = SparseStaggeredSchur(op.links(), params, Parity::kEven);
+  const double op_err = std::sqrt(2.0) * GammaN(2 * (48 * 48 + 1)) * a.cwiseAbs().norm() *
+                        (std::sqrt(Norm2(x) * Norm2(y)) * 2);
+  EXPECT_LE(std::abs(l - r), bound + op_err);
+  EXPECT_GT(CpuStaggeredBackend::ReDot(x, ax), 0);
+  ColourVectorField<double> same = op.NewField();
+  EXPECT_THROW(op.Apply(same, same), std::invalid_argument);
+  ColourVectorField<double> odd(lattice, Subset::kOdd);
+  EXPECT_THROW(op.Apply(odd, x), std::invalid_argument);
+}
+
+TEST(StaggeredPbp, EvenOddSolveMeetsTolerance) {
+  const Lattice lattice(4, 4, 4, 4);
+  for (double mass : {0.1, 0.5}) {
+    const StaggeredParams params{mass, FermionBoundary::AntiperiodicTime()};
+    for (int kind = 0; kind < 2; ++kind) {
+      const StaggeredLinks<double> links = kind == 0 ? NaiveRandom(lattice, 5) : AsqtadRandom(lattice, 5);
+      ColourVectorField<double> b(lattice);
+      FillGaussian(b, 7);
+      SolverParams sp;
+      sp.tolerance = 1e-10;
+      const StaggeredSolve s = SolveStaggeredEvenOdd(links, params, b, sp);
+      ASSERT_EQ(s.schur.status, SolveStatus::kConverged) << s.schur.reason;
+      const ColourVectorField<double> b_e = PrepareStaggeredSchurSource(links, b, params, Parity::kEven);
+      // Recompute with the oracle.
+      ColourVectorField<double> mx(lattice);
+      ApplyStaggered(mx, links, s.x, params);
+      const double nb = std::sqrt(Norm2(b));
+      const double res = std::sqrt(Norm2(Difference(b, mx)) / Norm2(b));
+      EXPECT_EQ(res, s.full_residual);
+      const double abs_m = SparseStaggered(links, params).cwiseAbs().norm();
+      const double rounding = std::sqrt(2.0) * GammaN(2 * 49) * (nb + abs_m * std::sqrt(Norm2(s.x))) / nb;
+      // The Schur residual the CG certifies is its recomputed true residual (<= tolerance) times |b'_e|;
+      // the reconstruction adds its own rounding to the odd rows, bounded the same way.
+      const double allowed = s.schur.true_residual * std::sqrt(Norm2(b_e)) / (2 * mass * nb) + 2 * rounding;
+      EXPECT_LE(s.schur.true_residual, sp.tolerance);
+      EXPECT_LE(res, allowed) << "mass " << mass << " kind " << kind;
+      EXPECT_LE(res, sp.tolerance * std::sqrt(Norm2(b_e)) / (2 * mass * nb) + 2 * rounding);
+    }
+  }
+}
+
+class PbpOnRandomLinks : public ::testing::TestWithParam<int> {
+ protected:
+  StaggeredLinks<double> Links() const {
+    const Lattice lattice(4, 4, 4, 4);
+    return GetParam() == 0 ? NaiveRandom(lattice, 21) : AsqtadRandom(lattice, 21);
+  }
+};
+
+TEST_P(PbpOnRandomLinks, ExactTraceTwoWays) {
+  const StaggeredParams params{0.1, FermionBoundary::AntiperiodicTime()};
+  const StaggeredLinks<double> links = Links();
+  const ExactPbp full = ExactChiralCondensate(links, params);
+  const ExactPbp eo = ExactChiralCondensateEvenOdd(links, params);
+  EXPECT_LE(std::abs(full.value - eo.value), full.error_bound + eo.error_bound)
+      << full.value << " vs " << eo.value << " bounds " << full.error_bound << " " << eo.error_bound;
+  EXPECT_GT(full.value, 0);
+  EXPECT_LT(full.error_bound, 1e-8 * full.value);  // the bound is informative, not vacuous
+}
+
+TEST_P(PbpOnRandomLinks, StochasticMatchesExact) {
+  const StaggeredParams params{0.1, FermionBoundary::AntiperiodicTime()};
+  const StaggeredLinks<double> links = Links();
+  const ExactPbp exact = ExactChiralCondensate(links, params);
+  SolverParams sp;
+  sp.tolerance = 1e-10;
+  const PbpEstimate est = EstimateChiralCondensate(links, params, 64, 2024, sp);
+  ASSERT_TRUE(est.all_converged);
+  ASSERT_EQ(est.samples.size(), 64u);
+  const double volume = links.lattice().volume();
+  const double cg_bias = 3 * volume * est.max_full_residual / (2 * params.mass * volume);
+  const double allowed = 4 * est.standard_error + exact.error_bound + cg_bias;
+  EXPECT_LE(std::abs(est.mean - exact.value), allowed)
+      << "estimate " << est.mean << " +- " << est.standard_error << " exact " << exact.value;
+  EXPECT_GT(est.standard_error, 0);
+  std::printf("links %s: exact pbp %.12f, estimate %.6f +- %.6f (N = 64, %d CG iterations)\n",
+              GetParam() == 0 ? "naive" : "asqtad", exact.value, est.mean, est.standard_error,
+              est.total_iterations);
+}
+
+INSTANTIATE_TEST_SUITE_P(NaiveAndAsqtad, PbpOnRandomLinks, ::testing::Values(0, 1));
+
+TEST(StaggeredPbp, Reproducible) {
+  const Lattice lattice(4, 4, 4, 4);
+  const StaggeredParams params{0.2, FermionBoundary::AntiperiodicTime()};
+  const StaggeredLinks<double> links = NaiveRandom(lattice, 3);
+  SolverParams sp;
+  const PbpEstimate a = EstimateChiralCondensate(links, params, 2, 99, sp);
+  const PbpEstimate b = EstimateChiralCondensate(links, params, 2, 99, sp);
+  EXPECT_EQ(a.samples, b.samples);
+  EXPECT_THROW(EstimateChiralCondensate(links, params, 1, 99, sp), std::invalid_argument);
+  EXPECT_THROW(ExactChiralCondensate(links, StaggeredParams{0.0, params.boundary}), std::invalid_argument);
+}
+
+GaugeField<double> ScaledUnit(const Lattice& lattice, double c) {
+  GaugeField<double> u(lattice);
+  for (auto& link : u.links()) link = c * ColorMatrix<double>::Identity();
+  return u;
+}
+
+TEST(StaggeredPbp, FreeFieldClosedForm) {
+  const Lattice lattice(4, 4, 4, 4);
+  const double volume = lattice.volume();
+  for (double mass : {0.05, 0.3}) {
+    const StaggeredParams params{mass, FermionBoundary::AntiperiodicTime()};
+    for (int kind = 0; kind < 2; ++kind) {
+      const double c1 = kind == 0 ? 1.0 : 9.0 / 8.0, c3 = kind == 0 ? 0.0 : -1.0 / 24.0;
+      StaggeredLinks<double> links{ScaledUnit(lattice, c1), std::nullopt};
+      if (kind == 1) links.long_links = ScaledUnit(lattice, c3);
+      const ExactPbp exact = ExactChiralCondensate(links, params);
+      const double closed = FreeChiralCondensate(lattice, mass, params.boundary, c1, c3);
+      // Closed form: V positive terms each within ~10 u relative (sin, squares, sums of 4, one division),
+      // summed with gamma(V): (gamma(V) + 10 u) |closed|.
+      EXPECT_LE(std::abs(exact.value - closed), exact.error_bound + (GammaN(volume) + 10 * kU) * closed)
+          << "mass " << mass << " kind " << kind << ": " << exact.value << " vs " << closed;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lqcd::solvers
