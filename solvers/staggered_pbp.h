@@ -3,7 +3,8 @@
 // estimated stochastically and computed exactly for small lattices.
 //
 // SolveStaggeredEvenOdd: M x = b by CG on the even Schur operator (cpu_staggered.h):
-//     b'_e = 2m b_e - D_eo b_o;   CG on M_ee x_e = b'_e;   x_o = (b_o - D_oe x_e) / (2m).
+//     b'_e = 2m b_e - D_eo b_o;   CG on M_ee x_e = b'_e;   x_o = (b_o - D_oe x_e) / (2m),
+//   with the Schur tolerance scaled so that the full residual |b - M x| / |b| meets solver.tolerance.
 //   Reports the CG record of the Schur system and the true full residual |b - M x| / |b| (ApplyStaggered).
 // Z2 noise (FillZ2Noise): every colour component of every site is +1 or -1 (real) with probability 1/2,
 //   from RandomStream(seed, site) (reproducible, independent of loop order); E[eta eta^dag] = 1.
@@ -33,6 +34,7 @@
 
 #include <Eigen/SparseCore>
 #include <Eigen/SparseLU>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -72,8 +74,14 @@ inline StaggeredSolve SolveStaggeredEvenOdd(const StaggeredLinks<double>& links,
   const CpuStaggeredSchur<double> op(links, params, Parity::kEven);
   ColourVectorField<double> b_e = op.NewField(), x_e = op.NewField();
   op.PrepareSource(b_e, b);
+  // The full residual is the Schur one divided by 2m on the even sites and zero on the odd ones, so
+  // |b - M x| / |b| = |r_e| / (2|m| |b|): the Schur tolerance that meets `solver.tolerance` on the full system.
+  SolverParams schur_params = solver;
+  const double nb_e = std::sqrt(Norm2(b_e));
+  if (nb_e > 0) schur_params.tolerance = std::min(solver.tolerance, solver.tolerance * 2 * std::fabs(params.mass) *
+                                                                       std::sqrt(Norm2(b)) / nb_e);
   StaggeredSolve out{ColourVectorField<double>(b.lattice()), SolveResult{}, 0};
-  out.schur = ConjugateGradient(op, x_e, b_e, solver);
+  out.schur = ConjugateGradient(op, x_e, b_e, schur_params);
   op.Reconstruct(out.x, x_e, b);
   ColourVectorField<double> mx(b.lattice());
   ApplyStaggered(mx, links, out.x, params);
