@@ -16,22 +16,6 @@ namespace {
 using C = std::complex<double>;
 using Triplet = Eigen::Triplet<C>;
 
-// Coordinates of a lexicographic site, x fastest (docs/conventions.md, "Lattice").
-std::array<int, kDims> SiteCoordinates(const Lattice& lattice, int site) {
-  std::array<int, kDims> n{};
-  for (int mu = 0; mu < kDims; ++mu) {
-    n[mu] = site % lattice.extent(mu);
-    site /= lattice.extent(mu);
-  }
-  return n;
-}
-
-int SiteOf(const Lattice& lattice, const std::array<int, kDims>& n) {
-  int site = 0;
-  for (int mu = kDims - 1; mu >= 0; --mu) site = site * lattice.extent(mu) + n[mu];
-  return site;
-}
-
 // Adds sign * kron(spin, colour) as the 12x12 block (row_site, column_site).
 void AddBlock(std::vector<Triplet>& triplets, int row_site, int column_site, const SpinMatrix& spin,
               const ColorMatrix<double>& colour, double sign) {
@@ -55,7 +39,7 @@ SparseComplexMatrix AssembleHopping(const GaugeField<double>& u, GammaBasis basi
   std::vector<Triplet> triplets;
   triplets.reserve(static_cast<std::size_t>(volume) * 8 * 2 * 9 * 4);
   for (int site = 0; site < volume; ++site) {
-    const std::array<int, kDims> n = SiteCoordinates(lattice, site);
+    const std::array<int, kDims> n = SparseSiteCoordinates(lattice, site);
     for (int mu = 0; mu < kDims; ++mu) {
       const SpinMatrix one_minus_gamma = SpinMatrix::Identity() - Gamma(basis, mu);
       const SpinMatrix one_plus_gamma = SpinMatrix::Identity() + Gamma(basis, mu);
@@ -65,12 +49,12 @@ SparseComplexMatrix AssembleHopping(const GaugeField<double>& u, GammaBasis basi
       std::array<int, kDims> up = n;
       up[mu] = n[mu] + 1 == extent ? 0 : n[mu] + 1;
       const double up_sign = n[mu] + 1 == extent ? wrap_sign : 1.0;
-      AddBlock(triplets, site, SiteOf(lattice, up), one_minus_gamma, u.Link(site, mu), up_sign);
+      AddBlock(triplets, site, SparseSiteIndex(lattice, up), one_minus_gamma, u.Link(site, mu), up_sign);
 
       std::array<int, kDims> down = n;
       down[mu] = n[mu] == 0 ? extent - 1 : n[mu] - 1;
       const double down_sign = n[mu] == 0 ? wrap_sign : 1.0;
-      const int down_site = SiteOf(lattice, down);
+      const int down_site = SparseSiteIndex(lattice, down);
       AddBlock(triplets, site, down_site, one_plus_gamma, u.Link(down_site, mu).adjoint(), down_sign);
     }
   }
@@ -81,20 +65,6 @@ SparseComplexMatrix AssembleHopping(const GaugeField<double>& u, GammaBasis basi
 
 // E_p: the (12V/2 x 12V) 0/1 matrix that picks the sites of parity p out of a full vector, placing site n
 // at checkerboard index n / 2.
-SparseComplexMatrix ParitySelection(const Lattice& lattice, Parity parity) {
-  std::vector<Triplet> triplets;
-  triplets.reserve(12 * static_cast<std::size_t>(lattice.half_volume()));
-  for (int site = 0; site < lattice.volume(); ++site) {
-    const std::array<int, kDims> n = SiteCoordinates(lattice, site);
-    const int site_parity = (n[0] + n[1] + n[2] + n[3]) % 2;
-    if (site_parity != static_cast<int>(parity)) continue;
-    for (int k = 0; k < 12; ++k) triplets.emplace_back(12 * (site / 2) + k, 12 * site + k, C(1));
-  }
-  SparseComplexMatrix e(12 * lattice.half_volume(), 12 * lattice.volume());
-  e.setFromTriplets(triplets.begin(), triplets.end());
-  return e;
-}
-
 // T = (4 + m) + A as a block-diagonal sparse matrix on the full lattice.
 SparseComplexMatrix FullSiteTerm(const Lattice& lattice, const WilsonParams& params, const SiteBlocks& site_terms) {
   const double diagonal = 1.0 / (2.0 * params.kappa());  // 4 + m, after kappa() has validated m
@@ -148,7 +118,7 @@ struct OddFirstOrdering {
 Eigen::PermutationMatrix<Eigen::Dynamic, Eigen::Dynamic, int> OddFirstPermutation(const Lattice& lattice) {
   Eigen::PermutationMatrix<Eigen::Dynamic, Eigen::Dynamic, int> p(12 * lattice.volume());
   for (int site = 0; site < lattice.volume(); ++site) {
-    const std::array<int, kDims> n = SiteCoordinates(lattice, site);
+    const std::array<int, kDims> n = SparseSiteCoordinates(lattice, site);
     const bool odd = (n[0] + n[1] + n[2] + n[3]) % 2 == 1;
     const int position = odd ? site / 2 : lattice.half_volume() + site / 2;
     for (int k = 0; k < 12; ++k) p.indices()(12 * site + k) = 12 * position + k;
@@ -164,7 +134,8 @@ SparseComplexMatrix SparseSiteTerm(const Lattice& lattice, const WilsonParams& p
                                    const SiteBlocks& site_terms) {
   const SparseComplexMatrix t = FullSiteTerm(lattice, params, site_terms);
   if (subset == Subset::kFull) return t;
-  const SparseComplexMatrix e = ParitySelection(lattice, subset == Subset::kEven ? Parity::kEven : Parity::kOdd);
+  const SparseComplexMatrix e =
+      SparseParitySelection(lattice, subset == Subset::kEven ? Parity::kEven : Parity::kOdd, 12);
   return e * t * SparseComplexMatrix(e.adjoint());
 }
 
@@ -200,8 +171,8 @@ SparseComplexMatrix SparseHoppingParity(const GaugeField<double>& u, GammaBasis 
                                         const FermionBoundary& boundary, Parity out_parity, Dagger dagger) {
   const Lattice& lattice = u.lattice();
   const SparseComplexMatrix d = SparseHopping(u, basis, boundary, dagger);
-  const SparseComplexMatrix rows = ParitySelection(lattice, out_parity);
-  const SparseComplexMatrix columns = ParitySelection(lattice, Opposite(out_parity));
+  const SparseComplexMatrix rows = SparseParitySelection(lattice, out_parity, 12);
+  const SparseComplexMatrix columns = SparseParitySelection(lattice, Opposite(out_parity), 12);
   return rows * d * SparseComplexMatrix(columns.adjoint());
 }
 

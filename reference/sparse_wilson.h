@@ -30,13 +30,13 @@
 #include <vector>
 
 #include "reference/gauge_field.h"
+#include "reference/sparse_indexing.h"
 #include "reference/spinor_field.h"
 #include "reference/wilson.h"
 
 namespace lqcd {
 
-using SparseComplexMatrix = Eigen::SparseMatrix<std::complex<double>>;  // column major, int indices
-using ComplexVector = Eigen::Matrix<std::complex<double>, Eigen::Dynamic, 1>;
+// SparseComplexMatrix, ComplexVector: sparse_indexing.h.
 
 // Per-site 12x12 blocks of an extra diagonal term, indexed by lexicographic site (empty: none).
 using SiteBlocks = std::vector<SpinColorMatrix<double>>;

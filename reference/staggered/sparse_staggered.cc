@@ -14,21 +14,6 @@ namespace {
 using C = std::complex<double>;
 using Triplet = Eigen::Triplet<C>;
 
-std::array<int, kDims> SiteCoordinates(const Lattice& lattice, int site) {
-  std::array<int, kDims> n{};
-  for (int mu = 0; mu < kDims; ++mu) {
-    n[mu] = site % lattice.extent(mu);
-    site /= lattice.extent(mu);
-  }
-  return n;
-}
-
-int SiteOf(const Lattice& lattice, const std::array<int, kDims>& n) {
-  int site = 0;
-  for (int mu = kDims - 1; mu >= 0; --mu) site = site * lattice.extent(mu) + n[mu];
-  return site;
-}
-
 // The site n + shift mu (shift may be negative), and the boundary sign: (-1)^(crossings) for an
 // antiperiodic direction, crossings = |floor((n_mu + shift) / L_mu)|.
 struct Shifted {
@@ -44,7 +29,7 @@ Shifted Shift(const Lattice& lattice, const FermionBoundary& boundary, std::arra
   const bool odd_crossings = (wraps % 2) != 0;
   const double sign =
       boundary.condition[mu] == BoundaryCondition::kAntiperiodic && odd_crossings ? -1.0 : 1.0;
-  return {SiteOf(lattice, n), sign};
+  return {SparseSiteIndex(lattice, n), sign};
 }
 
 void AddBlock(std::vector<Triplet>& triplets, int row_site, int column_site, const ColorMatrix<double>& block,
@@ -52,18 +37,6 @@ void AddBlock(std::vector<Triplet>& triplets, int row_site, int column_site, con
   for (int c = 0; c < 3; ++c) {
     for (int d = 0; d < 3; ++d) triplets.emplace_back(3 * row_site + c, 3 * column_site + d, factor * block(c, d));
   }
-}
-
-SparseComplexMatrix ParitySelection(const Lattice& lattice, Parity parity) {
-  std::vector<Triplet> triplets;
-  for (int site = 0; site < lattice.volume(); ++site) {
-    const std::array<int, kDims> n = SiteCoordinates(lattice, site);
-    if ((n[0] + n[1] + n[2] + n[3]) % 2 != static_cast<int>(parity)) continue;
-    for (int c = 0; c < 3; ++c) triplets.emplace_back(3 * (site / 2) + c, 3 * site + c, C(1));
-  }
-  SparseComplexMatrix e(3 * lattice.half_volume(), 3 * lattice.volume());
-  e.setFromTriplets(triplets.begin(), triplets.end());
-  return e;
 }
 
 SparseComplexMatrix Identity(int n) {
@@ -81,7 +54,7 @@ SparseComplexMatrix SparseStaggeredDslash(const StaggeredLinks<double>& links, c
   std::vector<Triplet> triplets;
   triplets.reserve(static_cast<std::size_t>(volume) * 16 * 9);
   for (int site = 0; site < volume; ++site) {
-    const std::array<int, kDims> n = SiteCoordinates(lattice, site);
+    const std::array<int, kDims> n = SparseSiteCoordinates(lattice, site);
     for (int mu = 0; mu < kDims; ++mu) {
       int eta_exponent = 0;
       for (int nu = 0; nu < mu; ++nu) eta_exponent += n[nu];
@@ -104,8 +77,8 @@ SparseComplexMatrix SparseStaggeredDslash(const StaggeredLinks<double>& links, c
 SparseComplexMatrix SparseStaggeredDslashParity(const StaggeredLinks<double>& links, const FermionBoundary& boundary,
                                                 Parity out_parity) {
   const SparseComplexMatrix d = SparseStaggeredDslash(links, boundary);
-  const SparseComplexMatrix e_out = ParitySelection(links.lattice(), out_parity);
-  const SparseComplexMatrix e_in = ParitySelection(links.lattice(), Opposite(out_parity));
+  const SparseComplexMatrix e_out = SparseParitySelection(links.lattice(), out_parity, 3);
+  const SparseComplexMatrix e_in = SparseParitySelection(links.lattice(), Opposite(out_parity), 3);
   return e_out * d * SparseComplexMatrix(e_in.adjoint());
 }
 

@@ -20,14 +20,14 @@
 #include <Eigen/SparseCore>
 #include <complex>
 
+#include "reference/sparse_indexing.h"
 #include "reference/staggered/colour_vector_field.h"
 #include "reference/staggered/staggered_dslash.h"
 
 namespace lqcd {
 
 // The same types as sparse_wilson.h (a repeated alias of the same type is allowed).
-using SparseComplexMatrix = Eigen::SparseMatrix<std::complex<double>>;
-using ComplexVector = Eigen::Matrix<std::complex<double>, Eigen::Dynamic, 1>;
+// SparseComplexMatrix, ComplexVector: reference/sparse_indexing.h.
 
 // D (3V x 3V).
 SparseComplexMatrix SparseStaggeredDslash(const StaggeredLinks<double>& links, const FermionBoundary& boundary);
