@@ -37,6 +37,25 @@ void CheckExchangeArguments(int mu, const void* send, const void* receive, std::
   }
 }
 
+void CheckAllGatherArguments(const void* local, std::size_t bytes, const void* all, int ranks) {
+  if (ranks < 1) throw std::invalid_argument("AllGather: " + std::to_string(ranks) + " ranks");
+  if (bytes == 0) return;
+  if (local == nullptr || all == nullptr) {
+    throw std::invalid_argument("AllGather: null " + std::string(local == nullptr ? "local" : "all") +
+                                " buffer for " + std::to_string(bytes) + " bytes per rank");
+  }
+  if (bytes > SIZE_MAX / static_cast<std::size_t>(ranks)) {
+    throw std::invalid_argument("AllGather: " + std::to_string(bytes) + " bytes x " + std::to_string(ranks) +
+                                " ranks overflow the address space");
+  }
+  const std::size_t total = bytes * static_cast<std::size_t>(ranks);
+  const auto l = reinterpret_cast<std::uintptr_t>(local), a = reinterpret_cast<std::uintptr_t>(all);
+  if (l < a + total && a < l + bytes) {
+    throw std::invalid_argument("AllGather: the local buffer (" + std::to_string(bytes) +
+                                " bytes) overlaps the gathered one (" + std::to_string(total) + " bytes)");
+  }
+}
+
 SingleProcessCommunicator::SingleProcessCommunicator(const ProcessGrid& grid) : grid_(grid) {
   grid_.CheckRankCount(1);
 }
@@ -49,6 +68,11 @@ void SingleProcessCommunicator::Exchange(int mu, Side /*side*/, const void* send
 
 std::vector<double> SingleProcessCommunicator::SumDeterministic(const std::vector<double>& local) {
   return SumInRankOrder({local});
+}
+
+void SingleProcessCommunicator::AllGather(const void* local, std::size_t bytes, void* all) {
+  CheckAllGatherArguments(local, bytes, all, 1);
+  if (bytes > 0) std::memcpy(all, local, bytes);
 }
 
 }  // namespace lqcd::comm

@@ -6,6 +6,7 @@
 //   SingleProcessCommunicator    one rank; every neighbour is itself, so an exchange is a copy.
 //   SumInRankOrder(partials)     the one summation both implementations use: partials[0] + partials[1] + ...
 //                                left to right (the determinism contract, in one place).
+//   CheckAllGatherArguments      the argument checks every AllGather makes before any communication.
 // MpiCommunicator (mpi_communicator.h) implements the same interface over MPI_COMM_WORLD.
 //
 // Determinism: SumDeterministic never reduces in a tree or in arrival order. Each rank's partial is
@@ -43,6 +44,14 @@ class Communicator {
   virtual std::vector<double> SumDeterministic(const std::vector<double>& local) = 0;
   double SumDeterministic(double local) { return SumDeterministic(std::vector<double>{local})[0]; }
 
+  // Every rank's `bytes` bytes at `local`, concatenated in rank order into `all` (size() * bytes bytes), on
+  // every rank: all[r * bytes, (r + 1) * bytes) is rank r's `local`. Used to assemble a global field from the
+  // ranks' pieces (gpu/comm/subdomain.h GatherSpinor) where every rank needs all of it. Every rank must pass
+  // the same `bytes` (a mismatch throws std::invalid_argument on every rank). `all` may not overlap `local`.
+  // Throws std::invalid_argument for a null buffer with bytes > 0 or overlapping buffers (before any
+  // communication); std::runtime_error if the transfer fails.
+  virtual void AllGather(const void* local, std::size_t bytes, void* all) = 0;
+
   virtual void Barrier() = 0;
 };
 
@@ -51,6 +60,9 @@ std::vector<double> SumInRankOrder(const std::vector<std::vector<double>>& parti
 
 // The argument checks every Exchange makes before touching the network.
 void CheckExchangeArguments(int mu, const void* send, const void* receive, std::size_t bytes);
+// The argument checks of AllGather on `ranks` ranks: non-null buffers for bytes > 0, `all` (ranks * bytes
+// bytes) not overlapping `local`, and ranks * bytes representable.
+void CheckAllGatherArguments(const void* local, std::size_t bytes, const void* all, int ranks);
 
 class SingleProcessCommunicator final : public Communicator {
  public:
@@ -64,6 +76,8 @@ class SingleProcessCommunicator final : public Communicator {
   void Exchange(int mu, Side side, const void* send, void* receive, std::size_t bytes) override;
   std::vector<double> SumDeterministic(const std::vector<double>& local) override;
   using Communicator::SumDeterministic;
+  // One rank: `all` is a copy of `local`.
+  void AllGather(const void* local, std::size_t bytes, void* all) override;
   void Barrier() override {}
 
  private:

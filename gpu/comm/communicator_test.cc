@@ -1,10 +1,11 @@
 // SingleProcessCommunicator: a self-exchange is a copy in every direction, the deterministic sum of one
-// rank is its value bit for bit, argument refusals; SumInRankOrder adds strictly left to right.
+// rank is its value bit for bit, a one-rank AllGather is a copy, argument refusals; SumInRankOrder adds strictly left to right.
 #include "gpu/comm/communicator.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <numeric>
 
@@ -47,6 +48,16 @@ TEST(SingleProcessCommunicatorTest, DeterministicSumOfOneRankIsTheValue) {
   EXPECT_TRUE(comm.SumDeterministic(std::vector<double>{}).empty());
 }
 
+TEST(SingleProcessCommunicatorTest, AllGatherOfOneRankIsACopy) {
+  SingleProcessCommunicator comm;
+  std::vector<double> local(29), all(29, -1.0);
+  std::iota(local.begin(), local.end(), 0.5);
+  local[3] = -0.0;
+  comm.AllGather(local.data(), local.size() * sizeof(double), all.data());
+  EXPECT_EQ(std::memcmp(all.data(), local.data(), local.size() * sizeof(double)), 0);
+  comm.AllGather(nullptr, 0, nullptr);  // nothing to gather is allowed
+}
+
 TEST(SingleProcessCommunicatorTest, RefusesBadArguments) {
   SingleProcessCommunicator comm;
   double a[4] = {}, b[4] = {};
@@ -54,6 +65,16 @@ TEST(SingleProcessCommunicatorTest, RefusesBadArguments) {
   EXPECT_CONTAINS(ErrorOf([&] { comm.Exchange(0, Side::kForward, nullptr, b, sizeof b); }), "null send buffer");
   EXPECT_CONTAINS(ErrorOf([&] { comm.Exchange(0, Side::kForward, a, nullptr, sizeof a); }), "null receive buffer");
   EXPECT_CONTAINS(ErrorOf([&] { comm.Exchange(0, Side::kForward, a, a + 2, sizeof a); }), "overlap");
+  EXPECT_CONTAINS(ErrorOf([&] { comm.AllGather(nullptr, sizeof a, b); }), "null local buffer");
+  EXPECT_CONTAINS(ErrorOf([&] { comm.AllGather(a, sizeof a, nullptr); }), "null all buffer");
+  EXPECT_CONTAINS(ErrorOf([&] { comm.AllGather(a, 2 * sizeof(double), a + 1); }), "overlaps the gathered one");
+  // The checks of a 3-rank gather: `all` holds 3 pieces, so it overlaps `local` anywhere in that span.
+  double many[12] = {};
+  EXPECT_CONTAINS(ErrorOf([&] { CheckAllGatherArguments(many + 8, 4 * sizeof(double), many, 3); }),
+                  "overlaps the gathered one");
+  CheckAllGatherArguments(many, 4 * sizeof(double), b, 1);
+  EXPECT_CONTAINS(ErrorOf([&] { CheckAllGatherArguments(a, SIZE_MAX / 2, b, 3); }), "overflow");
+  EXPECT_CONTAINS(ErrorOf([&] { CheckAllGatherArguments(a, 8, b, 0); }), "AllGather: 0 ranks");
   EXPECT_CONTAINS(ErrorOf([] { SingleProcessCommunicator{ProcessGrid({1, 1, 1, 2})}; }),
                   "has 2 ranks, but the job runs 1");
 }

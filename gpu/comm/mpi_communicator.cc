@@ -111,6 +111,26 @@ std::vector<double> MpiCommunicator::SumDeterministic(const std::vector<double>&
   return sum;
 }
 
+void MpiCommunicator::AllGather(const void* local, std::size_t bytes, void* all) {
+  CheckAllGatherArguments(local, bytes, all, size_);
+  // Agree on the count first, as SumDeterministic does: a rank sending a different count would corrupt or
+  // hang the gather. One MPI_MAX reduction of (n, -n) gives the largest and the smallest count at once.
+  const long long n = static_cast<long long>(bytes);
+  long long mine[2] = {n, -n}, extremes[2] = {0, 0};
+  Check(MPI_Allreduce(mine, extremes, 2, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
+  if (extremes[0] != -extremes[1]) {
+    throw std::invalid_argument("AllGather: the ranks pass different sizes (from " + std::to_string(-extremes[1]) +
+                                " to " + std::to_string(extremes[0]) + " bytes)");
+  }
+  if (bytes > static_cast<std::size_t>(INT_MAX)) {
+    throw std::invalid_argument("AllGather: " + std::to_string(bytes) + " bytes per rank exceed MPI's int count (" +
+                                std::to_string(INT_MAX) + ")");
+  }
+  if (bytes == 0) return;
+  const int count = static_cast<int>(bytes);
+  Check(MPI_Allgather(local, count, MPI_BYTE, all, count, MPI_BYTE, MPI_COMM_WORLD), "MPI_Allgather");
+}
+
 void MpiCommunicator::Barrier() { Check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
 
 void MpiCommunicator::AbortJob(int status) {

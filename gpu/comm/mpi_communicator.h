@@ -8,11 +8,24 @@
 //                    (checked on every rank before any communication: every rank throws the same
 //                    std::invalid_argument, so none is left waiting). Exchange = MPI_Sendrecv of bytes;
 //                    SumDeterministic = MPI_Gather of the partials to rank 0, SumInRankOrder there,
-//                    MPI_Bcast of the result.
+//                    MPI_Bcast of the result. AllGather = MPI_Allgather of bytes (after the ranks agree
+//                    on the byte count).
 //   MpiError         std::runtime_error naming the failed MPI call and MPI's error string.
 //
 // Errors: the constructor sets MPI_ERRORS_RETURN on MPI_COMM_WORLD, so a failing call returns its code and
 // becomes an MpiError here instead of MPI's default abort of the whole job.
+//
+// A rank that dies (a crash, a signal, an exit without MPI_Finalize) is NOT an error that MPI returns: Open
+// MPI 4.1 does not tell the survivors, and MPI_ERRORS_RETURN does not change that. They stay blocked in the
+// MPI_Sendrecv or collective that needs the dead rank, and MpiCommunicator has no timeout of its own. What
+// ends the job is mpirun, and we rely on its defaults: as soon as one rank dies by a signal, exits with a
+// non-zero status (orte_abort_on_non_zero_status = true) or exits without MPI_Finalize, even with status 0
+// (orte_allowed_exit_without_sync = false), mpirun kills every other rank, prints which rank ended and how
+// ("exited on signal 6 (Aborted)", "exited with non-zero status ... Exit code: 1", "exiting improperly"),
+// and exits non-zero itself, within about a second. mpi_communicator_test checks this for a rank that aborts
+// before the halo exchanges and one that exits mid-sum (mpi_communicator_check --die-rank). With
+// orte_abort_on_non_zero_status = false, or under a launcher that does not stop the job, the survivors of a
+// non-zero exit hang: run such jobs under a wall-clock limit.
 #pragma once
 
 #include <stdexcept>
@@ -58,6 +71,7 @@ class MpiCommunicator final : public Communicator {
   void Exchange(int mu, Side side, const void* send, void* receive, std::size_t bytes) override;
   std::vector<double> SumDeterministic(const std::vector<double>& local) override;
   using Communicator::SumDeterministic;
+  void AllGather(const void* local, std::size_t bytes, void* all) override;
   void Barrier() override;
 
   // Stops every rank of the job (MPI_Abort) after an error some ranks may not share, so that none of them

@@ -10,9 +10,22 @@
 //      belongs to, with the opposite global parity (face_map.h's contract, checked across real ranks);
 //   3. deterministic sums: per-rank values made of 1e16, 1 and -1e16 (where the order of addition changes
 //      the result) must equal the rank-order sum bit for bit, on every rank, in each of --repetitions calls.
+//   4. all-gather: every rank's bytes (a distinct pattern per rank and byte) arrive on every rank in rank
+//      order, for 0, 1, 7 and 4099 bytes per rank; ranks passing different sizes are refused on every rank.
 // Each rank prints its mismatches; the failure count is summed over ranks, so every rank exits 1 together
 // if any rank failed. Bad input (a grid that does not fit the lattice or the rank count) is refused on
 // every rank with one line and status 1, before any communication.
+//
+// The dead-rank test (--die-rank=R): rank R prints one line saying so and stops without MPI_Finalize, by
+// std::abort() (--die-how=abort, a crash) or _exit(1) (--die-how=exit, a silent exit), in the middle of the
+// halo exchanges (--die-in=halo: after the neighbour check, before the first halo exchange) or of the
+// repeated sums (--die-in=sum: before repetition repetitions / 2). The other ranks are then blocked in an
+// MPI call waiting for it; mpirun must end the whole job with a non-zero status (mpi_communicator.h says
+// which Open MPI behaviour that relies on).
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <sstream>
@@ -27,6 +40,15 @@ namespace {
 
 constexpr int kPayload = 5;  // per site: code, then the four global coordinates
 
+// Where and how --die-rank stops its rank (see the file comment).
+enum class DieIn { kHalo, kSum };
+enum class DieHow { kAbort, kExit };
+struct DeathPlan {
+  int rank = -1;  // -1: nobody dies
+  DieIn in = DieIn::kHalo;
+  DieHow how = DieHow::kAbort;
+};
+
 // A distinct, exactly representable code for every (rank, mu, side, parity, position).
 double Code(int rank, int mu, Side side, Parity parity, int position, int face_sites) {
   const long long id = ((static_cast<long long>(rank) * kDims + mu) * 2 + static_cast<int>(side)) * 2 +
@@ -36,12 +58,13 @@ double Code(int rank, int mu, Side side, Parity parity, int position, int face_s
 
 class Checker {
  public:
-  Checker(MpiCommunicator& comm, const Coordinates& global)
+  Checker(MpiCommunicator& comm, const Coordinates& global, const DeathPlan& death)
       : comm_(comm),
         global_(global),
         local_(comm.grid().LocalExtents(global)),
         offset_(comm.grid().Offset(comm.rank(), global)),
-        local_lattice_(local_) {}
+        local_lattice_(local_),
+        death_(death) {}
 
   int failures() const { return failures_; }
 
@@ -68,6 +91,7 @@ class Checker {
   }
 
   void CheckHaloExchange() {
+    DieIfPlanned(DieIn::kHalo, "between the neighbour check and the first halo exchange");
     for (int mu = 0; mu < kDims; ++mu) {
       const FaceMap faces(local_, mu);
       const int n = faces.sites_per_parity();
@@ -145,6 +169,7 @@ class Checker {
       Expect(order_sensitive, "the sum patterns are not order-sensitive (the test would be vacuous)");
     }
     for (int rep = 0; rep < repetitions; ++rep) {
+      if (rep == repetitions / 2) DieIfPlanned(DieIn::kSum, "before sum repetition " + std::to_string(rep));
       const std::vector<double> sum = comm_.SumDeterministic(all[comm_.rank()]);
       Expect(sum.size() == expected.size() && std::memcmp(sum.data(), expected.data(), count * sizeof(double)) == 0,
              "SumDeterministic (vector) repetition " + std::to_string(rep) + " differs from the rank-order sum");
@@ -155,7 +180,49 @@ class Checker {
     }
   }
 
+  void CheckAllGather() {
+    const int size = comm_.size();
+    auto byte_of = [](int rank, std::size_t i) { return static_cast<unsigned char>((rank * 131 + i * 7 + 1) & 0xff); };
+    for (const std::size_t bytes : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{4099}}) {
+      std::vector<unsigned char> local(bytes), all(bytes * size + 1, 0xee);
+      for (std::size_t i = 0; i < bytes; ++i) local[i] = byte_of(comm_.rank(), i);
+      comm_.AllGather(local.data(), bytes, all.data());
+      int wrong = 0;
+      for (int r = 0; r < size; ++r) {
+        for (std::size_t i = 0; i < bytes; ++i) wrong += all[r * bytes + i] != byte_of(r, i);
+      }
+      Expect(wrong == 0, "AllGather of " + std::to_string(bytes) + " bytes per rank: " + std::to_string(wrong) +
+                             " bytes differ from the senders'");
+      Expect(all[bytes * size] == 0xee, "AllGather of " + std::to_string(bytes) + " bytes wrote past the end");
+    }
+    if (size > 1) {
+      // Rank 0 passes one byte more than the others: every rank must refuse, none may hang.
+      std::vector<unsigned char> local(9, 1), all(9 * size, 0);
+      std::string error;
+      try {
+        comm_.AllGather(local.data(), comm_.rank() == 0 ? 9 : 8, all.data());
+      } catch (const std::invalid_argument& e) {
+        error = e.what();
+      }
+      Expect(error.find("AllGather: the ranks pass different sizes (from 8 to 9 bytes)") != std::string::npos,
+             "AllGather with different sizes: expected a refusal on every rank, got '" + error + "'");
+    }
+  }
+
  private:
+  // The dead-rank test: the planned rank stops here without MPI_Finalize while the others go on into MPI
+  // calls that need it. The line goes out first (one write, flushed), so the job's output says who died why.
+  void DieIfPlanned(DieIn in, const std::string& where) const {
+    if (death_.rank != comm_.rank() || death_.in != in) return;
+    const bool crash = death_.how == DieHow::kAbort;
+    std::cerr << "mpi_communicator_check: rank " + std::to_string(comm_.rank()) + " of " +
+                     std::to_string(comm_.size()) + ": --die-rank: stopping " + where + " with " +
+                     (crash ? "std::abort()" : "_exit(1)") + ", without MPI_Finalize\n"
+              << std::flush;
+    if (crash) std::abort();
+    _exit(1);
+  }
+
   Coordinates Global(int cb_index, Parity parity) const {
     const Coordinates local = local_lattice_.Coords(local_lattice_.FullIndex(parity, cb_index));
     Coordinates g{};
@@ -186,6 +253,7 @@ class Checker {
   MpiCommunicator& comm_;
   Coordinates global_, local_, offset_;
   Lattice local_lattice_;
+  DeathPlan death_;
   int failures_ = 0;
 };
 
@@ -198,16 +266,29 @@ int Run(int argc, char** argv) {
   flags.String("grid", &grid_text, "PXxPYxPZxPT", "the process grid; its product must be the number of ranks");
   flags.Extents("lattice", &global, "the global lattice split over the grid");
   flags.Int("repetitions", &repetitions, 1, 1000, "how many times each deterministic sum is repeated");
+  DeathPlan death;
+  flags.Section("The dead-rank test");
+  flags.Int("die-rank", &death.rank, -1, INT_MAX, "this rank stops mid-check without MPI_Finalize "
+            "(-1: none); the job must end with a non-zero status instead of hanging");
+  flags.Choice("die-in", &death.in, {{"halo", DieIn::kHalo}, {"sum", DieIn::kSum}},
+               "where --die-rank stops: before the halo exchanges or halfway through the repeated sums");
+  flags.Choice("die-how", &death.how, {{"abort", DieHow::kAbort}, {"exit", DieHow::kExit}},
+               "how --die-rank stops: std::abort() (a crash, SIGABRT) or _exit(1) (a silent exit)");
   if (!flags.Parse(argc, argv, std::cout)) return 0;
   const ProcessGrid grid = ProcessGrid::Parse("grid", grid_text);
   // Every rank refuses a bad decomposition here, identically, before any message is sent.
   grid.LocalExtents(global);
+  if (death.rank >= grid.size()) {
+    throw std::invalid_argument("--die-rank=" + std::to_string(death.rank) + " is not a rank of the process grid " +
+                                grid.ToString() + " (0.." + std::to_string(grid.size() - 1) + ")");
+  }
   MpiCommunicator comm(grid);
 
-  Checker checker(comm, global);
+  Checker checker(comm, global, death);
   checker.CheckNeighbours();
   checker.CheckHaloExchange();
   checker.CheckDeterministicSums(repetitions);
+  checker.CheckAllGather();
   const double total = comm.SumDeterministic(static_cast<double>(checker.failures()));
   if (total != 0) {
     if (comm.rank() == 0) std::cerr << "mpi_communicator_check: FAILED: " << total << " mismatches" << std::endl;
