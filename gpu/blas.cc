@@ -2,9 +2,11 @@
 // kernels of blas.cu.
 #include "gpu/blas.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "gpu/blas_launch.h"
 
@@ -53,12 +55,28 @@ BlasLaunch LaunchOf(Operation op, const DeviceSpinorField& first) {
   return l;
 }
 
+comm::Communicator* g_reduction_communicator = nullptr;
+
+// The local reduction of `launch` (count doubles into result), then, with a reduction communicator, the
+// rank-order sum of every rank's values in one SumDeterministic call (blas.h). Without one, nothing is
+// added to the local result: single-rank bits are those of the kernel.
+void Reduce(const BlasLaunch& launch, double* result, int count) {
+  LaunchBlas(launch, result);
+  if (g_reduction_communicator == nullptr) return;
+  const std::vector<double> global =
+      g_reduction_communicator->SumDeterministic(std::vector<double>(result, result + count));
+  std::copy(global.begin(), global.end(), result);
+}
+
 void SetScalar(double* slot, std::complex<double> z) {
   slot[0] = z.real();
   slot[1] = z.imag();
 }
 
 }  // namespace
+
+void SetReductionCommunicator(comm::Communicator* communicator) { g_reduction_communicator = communicator; }
+comm::Communicator* ReductionCommunicator() { return g_reduction_communicator; }
 
 std::string Describe(const DeviceSpinorField& x) {
   return x.lattice().ToString() + " " + ToString(x.subset()) + " " + ToString(x.precision());
@@ -121,7 +139,7 @@ double Norm2(const DeviceSpinorField& x) {
   BlasLaunch l = LaunchOf(Operation::kNorm2, x);
   l.field[0] = RefOf(x);
   double r = 0;
-  LaunchBlas(l, &r);
+  Reduce(l, &r, 1);
   return r;
 }
 
@@ -129,7 +147,7 @@ bool AllFinite(const DeviceSpinorField& x) {
   BlasLaunch l = LaunchOf(Operation::kAllFinite, x);
   l.field[0] = RefOf(x);
   double r = 0;
-  LaunchBlas(l, &r);
+  Reduce(l, &r, 1);
   return std::isfinite(r);
 }
 
@@ -139,7 +157,7 @@ std::complex<double> Dot(const DeviceSpinorField& x, const DeviceSpinorField& y)
   l.field[0] = RefOf(x);
   l.field[1] = RefOf(y);
   double r[2] = {0, 0};
-  LaunchBlas(l, r);
+  Reduce(l, r, 2);
   return {r[0], r[1]};
 }
 
@@ -149,7 +167,7 @@ double ReDot(const DeviceSpinorField& x, const DeviceSpinorField& y) {
   l.field[0] = RefOf(x);
   l.field[1] = RefOf(y);
   double r = 0;
-  LaunchBlas(l, &r);
+  Reduce(l, &r, 1);
   return r;
 }
 
@@ -159,7 +177,7 @@ DotAndNorm DotNorm(const DeviceSpinorField& x, const DeviceSpinorField& y) {
   l.field[0] = RefOf(x);
   l.field[1] = RefOf(y);
   double r[3] = {0, 0, 0};
-  LaunchBlas(l, r);
+  Reduce(l, r, 3);
   return {{r[0], r[1]}, r[2]};
 }
 
@@ -179,7 +197,7 @@ double AxpyNorm(double a, const DeviceSpinorField& x, DeviceSpinorField& y) {
   l.field[1] = RefOf(y);
   l.a[0] = a;
   double r = 0;
-  LaunchBlas(l, &r);
+  Reduce(l, &r, 1);
   return r;
 }
 
@@ -208,7 +226,7 @@ double CaxpyNorm(std::complex<double> a, const DeviceSpinorField& x, DeviceSpino
   l.field[1] = RefOf(y);
   SetScalar(l.a, a);
   double r = 0;
-  LaunchBlas(l, &r);
+  Reduce(l, &r, 1);
   return r;
 }
 
@@ -224,7 +242,7 @@ double CgUpdate(double alpha, const DeviceSpinorField& p, const DeviceSpinorFiel
   l.field[3] = RefOf(r);
   l.a[0] = alpha;
   double result = 0;
-  LaunchBlas(l, &result);
+  Reduce(l, &result, 1);
   return result;
 }
 
@@ -257,7 +275,7 @@ NormAndDot BicgstabUpdate(std::complex<double> alpha, const DeviceSpinorField& p
   SetScalar(l.a, alpha);
   SetScalar(l.b, omega);
   double result[3] = {0, 0, 0};
-  LaunchBlas(l, result);
+  Reduce(l, result, 3);
   return {result[0], {result[1], result[2]}};
 }
 

@@ -28,6 +28,22 @@
 // used here: the block size decides the summation order. (The element-wise kernels share the geometry;
 // solver_benchmark reports the bandwidth they reach with it.)
 //
+// Global reductions over ranks (domain decomposition, gpu/partitioned_dslash.h): fields then hold one rank's
+// sites, and a solver needs the norms and dots of the GLOBAL vector. SetReductionCommunicator(c) makes every
+// reduction here (Norm2, Dot, ReDot, DotNorm, AllFinite, AxpyNorm, CaxpyNorm, CgUpdate, BicgstabUpdate)
+// return the sum over ranks of the local results: the local reduction above (deterministic), then ONE
+// c->SumDeterministic call with all of the reduction's components in one vector (one message per reduction),
+// which adds the ranks' partials in rank order (gpu/comm/communicator.h). The global result is therefore
+// deterministic too: it depends only on the fields and the process grid, the same bits on every rank and on
+// every run; it differs from the single-GPU result on the global lattice only in the summation order (the
+// global sum is a sum of per-rank trees, not one tree). AllFinite stays exact: a local partial is 0 or NaN
+// (0 * Inf = NaN) and NaN survives the sum, so every rank gets the same answer and takes the same branch.
+// Every rank must then make the same sequence of reductions (a collective; the solvers do, since every rank
+// sees the same global scalars). Null (the default) means one rank: the local result is returned untouched,
+// bit for bit what it was before this hook existed. The setting is process-wide, not thread-safe, and the
+// communicator must outlive it; ScopedReductionCommunicator sets it for a scope and restores the previous one.
+// Element-wise operations never communicate.
+//
 // Aliasing: element-wise; every thread loads all inputs of a site before it stores any output, so an
 // output may be the same field as any input (y may alias x in Axpy, etc.). Fields of one call must have
 // the same lattice and subset (std::invalid_argument otherwise, naming the operation and both shapes) and,
@@ -42,6 +58,7 @@
 #include <string>
 
 #include "gpu/blas_operation.h"
+#include "gpu/comm/communicator.h"
 #include "gpu/device_spinor_field.h"
 #include "gpu/precision.h"
 
@@ -95,6 +112,24 @@ void BicgstabDirection(const DeviceSpinorField& r, std::complex<double> beta, st
 NormAndDot BicgstabUpdate(std::complex<double> alpha, const DeviceSpinorField& p, std::complex<double> omega,
                           const DeviceSpinorField& t, DeviceSpinorField& x, DeviceSpinorField& r,
                           const DeviceSpinorField& r0);
+
+// Global reductions (see the file comment). null = one rank (the default).
+void SetReductionCommunicator(comm::Communicator* communicator);
+comm::Communicator* ReductionCommunicator();
+
+// Sets the reduction communicator for its lifetime and restores the previous one (null included) after.
+class ScopedReductionCommunicator {
+ public:
+  explicit ScopedReductionCommunicator(comm::Communicator* communicator) : previous_(ReductionCommunicator()) {
+    SetReductionCommunicator(communicator);
+  }
+  ~ScopedReductionCommunicator() { SetReductionCommunicator(previous_); }
+  ScopedReductionCommunicator(const ScopedReductionCommunicator&) = delete;
+  ScopedReductionCommunicator& operator=(const ScopedReductionCommunicator&) = delete;
+
+ private:
+  comm::Communicator* previous_;
+};
 
 // Raw copy of one parity's storage between views of the same precision (words and norms, any pads):
 // the restriction of a full field to a parity and its inverse. Asynchronous (default stream).

@@ -6,7 +6,7 @@
 namespace lqcd::gpu {
 
 void LaunchCloverDslashDouble(const WilsonDslashLaunch& launch) {
-  LaunchDslashFor<Precision::kDouble, DslashEpilogue::kClover, DslashEpilogue::kCloverXpay, DslashEpilogue::kXpayClover>(
+  LaunchDslashFor<Precision::kDouble, false, DslashEpilogue::kClover, DslashEpilogue::kCloverXpay, DslashEpilogue::kXpayClover>(
       launch);
 }
 

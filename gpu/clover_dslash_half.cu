@@ -6,7 +6,7 @@
 namespace lqcd::gpu {
 
 void LaunchCloverDslashHalf(const WilsonDslashLaunch& launch) {
-  LaunchDslashFor<Precision::kHalf, DslashEpilogue::kClover, DslashEpilogue::kCloverXpay, DslashEpilogue::kXpayClover>(
+  LaunchDslashFor<Precision::kHalf, false, DslashEpilogue::kClover, DslashEpilogue::kCloverXpay, DslashEpilogue::kXpayClover>(
       launch);
 }
 

@@ -6,7 +6,7 @@
 namespace lqcd::gpu {
 
 void LaunchCloverDslashSingle(const WilsonDslashLaunch& launch) {
-  LaunchDslashFor<Precision::kSingle, DslashEpilogue::kClover, DslashEpilogue::kCloverXpay, DslashEpilogue::kXpayClover>(
+  LaunchDslashFor<Precision::kSingle, false, DslashEpilogue::kClover, DslashEpilogue::kCloverXpay, DslashEpilogue::kXpayClover>(
       launch);
 }
 

@@ -4,6 +4,8 @@
 #include <cuda_runtime.h>
 
 #include <sstream>
+#include <stdexcept>
+#include <string>
 
 #include "gpu/cuda_check.h"
 
@@ -19,6 +21,24 @@ std::string NoDeviceReason() {
   }
   if (count == 0) return "no CUDA device: the driver reports 0 devices";
   return "";
+}
+
+int DeviceCount() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky "no device" error: NoDeviceReason() says why
+    return 0;
+  }
+  return count;
+}
+
+void SelectDevice(int ordinal) {
+  const int count = DeviceCount();
+  if (ordinal < 0 || ordinal >= count) {
+    throw std::invalid_argument("SelectDevice: device " + std::to_string(ordinal) + " does not exist (" +
+                                std::to_string(count) + " CUDA devices)");
+  }
+  LQCD_CUDA_CHECK(cudaSetDevice(ordinal));
 }
 
 DeviceInfo CurrentDeviceInfo() {

@@ -37,6 +37,13 @@ struct DeviceInfo {
   double theoretical_bandwidth_gbs() const { return 2.0 * memory_clock_khz * 1e3 * memory_bus_width_bits / 8 / 1e9; }
 };
 
+// Number of CUDA devices this process sees (0 when NoDeviceReason() is not empty).
+int DeviceCount();
+// Makes `ordinal` the current device of the calling host thread (every later allocation and launch goes
+// there). Multi-rank programs call it first, one device per rank. Throws std::invalid_argument for an
+// ordinal outside [0, DeviceCount()), CudaError if CUDA fails.
+void SelectDevice(int ordinal);
+
 // Properties of the current device. Throws CudaError when there is none.
 DeviceInfo CurrentDeviceInfo();
 

@@ -288,13 +288,13 @@ __device__ __forceinline__ void TemporalHopsWithWholeLoads(const UkqcdArg& arg, 
   {
     const int neighbour = NeighbourCheckerboardIndex<true>(site, mu, arg.extents, wraps);
     HalfSpinor<double> h = SpinPairOfWholeNeighbour<2>(arg, neighbour);
-    const auto k = HopCoefficient(arg, mu, wraps, neighbour, UkqcdArg::kLinkUnit, h);
+    const auto k = HopCoefficient<UkqcdArg>(arg.in, wraps && arg.antiperiodic[mu], neighbour, UkqcdArg::kLinkUnit, h);
     AccumulateTemporal<2>(out, k, Multiply(LinkOf(arg, mu, arg.parity, cb), h));
   }
   {
     const int neighbour = NeighbourCheckerboardIndex<false>(site, mu, arg.extents, wraps);
     HalfSpinor<double> h = SpinPairOfWholeNeighbour<0>(arg, neighbour);
-    const auto k = HopCoefficient(arg, mu, wraps, neighbour, UkqcdArg::kLinkUnit, h);
+    const auto k = HopCoefficient<UkqcdArg>(arg.in, wraps && arg.antiperiodic[mu], neighbour, UkqcdArg::kLinkUnit, h);
     AccumulateTemporal<0>(out, k, MultiplyAdjoint(LinkOf(arg, mu, 1 - arg.parity, neighbour), h));
   }
 }

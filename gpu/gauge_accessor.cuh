@@ -6,7 +6,9 @@
 // Layout: structure of arrays per (parity, direction). Link U_mu(n) of the site n with parity p and
 // checkerboard index cb stores its reals (su3_reconstruct.cuh gives their order) in words of
 // kRealsPerWord reals; word w sits at
-//     data[((p * 4 + mu) * kWords + w) * stride + cb],   stride = V/2 + pad.
+//     data[((p * kDirections + mu) * kWords + w) * stride + cb],   stride = V/2 + pad,
+// kDirections = 4 for a gauge field. A multi-GPU gauge ghost (halo.cuh) is the same layout with
+// kDirections = 1: the links of one direction on one face, both parities, stride = face sites per parity.
 //
 //   reconstruct   double          single          half (fixed point, full scale 1)
 //   18            9 x double2     9 x float2      2 x int4 + 1 x int     (16-bit levels, 8 per int4)
@@ -17,8 +19,8 @@
 //
 // Half words are 16 bytes wide (one load instruction for 8 levels); where 8 does not divide the reals
 // per link, the rest goes to a tail word of 4 or 8 bytes. All 16-byte arrays come first, then the tails:
-//     16-byte word w of block b = 4 p + mu:   int4 index (b * kWords + w) * stride + cb   (as above)
-//     tail word of block b:                   tail index  b * stride + cb, after the 8 * kWords * stride int4
+//     16-byte word w of block b = kDirections p + mu:   int4 index (b * kWords + w) * stride + cb   (as above)
+//     tail word of block b:      tail index  b * stride + cb, after the 2 kDirections kWords stride int4
 // (the same bytes as 9 short2 / 3 short4 / 2 short4 words per link, aligned for any pad). A level q is
 // stored as the 16 bits of q + 32768 (offset binary) so that one byte permutation turns it into the float
 // 1.5 * 2^23 + 32768 + q and one subtraction into q, with no conversion instruction; lower real index in
@@ -91,7 +93,7 @@ __device__ __forceinline__ unsigned PackLevels(int low, int high) {
   return (static_cast<unsigned>(low + 32768) & 0xFFFFu) | (static_cast<unsigned>(high + 32768) << 16);
 }
 
-template <Precision P, Reconstruct R>
+template <Precision P, Reconstruct R, int kDirectionsPerParity = 4>
 struct GaugeAccessor {
   using Storage = GaugeStorage<P, R>;
   using Word = typename Storage::Word;
@@ -106,19 +108,20 @@ struct GaugeAccessor {
   // LoadRaw's unit (header comment).
   static constexpr bool kRawInLevels = kFixedPoint && R != Reconstruct::k8;
   static constexpr Real kRawUnit = kRawInLevels ? Real(32768.0 / 32767.0) : Real(1);
+  static constexpr int kDirections = kDirectionsPerParity;
 
   Word* data = nullptr;
   int stride = 0;
 
   __device__ __forceinline__ int WordIndex(int mu, int parity, int cb, int w) const {
-    return ((parity * 4 + mu) * kWords + w) * stride + cb;
+    return ((parity * kDirections + mu) * kWords + w) * stride + cb;
   }
 
   // Half: the link's 32-bit words (two levels each) of the tail, after all 16-byte words.
-  __device__ __forceinline__ int TailIndex(int mu, int parity, int cb) const { return (parity * 4 + mu) * stride + cb; }
+  __device__ __forceinline__ int TailIndex(int mu, int parity, int cb) const { return (parity * kDirections + mu) * stride + cb; }
   template <typename Tail>
   __device__ __forceinline__ Tail* TailArray() const {
-    return reinterpret_cast<Tail*>(data + 8 * kWords * stride);
+    return reinterpret_cast<Tail*>(data + 2 * kDirections * kWords * stride);
   }
 
   // Half: the levels of the link as exact floats (kScaled: times 2^-15), in the order of su3_reconstruct.cuh.
@@ -211,6 +214,20 @@ struct GaugeAccessor {
       return ReconstructFrom8<true>(r);
     } else {
       return Load(mu, parity, cb);
+    }
+  }
+
+  // Copies the stored words of link (mu, parity, cb) of `from` to (to_mu, to_parity, to_cb) here, bit for
+  // bit (the multi-GPU gauge ghosts: halo.cuh).
+  template <int kFromDirections>
+  __device__ __forceinline__ void CopyStored(const GaugeAccessor<P, R, kFromDirections>& from, int mu, int parity,
+                                             int cb, int to_mu, int to_parity, int to_cb) const {
+#pragma unroll
+    for (int w = 0; w < kWords; ++w) data[WordIndex(to_mu, to_parity, to_cb, w)] = from.data[from.WordIndex(mu, parity, cb, w)];
+    if constexpr (kTailReals == 4) {
+      TailArray<int2>()[TailIndex(to_mu, to_parity, to_cb)] = from.template TailArray<int2>()[from.TailIndex(mu, parity, cb)];
+    } else if constexpr (kTailReals == 2) {
+      TailArray<int>()[TailIndex(to_mu, to_parity, to_cb)] = from.template TailArray<int>()[from.TailIndex(mu, parity, cb)];
     }
   }
 

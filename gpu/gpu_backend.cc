@@ -19,6 +19,29 @@ std::shared_ptr<const DeviceGaugeField> RequirePrecision(std::shared_ptr<const D
   return gauge;
 }
 
+std::shared_ptr<const PartitionedWilsonDslash> RequirePartitioned(std::shared_ptr<const PartitionedWilsonDslash> dslash,
+                                                                  const WilsonParams& params, Precision precision,
+                                                                  const char* who) {
+  if (!dslash) throw std::invalid_argument(std::string(who) + ": no partitioned Dslash");
+  RequirePrecision(std::shared_ptr<const DeviceGaugeField>(dslash, &dslash->gauge()), precision, who);
+  if (dslash->boundary().condition != params.boundary.condition) {
+    throw std::invalid_argument(std::string(who) + ": the partitioned Dslash has the fermion boundary " +
+                                dslash->boundary().ToString() + " but the parameters ask for " +
+                                params.boundary.ToString());
+  }
+  return dslash;
+}
+
+// The links of a partitioned Dslash, kept alive by (aliasing) the Dslash's own shared pointer.
+std::shared_ptr<const DeviceGaugeField> GaugeOf(const std::shared_ptr<const PartitionedWilsonDslash>& dslash) {
+  return std::shared_ptr<const DeviceGaugeField>(dslash, &dslash->gauge());
+}
+
+// " @1x1x2x2" for an operator on a partitioned Dslash (its process grid), "" on one GPU.
+std::string GridSuffix(const std::shared_ptr<const PartitionedWilsonDslash>& dslash) {
+  return dslash ? " @" + dslash->communicator().grid().ToString() : "";
+}
+
 template <typename P>
 const char* TagName() {
   return solvers::PrecisionTraits<P>::kName;
@@ -44,8 +67,16 @@ GpuWilson<P>::GpuWilson(std::shared_ptr<const DeviceGaugeField> gauge, const Wil
 }
 
 template <typename P>
+GpuWilson<P>::GpuWilson(std::shared_ptr<const PartitionedWilsonDslash> dslash, const WilsonParams& params)
+    : partitioned_(RequirePartitioned(std::move(dslash), params, DevicePrecisionOf<P>::kValue, "GpuWilson")),
+      params_(params) {
+  gauge_ = GaugeOf(partitioned_);
+  params_.kappa();  // validates the mass
+}
+
+template <typename P>
 std::string GpuWilson<P>::Name() const {
-  return "M<" + LayoutName(*gauge_) + ">";
+  return "M<" + LayoutName(*gauge_) + GridSuffix(partitioned_) + ">";
 }
 
 template <typename P>
@@ -58,6 +89,11 @@ void GpuWilson<P>::Run(Field& out, const Field& in, Dagger dagger) const {
   }
   // out_p = (4 + m) in_p - (1/2) D_{p,p'} in_{p'}, one fused launch per parity.
   for (Parity p : {Parity::kEven, Parity::kOdd}) {
+    if (partitioned_) {
+      partitioned_->ApplyXpay(out.device().View(p), in.device().View(Opposite(p)), dagger, in.device().View(p),
+                              4.0 + params_.mass, -0.5);
+      continue;
+    }
     ApplyWilsonDslashXpay(out.device().View(p), *gauge_, in.device().View(Opposite(p)), dagger, in.device().View(p),
                           4.0 + params_.mass, -0.5, params_.boundary);
   }
@@ -79,8 +115,25 @@ GpuWilsonSchur<P>::GpuWilsonSchur(std::shared_ptr<const DeviceGaugeField> gauge,
       op_(*gauge_, params.kappa(), parity, params.boundary) {}
 
 template <typename P>
+GpuWilsonSchur<P>::GpuWilsonSchur(std::shared_ptr<const PartitionedWilsonDslash> dslash, const WilsonParams& params,
+                                  Parity parity)
+    : gauge_(GaugeOf(RequirePartitioned(dslash, params, DevicePrecisionOf<P>::kValue, "GpuWilsonSchur"))),
+      partitioned_(std::move(dslash)),
+      params_(params),
+      parity_(parity),
+      op_(*partitioned_, params.kappa(), parity) {}
+
+template <typename P>
+void GpuWilsonSchur<P>::DslashXpay(const SpinorView& out, const ConstSpinorView& in, const ConstSpinorView& x,
+                                   double a, double b) const {
+  if (partitioned_) return partitioned_->ApplyXpay(out, in, Dagger::kNo, x, a, b);
+  ApplyWilsonDslashXpay(out, *gauge_, in, Dagger::kNo, x, a, b, params_.boundary);
+}
+
+template <typename P>
 std::string GpuWilsonSchur<P>::Name() const {
-  return std::string(parity_ == Parity::kEven ? "M_ee<" : "M_oo<") + LayoutName(*gauge_) + ">";
+  return std::string(parity_ == Parity::kEven ? "M_ee<" : "M_oo<") + LayoutName(*gauge_) + GridSuffix(partitioned_) +
+         ">";
 }
 
 template <typename P>
@@ -107,8 +160,8 @@ void GpuWilsonSchur<P>::PrepareSource(Field& b_p, const Field& b_full) const {
   RequireParity(b_p, "PrepareSource");
   const double kappa = params_.kappa();
   // b'_p = 2 kappa b_p + 2 kappa^2 D_{p,p'} b_{p'}
-  ApplyWilsonDslashXpay(b_p.device().View(), *gauge_, b_full.device().View(Opposite(parity_)), Dagger::kNo,
-                        b_full.device().View(parity_), 2 * kappa, 2 * kappa * kappa, params_.boundary);
+  DslashXpay(b_p.device().View(), b_full.device().View(Opposite(parity_)), b_full.device().View(parity_), 2 * kappa,
+             2 * kappa * kappa);
 }
 
 template <typename P>
@@ -128,8 +181,7 @@ void GpuWilsonSchur<P>::Reconstruct(Field& x_full, const Field& x_p, const Field
   blas::CopyParity(x_full.device().View(parity_), x_p.device().View());
   // x_{p'} = 2 kappa b_{p'} + kappa D_{p',p} x_p
   const Parity other = Opposite(parity_);
-  ApplyWilsonDslashXpay(x_full.device().View(other), *gauge_, x_p.device().View(), Dagger::kNo,
-                        b_full.device().View(other), 2 * kappa, kappa, params_.boundary);
+  DslashXpay(x_full.device().View(other), x_p.device().View(), b_full.device().View(other), 2 * kappa, kappa);
 }
 
 template class GpuWilson<double>;

@@ -22,6 +22,18 @@
 // others): fix the gauge on the host first (reference/gauge_transform.h TemporalGaugeFix) and give that
 // field to both operators of the solve; the solution is then that of the gauge-fixed system.
 //
+// Domain decomposition (several ranks, one GPU each; docs in partitioned_dslash.h and gpu/comm/): GpuWilson
+// and GpuWilsonSchur constructed on a std::shared_ptr<const PartitionedWilsonDslash> run every Dslash (the
+// operator, PrepareSource, Reconstruct) through it. What changes:
+//   - every field is this rank's LOCAL piece: the lattice of the dslash's local gauge field (gauge() is that
+//     field), x_local site n is global site offset + n (gpu/comm/subdomain.h scatters and gathers host fields);
+//   - each application exchanges faces with the neighbours: every rank must make the same calls together;
+//   - the solvers' norms and dots are GLOBAL only once blas::SetReductionCommunicator (blas.h) is set to the
+//     dslash's communicator (the operators do not set it: the reductions are the backend's, process-wide).
+// The operator's result on this rank's sites is bit for bit the single-GPU operator's on the global lattice.
+// The boundary is the dslash's; WilsonParams::boundary must equal it (checked). FlopsPerApply and Cost count
+// the local sites. The single-GPU constructors behave exactly as before.
+//
 // Basis: the device holds spinors in the UKQCD basis and the operators act there (S M S with the basis
 // change S of device_spinor_field.h, which is its own inverse). Host fields enter and leave through
 // GpuSpinorField::Upload / Download with their own basis (the oracle's default DeGrand-Rossi); the
@@ -39,6 +51,7 @@
 #include "gpu/blas.h"
 #include "gpu/device_gauge_field.h"
 #include "gpu/device_spinor_field.h"
+#include "gpu/partitioned_dslash.h"
 #include "gpu/precision.h"
 #include "gpu/schur_operator.h"
 #include "gpu/wilson_dslash.h"
@@ -230,6 +243,28 @@ std::shared_ptr<const DeviceGaugeField> UploadGauge(const GaugeField<double>& u,
       u, GaugeLayout{DevicePrecisionOf<P>::kValue, layout.reconstruct, layout.temporal_gauge_fixed, layout.pad});
 }
 
+// The partitioned Dslash of this rank in precision P on its LOCAL links `local_u` (gpu/comm/subdomain.h's
+// ScatterGauge): uploads the links with `layout` and exchanges their ghosts (a collective: every rank calls
+// it together). The returned pointer owns the links too, so it is all GpuWilson / GpuWilsonSchur need.
+// `communicator` must outlive it. The faces travel by `transport` (partitioned_dslash.h).
+template <typename P>
+std::shared_ptr<const PartitionedWilsonDslash> UploadPartitioned(
+    const GaugeField<double>& local_u, const GpuOperatorLayout& layout, comm::Communicator& communicator,
+    const FermionBoundary& boundary = FermionBoundary::AntiperiodicTime(),
+    HaloTransport transport = HaloTransport::kHostStaged) {
+  struct Owned {
+    DeviceGaugeField gauge;
+    PartitionedWilsonDslash dslash;
+    Owned(const GaugeField<double>& u, const GaugeLayout& l, comm::Communicator& c, const FermionBoundary& b,
+          HaloTransport t)
+        : gauge(u, l), dslash(gauge, c, b, {false, false, false, false}, t) {}
+  };
+  const auto owned = std::make_shared<const Owned>(
+      local_u, GaugeLayout{DevicePrecisionOf<P>::kValue, layout.reconstruct, layout.temporal_gauge_fixed, layout.pad},
+      communicator, boundary, transport);
+  return std::shared_ptr<const PartitionedWilsonDslash>(owned, &owned->dslash);
+}
+
 // "half/12/gf": precision, reconstruction, gauge fixing.
 std::string LayoutName(const DeviceGaugeField& gauge);
 
@@ -244,6 +279,8 @@ class GpuWilson {
   GpuWilson(const GaugeField<double>& u, const WilsonParams& params, const GpuOperatorLayout& layout = {});
   // Shares links already on the device (their precision must be P's).
   GpuWilson(std::shared_ptr<const DeviceGaugeField> gauge, const WilsonParams& params);
+  // On this rank's sites through the partitioned Dslash (see the file comment; its links in P's precision).
+  GpuWilson(std::shared_ptr<const PartitionedWilsonDslash> dslash, const WilsonParams& params);
 
   void Apply(Field& out, const Field& in) const { Run(out, in, Dagger::kNo); }
   void ApplyDagger(Field& out, const Field& in) const { Run(out, in, Dagger::kYes); }
@@ -256,6 +293,7 @@ class GpuWilson {
  private:
   void Run(Field& out, const Field& in, Dagger dagger) const;
   std::shared_ptr<const DeviceGaugeField> gauge_;
+  std::shared_ptr<const PartitionedWilsonDslash> partitioned_;  // null: single GPU
   WilsonParams params_;
 };
 
@@ -270,6 +308,9 @@ class GpuWilsonSchur {
   GpuWilsonSchur(const GaugeField<double>& u, const WilsonParams& params, Parity parity = Parity::kEven,
                  const GpuOperatorLayout& layout = {});
   GpuWilsonSchur(std::shared_ptr<const DeviceGaugeField> gauge, const WilsonParams& params,
+                 Parity parity = Parity::kEven);
+  // On this rank's sites through the partitioned Dslash (see the file comment; its links in P's precision).
+  GpuWilsonSchur(std::shared_ptr<const PartitionedWilsonDslash> dslash, const WilsonParams& params,
                  Parity parity = Parity::kEven);
 
   void Apply(Field& out, const Field& in) const { Run(out, in, Dagger::kNo); }
@@ -294,7 +335,11 @@ class GpuWilsonSchur {
   void Run(Field& out, const Field& in, Dagger dagger) const;
   void RequireFull(const Field& f, const char* where) const;
   void RequireParity(const Field& f, const char* where) const;
+  // out_p = a x_p + b D_{p,p'} in_{p'}, through the partitioned Dslash where there is one.
+  void DslashXpay(const SpinorView& out, const ConstSpinorView& in, const ConstSpinorView& x, double a,
+                  double b) const;
   std::shared_ptr<const DeviceGaugeField> gauge_;
+  std::shared_ptr<const PartitionedWilsonDslash> partitioned_;  // null: single GPU
   WilsonParams params_;
   Parity parity_;
   DeviceSchurOperator op_;

@@ -8,14 +8,23 @@
 // temporary t (on parity p', allocated on first use in the precision and padding of `in`).
 // out may be the same field as in. Asynchronous like every launch; errors as in wilson_dslash.h.
 //
+// Domain decomposition: constructed on a PartitionedWilsonDslash (partitioned_dslash.h), every Dslash of
+// the operator goes through it: in, out and the temporary are this rank's LOCAL fields (the lattice of the
+// dslash's local gauge field), and each application exchanges faces with the neighbouring ranks, twice
+// (once per Dslash). Every rank must apply the operator together (the exchanges are collective). The result
+// on this rank's sites is bit for bit the unpartitioned operator's on the global lattice. The boundary is
+// the dslash's (the global one).
+//
 // Cost per application (V/2 sites of parity p): 2 x 1320 + 48 flops per site, and the bytes of one
-// plain and one xpay Dslash (WilsonDslashCost).
+// plain and one xpay Dslash (WilsonDslashCost); partitioned: on the local lattice, face traffic not counted
+// (PartitionedWilsonDslash::FaceBytesPerCall per Dslash).
 #pragma once
 
 #include <memory>
 
 #include "gpu/device_gauge_field.h"
 #include "gpu/device_spinor_field.h"
+#include "gpu/partitioned_dslash.h"
 #include "gpu/wilson_dslash.h"
 #include "reference/fermion_boundary.h"
 #include "reference/lattice.h"
@@ -28,6 +37,10 @@ class DeviceSchurOperator {
   DeviceSchurOperator(const DeviceGaugeField& gauge, double kappa, Parity parity,
                       const FermionBoundary& boundary = FermionBoundary::AntiperiodicTime());
 
+  // Through the partitioned Dslash (see the file comment); `dslash` (and its gauge field and communicator)
+  // must outlive the operator. kappa > 0 and finite.
+  DeviceSchurOperator(const PartitionedWilsonDslash& dslash, double kappa, Parity parity);
+
   // out_p = M_pp in_p (or M_pp^dag in_p). in and out on parity p.
   void Apply(const SpinorView& out, const ConstSpinorView& in, Dagger dagger) const;
   // out_p = M_pp^dag M_pp in_p.
@@ -38,12 +51,18 @@ class DeviceSchurOperator {
   double kappa() const { return kappa_; }
   Parity parity() const { return parity_; }
   const DeviceGaugeField& gauge() const { return gauge_; }
+  // The partitioned Dslash every application goes through, or null (single GPU).
+  const PartitionedWilsonDslash* partitioned() const { return partitioned_; }
 
  private:
   // A device field on `subset` matching `like`'s precision and padding, reused across calls.
   DeviceSpinorField& Temporary(std::unique_ptr<DeviceSpinorField>& slot, Subset subset,
                                const ConstSpinorView& like) const;
+  // out = D in (x null) or a x + b D in, through the partitioned Dslash where there is one.
+  void Dslash(const SpinorView& out, const ConstSpinorView& in, Dagger dagger, const ConstSpinorView* x, double a,
+              double b) const;
   const DeviceGaugeField& gauge_;
+  const PartitionedWilsonDslash* partitioned_ = nullptr;
   double kappa_;
   Parity parity_;
   FermionBoundary boundary_;

@@ -3,12 +3,16 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "solvers/spec_solve.h"
 
 namespace lqcd::gpu {
 
 solvers::BackendCapabilities GpuCapabilities() { return {"gpu", {18, 12, 8}, true, true}; }
+solvers::BackendCapabilities GpuPartitionedCapabilities() {
+  return {"partitioned gpu (--grid)", {18, 12, 8}, true, false};
+}
 
 GpuGaugeLinks::GpuGaugeLinks(const GaugeField<double>& u, bool temporal_gauge_fixed)
     : u_(u), temporal_gauge_fixed_(temporal_gauge_fixed) {}
@@ -31,6 +35,44 @@ std::size_t GpuGaugeLinks::device_bytes() const {
   for (const auto& [key, field] : layouts_) bytes += field->bytes();
   return bytes;
 }
+
+GpuPartitionedLinks::GpuPartitionedLinks(GaugeField<double> local_u, bool temporal_gauge_fixed,
+                                         comm::Communicator& communicator, const FermionBoundary& boundary,
+                                         HaloTransport transport)
+    : u_(std::move(local_u)),
+      temporal_gauge_fixed_(temporal_gauge_fixed),
+      communicator_(communicator),
+      boundary_(boundary),
+      transport_(transport) {
+  // The partitioned Dslash would refuse an odd local extent at the first Get; refuse it here, before any work.
+  Coordinates global{};
+  for (int mu = 0; mu < kDims; ++mu) global[mu] = u_.lattice().extent(mu) * communicator_.grid().dim(mu);
+  communicator_.grid().LocalExtents(global);
+}
+
+template <typename P>
+std::shared_ptr<const PartitionedWilsonDslash> GpuPartitionedLinks::Get(int link_reals) {
+  if (link_reals != 18 && link_reals != 12 && link_reals != 8) {
+    throw std::invalid_argument("GpuPartitionedLinks: " + std::to_string(link_reals) +
+                                " reals per link (18, 12 or 8)");
+  }
+  auto& slot = layouts_[{DevicePrecisionOf<P>::kValue, link_reals}];
+  if (!slot) {
+    slot = UploadPartitioned<P>(u_, {static_cast<Reconstruct>(link_reals), temporal_gauge_fixed_, 0}, communicator_,
+                                boundary_, transport_);
+  }
+  return slot;
+}
+
+std::size_t GpuPartitionedLinks::device_bytes() const {
+  std::size_t bytes = 0;
+  for (const auto& [key, dslash] : layouts_) bytes += dslash->gauge().bytes();
+  return bytes;
+}
+
+template std::shared_ptr<const PartitionedWilsonDslash> GpuPartitionedLinks::Get<double>(int);
+template std::shared_ptr<const PartitionedWilsonDslash> GpuPartitionedLinks::Get<float>(int);
+template std::shared_ptr<const PartitionedWilsonDslash> GpuPartitionedLinks::Get<solvers::Half>(int);
 
 GpuCloverTerms::GpuCloverTerms(const GaugeField<double>& u, const CloverParams& params) : host_(u, params) {}
 
@@ -66,6 +108,32 @@ solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuGaug
                                 ", got the other kind");
   }
   const std::shared_ptr<const DeviceGaugeField> outer = links.Get<double>(spec.outer().link_reals);
+  const GpuWilson<double> m(outer, params);
+  const GpuWilsonSchur<double> schur(outer, params);
+  auto low = solvers::MakeLowSchurOperators<GpuWilsonSchur>([&](auto tag) {
+    using P = typename decltype(tag)::type;
+    return std::make_unique<GpuWilsonSchur<P>>(links.Get<P>(spec.inner.link_reals), params);
+  });
+  return solvers::SolveWithSpec(spec, m, schur, low, x, b);
+}
+
+solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuPartitionedLinks& links,
+                                        const WilsonParams& params, GpuSpinorField<double>& x,
+                                        const GpuSpinorField<double>& b) {
+  solvers::RequireSupported(spec, GpuPartitionedCapabilities(), /*clover=*/false);
+  if (links.temporal_gauge_fixed() != spec.temporal_gauge) {
+    throw std::invalid_argument("SolveWithSpecOnGpu: solver '" + spec.Name() + "' needs links " +
+                                (spec.temporal_gauge ? "in temporal gauge" : "not gauge fixed") +
+                                ", got the other kind");
+  }
+  if (blas::ReductionCommunicator() != &links.communicator() && links.communicator().size() > 1) {
+    throw std::invalid_argument(
+        "SolveWithSpecOnGpu: the reduction communicator (blas::SetReductionCommunicator) is not the partitioned "
+        "links' communicator: the solver's norms and dots would not be global");
+  }
+  RequireFullField(x, links.lattice(), "SolveWithSpecOnGpu: x (this rank's local piece)");
+  RequireFullField(b, links.lattice(), "SolveWithSpecOnGpu: b (this rank's local piece)");
+  const std::shared_ptr<const PartitionedWilsonDslash> outer = links.Get<double>(spec.outer().link_reals);
   const GpuWilson<double> m(outer, params);
   const GpuWilsonSchur<double> schur(outer, params);
   auto low = solvers::MakeLowSchurOperators<GpuWilsonSchur>([&](auto tag) {

@@ -19,6 +19,25 @@
 //                       was made; the caller transforms source and solution (gauge fixing changes the
 //                       system to G M G^dag, so x_fixed = G x). The clover overload solves the clover
 //                       matrix of `clover` in the even-odd `form`; clover and links must come from one field.
+//
+// Domain decomposition (several ranks, one GPU each; gpu_backend.h, partitioned_dslash.h, gpu/comm/):
+//   GpuPartitionedLinks  THIS RANK's local links of a configuration split over the communicator's process
+//                       grid (gpu/comm/subdomain.h ScatterGauge), with the grid's communicator, the fermion
+//                       boundary and the halo transport: Get<P>(link_reals) returns the partitioned Dslash
+//                       (gpu_backend.h UploadPartitioned) in that layout, built on first use and shared by
+//                       every later solve. The first Get of a layout exchanges the links' ghosts: a
+//                       collective, so every rank must ask for the same layouts in the same order (ranks
+//                       running the same specs do).
+//   SolveWithSpecOnGpu(spec, GpuPartitionedLinks&, params, x, b)   the same SolveWithSpec with GpuWilson /
+//                       GpuWilsonSchur on the partitioned Dslash. x and b are this rank's LOCAL pieces
+//                       (links.lattice(); local site n = global site offset + n). Every rank must call it
+//                       together. The caller must set the reduction communicator (blas::SetReductionCommunicator
+//                       or ScopedReductionCommunicator, blas.h) to links.communicator() first: the solvers'
+//                       norms and dots are then GLOBAL and every rank takes the same path; without it each rank
+//                       would solve with its local norms (refused: std::invalid_argument). params.boundary must
+//                       be links.boundary(). The Wilson-clover operator has no partitioned form (the partitioned
+//                       kernels exist for the Wilson epilogues only): GpuPartitionedCapabilities() says so, and
+//                       a clover solve on a partitioned lattice is refused by RequireSupported.
 // Errors: std::invalid_argument for an unsupported spec (RequireSupported) or mismatched links; CudaError
 // from the device (out of memory names the free and total memory).
 #pragma once
@@ -27,9 +46,12 @@
 #include <memory>
 #include <utility>
 
+#include "gpu/comm/communicator.h"
 #include "gpu/device_gauge_field.h"
 #include "gpu/gpu_backend.h"
 #include "gpu/gpu_clover.h"
+#include "gpu/partitioned_dslash.h"
+#include "reference/fermion_boundary.h"
 #include "reference/clover.h"
 #include "reference/gauge_field.h"
 #include "reference/wilson.h"
@@ -39,6 +61,8 @@
 namespace lqcd::gpu {
 
 solvers::BackendCapabilities GpuCapabilities();
+// The GPU on a partitioned lattice: GpuCapabilities() without the Wilson-clover operator.
+solvers::BackendCapabilities GpuPartitionedCapabilities();
 
 class GpuGaugeLinks {
  public:
@@ -60,6 +84,37 @@ class GpuGaugeLinks {
   std::map<std::pair<Precision, int>, std::shared_ptr<const DeviceGaugeField>> layouts_;
 };
 
+class GpuPartitionedLinks {
+ public:
+  // local_u: this rank's piece of the configuration (ScatterGauge of the global field for
+  // communicator.grid() and communicator.rank()); kept here. temporal_gauge_fixed: the GLOBAL field is in
+  // temporal gauge (fix it before scattering) and the operators use the gauge-fixed kernels. The communicator
+  // must outlive this object. Nothing is uploaded or exchanged before the first Get.
+  GpuPartitionedLinks(GaugeField<double> local_u, bool temporal_gauge_fixed, comm::Communicator& communicator,
+                      const FermionBoundary& boundary, HaloTransport transport);
+
+  // The partitioned Dslash with its links in precision P with `link_reals` (18, 12, 8) reals per link, built
+  // on first use (a collective: see the file comment).
+  template <typename P>
+  std::shared_ptr<const PartitionedWilsonDslash> Get(int link_reals);
+
+  const Lattice& lattice() const { return u_.lattice(); }  // the LOCAL lattice
+  const GaugeField<double>& local_links() const { return u_; }
+  bool temporal_gauge_fixed() const { return temporal_gauge_fixed_; }
+  comm::Communicator& communicator() const { return communicator_; }
+  const FermionBoundary& boundary() const { return boundary_; }
+  HaloTransport transport() const { return transport_; }
+  std::size_t device_bytes() const;  // of this rank's links in every layout uploaded so far
+
+ private:
+  GaugeField<double> u_;
+  bool temporal_gauge_fixed_;
+  comm::Communicator& communicator_;
+  FermionBoundary boundary_;
+  HaloTransport transport_;
+  std::map<std::pair<Precision, int>, std::shared_ptr<const PartitionedWilsonDslash>> layouts_;
+};
+
 class GpuCloverTerms {
  public:
   // Builds T and T^{-1} on the host (CloverField's std::domain_error for a singular or ill-conditioned T(n)).
@@ -79,6 +134,9 @@ class GpuCloverTerms {
 };
 
 solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuGaugeLinks& links,
+                                        const WilsonParams& params, GpuSpinorField<double>& x,
+                                        const GpuSpinorField<double>& b);
+solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuPartitionedLinks& links,
                                         const WilsonParams& params, GpuSpinorField<double>& x,
                                         const GpuSpinorField<double>& b);
 solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuGaugeLinks& links, GpuCloverTerms& clover,

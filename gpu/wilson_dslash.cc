@@ -48,9 +48,10 @@ void CheckClover(const char* where, const CloverView& c, const SpinorView& out) 
 }
 
 // x, a, b: used by the epilogues with an x (x = nullptr otherwise); clover: by the clover epilogues.
-void Launch(const char* where, const SpinorView& out, const DeviceGaugeField& gauge, const ConstSpinorView& in,
-            Dagger dagger, DslashEpilogue epilogue, const ConstSpinorView* x, double a, double b,
-            const CloverView* clover, const FermionBoundary& boundary) {
+WilsonDslashLaunch CheckedLaunch(const char* where, const SpinorView& out, const DeviceGaugeField& gauge,
+                                 const ConstSpinorView& in, Dagger dagger, DslashEpilogue epilogue,
+                                 const ConstSpinorView* x, double a, double b, const CloverView* clover,
+                                 const FermionBoundary& boundary) {
   WilsonDslashLaunch l;
   l.gauge = gauge.View();
   l.epilogue = epilogue;
@@ -78,7 +79,26 @@ void Launch(const char* where, const SpinorView& out, const DeviceGaugeField& ga
   l.in = in;
   l.dagger = dagger == Dagger::kYes;
   for (int mu = 0; mu < 4; ++mu) l.antiperiodic[mu] = boundary.WrapSign(mu) < 0;
-  if (UsesClover(epilogue)) {
+  return l;
+}
+
+void Launch(const char* where, const SpinorView& out, const DeviceGaugeField& gauge, const ConstSpinorView& in,
+            Dagger dagger, DslashEpilogue epilogue, const ConstSpinorView* x, double a, double b,
+            const CloverView* clover, const FermionBoundary& boundary) {
+  LaunchWilsonDslash(CheckedLaunch(where, out, gauge, in, dagger, epilogue, x, a, b, clover, boundary));
+}
+
+}  // namespace
+
+WilsonDslashLaunch CheckedWilsonDslashLaunch(const char* where, const SpinorView& out, const DeviceGaugeField& gauge,
+                                             const ConstSpinorView& in, Dagger dagger, const ConstSpinorView* x,
+                                             double a, double b, const FermionBoundary& boundary) {
+  return CheckedLaunch(where, out, gauge, in, dagger, x != nullptr ? DslashEpilogue::kXpay : DslashEpilogue::kNone, x,
+                       a, b, nullptr, boundary);
+}
+
+void LaunchWilsonDslash(const WilsonDslashLaunch& l) {
+  if (UsesClover(l.epilogue)) {
     switch (l.gauge.precision) {
       case Precision::kDouble: return LaunchCloverDslashDouble(l);
       case Precision::kSingle: return LaunchCloverDslashSingle(l);
@@ -91,8 +111,6 @@ void Launch(const char* where, const SpinorView& out, const DeviceGaugeField& ga
     case Precision::kHalf: return LaunchWilsonDslashHalf(l);
   }
 }
-
-}  // namespace
 
 std::string DslashVariant::Name() const {
   const bool clover = clover_epilogue != DslashEpilogue::kNone;

@@ -1,11 +1,11 @@
-// wilson_dslash_double.cu: the double-precision Wilson Dslash kernels (all 24 variants of reconstruction x
-// temporal gauge fixing x dagger x epilogue). One file per precision so that they compile in parallel.
+// wilson_dslash_double.cu: the double-precision Wilson Dslash kernels (all 48 variants of reconstruction x
+// temporal gauge fixing x dagger x epilogue x partitioning). One file per precision so that they compile in parallel.
 #include "gpu/wilson_dslash_launcher.cuh"
 
 namespace lqcd::gpu {
 
 void LaunchWilsonDslashDouble(const WilsonDslashLaunch& launch) {
-  LaunchDslashFor<Precision::kDouble, DslashEpilogue::kNone, DslashEpilogue::kXpay>(launch);
+  LaunchDslashFor<Precision::kDouble, true, DslashEpilogue::kNone, DslashEpilogue::kXpay>(launch);
 }
 
 }  // namespace lqcd::gpu

@@ -26,13 +26,21 @@
 // antiperiodic direction is put on h (HopCoefficient). The stencil sees fields only
 // through SpinorAccessor / GaugeAccessor (precision, layout and the 18/12/8 link forms live there);
 // arithmetic is in the accessors' Real (double, or float for single and half).
+//
+// Partitioned variants (kPartitioned, one rank's sub-lattice of a process grid): a hop across a partitioned
+// face reads the neighbour from the ghost zone instead (halo.cuh: the same numbers, already projected in
+// double and single), the link of a backward hop from the link ghost, and the antiperiodic sign and the
+// gauge-fixed t-links apply only where the face is on the global boundary. One launch computes the
+// interior sites, a second the exterior ones (DslashRegion); everything else is the code above.
 #pragma once
 
 #include <type_traits>
+#include <utility>
 
 #include "gpu/checkerboard.cuh"
 #include "gpu/clover_accessor.cuh"
 #include "gpu/gauge_accessor.cuh"
+#include "gpu/halo.cuh"
 #include "gpu/register_types.cuh"
 #include "gpu/spinor_accessor.cuh"
 #include "gpu/wilson_dslash_launch.h"
@@ -71,14 +79,24 @@ struct DslashCloverTerm<P, true> {
   CloverAccessor<P> clover;
 };
 
+// The ghost zones of a partitioned launch (halo.cuh), else nothing.
+template <Precision P, Reconstruct R, bool kPartitioned>
+struct DslashHalo {};
+template <Precision P, Reconstruct R>
+struct DslashHalo<P, R, true> {
+  DslashHaloArg<P, R> halo;
+};
+
 constexpr bool UsesFastIndexing(DslashArithmetic a, Reconstruct r) {
   return a == DslashArithmetic::kLevels && r != Reconstruct::k18;
 }
 
 // Everything one Dslash launch needs. The template parameters fix the variant at compile time.
 template <Precision P, Reconstruct R, bool kGaugeFixedFlag, bool kDaggerFlag, DslashEpilogue kEpilogueKind,
-          DslashArithmetic kArithmetic = ProductionArithmetic(P)>
-struct WilsonDslashArg : DslashDivisors<UsesFastIndexing(kArithmetic, R)>, DslashCloverTerm<P, UsesClover(kEpilogueKind)> {
+          DslashArithmetic kArithmetic = ProductionArithmetic(P), bool kPartitionedFlag = false>
+struct WilsonDslashArg : DslashDivisors<UsesFastIndexing(kArithmetic, R)>,
+                         DslashCloverTerm<P, UsesClover(kEpilogueKind)>,
+                         DslashHalo<P, R, kPartitionedFlag> {
   static_assert(kArithmetic == DslashArithmetic::kValues || P == Precision::kHalf, "levels exist in half only");
   using Real = typename SpinorStorage<P>::Real;
   static constexpr Precision kPrecision = P;
@@ -88,6 +106,7 @@ struct WilsonDslashArg : DslashDivisors<UsesFastIndexing(kArithmetic, R)>, Dslas
   static constexpr bool kGaugeFixed = kGaugeFixedFlag;  // skip unit t-links (temporal gauge)
   static constexpr bool kDagger = kDaggerFlag;          // D^dag instead of D
   static constexpr DslashEpilogue kEpilogue = kEpilogueKind;
+  static constexpr bool kPartitioned = kPartitionedFlag;  // ghost zones (halo.cuh)
   // The unit of the links the stencil multiplies with: LoadRaw's on levels, else 1 (values).
   static constexpr Real kLinkUnit = kOnLevels ? GaugeAccessor<P, R>::kRawUnit : Real(1);
 
@@ -96,7 +115,7 @@ struct WilsonDslashArg : DslashDivisors<UsesFastIndexing(kArithmetic, R)>, Dslas
   SpinorAccessor<P> x;   // read only; the x of the epilogues that have one
   GaugeAccessor<P, R> gauge;
   int extents[4];        // Lx, Ly, Lz, Lt
-  int sites;             // V / 2: output sites, one thread each
+  int sites;             // output sites, one thread each: V / 2 (a partitioned exterior: its site count)
   int parity;            // of the output sites
   bool antiperiodic[4];  // hops wrapping around direction mu take a factor -1
   Real a, b;             // the epilogue's coefficients
@@ -187,25 +206,23 @@ __device__ __forceinline__ void AccumulateTemporal(ColorSpinor<Real>& out, K k, 
 }
 
 // The neighbour's projection h = (1 + s gamma_mu) psi (spatial, upper half) in Real: on levels the integers
-// are projected (exact) and then converted.
-template <int mu, int sign, class Arg>
-__device__ __forceinline__ HalfSpinor<typename Arg::Real> ProjectedNeighbour(const Arg& arg, int neighbour) {
-  using In = decltype(arg.in);
+// are projected (exact) and then converted. `in` is the input field, or a ghost holding whole sites.
+template <int mu, int sign, class Arg, class In>
+__device__ __forceinline__ HalfSpinor<typename Arg::Real> ProjectedNeighbour(const In& in, int neighbour) {
   if constexpr (Arg::kOnLevels) {
-    return In::RawToReal(ProjectSpatial<mu, sign>(arg.in.LoadRaw(neighbour)));
+    return In::RawToReal(ProjectSpatial<mu, sign>(in.LoadRaw(neighbour)));
   } else {
-    return ProjectSpatial<mu, sign>(arg.in.Load(neighbour));
+    return ProjectSpatial<mu, sign>(in.Load(neighbour));
   }
 }
 
 // Spins (first_spin, first_spin + 1) of the neighbour, all a temporal projector keeps, in Real.
-template <int first_spin, class Arg>
-__device__ __forceinline__ HalfSpinor<typename Arg::Real> NeighbourSpinPair(const Arg& arg, int neighbour) {
-  using In = decltype(arg.in);
+template <int first_spin, class Arg, class In>
+__device__ __forceinline__ HalfSpinor<typename Arg::Real> NeighbourSpinPair(const In& in, int neighbour) {
   if constexpr (Arg::kOnLevels) {
-    return In::RawToReal(arg.in.template LoadSpinPairRaw<first_spin>(neighbour));
+    return In::RawToReal(in.template LoadSpinPairRaw<first_spin>(neighbour));
   } else {
-    return arg.in.template LoadSpinPair<first_spin>(neighbour);
+    return in.template LoadSpinPair<first_spin>(neighbour);
   }
 }
 
@@ -222,16 +239,113 @@ __device__ __forceinline__ Link<typename Arg::Real> LinkOf(const Arg& arg, int m
 // The coefficient a hop is accumulated with. On levels: the neighbour's scale times the unit of the link it
 // was multiplied with (1 where none was), negated where the hop wraps around an antiperiodic direction. On
 // values: the unit, with that sign applied to h itself (exact).
-template <class Arg>
-__device__ __forceinline__ auto HopCoefficient(const Arg& arg, int mu, bool wraps, int neighbour,
+template <class Arg, class In>
+__device__ __forceinline__ auto HopCoefficient(const In& in, bool negative, int neighbour,
                                                typename Arg::Real link_unit, HalfSpinor<typename Arg::Real>& h) {
   if constexpr (Arg::kOnLevels) {
-    const typename Arg::Real k = arg.in.RawScale(neighbour) * link_unit;
-    return wraps && arg.antiperiodic[mu] ? -k : k;
+    const typename Arg::Real k = in.RawScale(neighbour) * link_unit;
+    return negative ? -k : k;
   } else {
-    if (wraps && arg.antiperiodic[mu]) Negate(h);
+    if (negative) Negate(h);
     return UnitCoefficient{};
   }
+}
+
+// A hop's neighbour, read and projected, with the coefficient it is accumulated with; `index` is its
+// checkerboard index, or its face position where it came from a ghost (then from_ghost).
+template <class Arg>
+struct ProjectedHop {
+  HalfSpinor<typename Arg::Real> h;
+  decltype(HopCoefficient<Arg>(std::declval<const decltype(Arg::in)&>(), false, 0, typename Arg::Real(1),
+                               std::declval<HalfSpinor<typename Arg::Real>&>())) k;
+  int index;
+  bool from_ghost;
+};
+
+// True where the hop from a site whose coordinate mu `wraps` leaves a partitioned face: read the ghost.
+template <class Arg>
+__device__ __forceinline__ bool HopReadsGhost(const Arg& arg, int mu, bool wraps) {
+  if constexpr (Arg::kPartitioned) {
+    return wraps && arg.halo.partitioned[mu];
+  } else {
+    return false;
+  }
+}
+
+// Whether the hop across face (mu, side) of this rank crosses the global boundary, given that it wraps.
+template <class Arg>
+__device__ __forceinline__ bool OnGlobalFace(const Arg& arg, int mu, int side) {
+  if constexpr (Arg::kPartitioned) {
+    return arg.halo.global_face[mu][side];
+  } else {
+    return true;
+  }
+}
+
+// The spatial hop in direction mu (kForward: to n + mu, else to n - mu) with projection sign `sign`.
+template <int mu, int sign, bool kForward, class Arg>
+__device__ __forceinline__ ProjectedHop<Arg> SpatialNeighbour(const Arg& arg, const SiteGeometry& site) {
+  constexpr int kSide = kForward ? kForwardSide : kBackwardSide;
+  ProjectedHop<Arg> hop;
+  bool wraps;
+  hop.index = NeighbourCheckerboardIndex<kForward>(site, mu, arg.extents, wraps);
+  hop.from_ghost = HopReadsGhost(arg, mu, wraps);
+  if constexpr (Arg::kPartitioned) {
+    if (hop.from_ghost) {
+      const auto& ghost = arg.halo.ghost[mu][kSide];
+      hop.index = FacePosition(site.coords, mu, arg.extents);
+      if constexpr (kSpatialGhostProjected<Arg::kPrecision>) {
+        hop.h = ghost.template LoadSpinPair<0>(hop.index);  // projected by the sender (halo.cuh)
+      } else {
+        hop.h = ProjectedNeighbour<mu, sign, Arg>(ghost, hop.index);
+      }
+      hop.k = HopCoefficient<Arg>(ghost, wraps && arg.antiperiodic[mu] && OnGlobalFace(arg, mu, kSide), hop.index, Arg::kLinkUnit, hop.h);
+      return hop;
+    }
+  }
+  hop.h = ProjectedNeighbour<mu, sign, Arg>(arg.in, hop.index);
+  hop.k = HopCoefficient<Arg>(arg.in, wraps && arg.antiperiodic[mu] && OnGlobalFace(arg, mu, kSide), hop.index, Arg::kLinkUnit, hop.h);
+  return hop;
+}
+
+// The temporal hop (kForward: to n + t) keeping spins (first_spin, first_spin + 1), whose link enters with
+// unit link_unit (1 where none does).
+template <int first_spin, bool kForward, class Arg>
+__device__ __forceinline__ ProjectedHop<Arg> TemporalNeighbour(const Arg& arg, const SiteGeometry& site,
+                                                               typename Arg::Real link_unit) {
+  constexpr int mu = 3;
+  constexpr int kSide = kForward ? kForwardSide : kBackwardSide;
+  ProjectedHop<Arg> hop;
+  bool wraps;
+  hop.index = NeighbourCheckerboardIndex<kForward>(site, mu, arg.extents, wraps);
+  hop.from_ghost = HopReadsGhost(arg, mu, wraps);
+  if constexpr (Arg::kPartitioned) {
+    if (hop.from_ghost) {
+      const auto& ghost = arg.halo.ghost[mu][kSide];
+      hop.index = FacePosition(site.coords, mu, arg.extents);
+      hop.h = NeighbourSpinPair<0, Arg>(ghost, hop.index);  // the kept spins, stored as spins 0, 1
+      hop.k = HopCoefficient<Arg>(ghost, wraps && arg.antiperiodic[mu] && OnGlobalFace(arg, mu, kSide), hop.index, link_unit, hop.h);
+      return hop;
+    }
+  }
+  hop.h = NeighbourSpinPair<first_spin, Arg>(arg.in, hop.index);
+  hop.k = HopCoefficient<Arg>(arg.in, wraps && arg.antiperiodic[mu] && OnGlobalFace(arg, mu, kSide), hop.index, link_unit, hop.h);
+  return hop;
+}
+
+// U_mu(n - mu) of a backward hop, from the field or, across a partitioned face, from the link ghost.
+template <class Arg>
+__device__ __forceinline__ Link<typename Arg::Real> BackwardLinkOf(const Arg& arg, int mu, const ProjectedHop<Arg>& hop) {
+  if constexpr (Arg::kPartitioned) {
+    if (hop.from_ghost) {
+      if constexpr (Arg::kOnLevels) {
+        return arg.halo.ghost_links[mu].LoadRaw(0, 1 - arg.parity, hop.index);
+      } else {
+        return arg.halo.ghost_links[mu].Load(0, 1 - arg.parity, hop.index);
+      }
+    }
+  }
+  return LinkOf(arg, mu, 1 - arg.parity, hop.index);
 }
 
 // One spatial direction mu: the forward hop (projector 1 - s gamma_mu, link U_mu(n)) and the backward
@@ -244,18 +358,12 @@ __device__ __forceinline__ void SpatialHops(const Arg& arg, const SiteGeometry& 
   constexpr int kBackwardSign = -kForwardSign;
   constexpr bool kFused = Arg::kFastIndexing;
   {
-    bool wraps;
-    const int neighbour = NeighbourCheckerboardIndex<true>(site, mu, arg.extents, wraps);
-    auto h = ProjectedNeighbour<mu, kForwardSign>(arg, neighbour);
-    const auto k = HopCoefficient(arg, mu, wraps, neighbour, Arg::kLinkUnit, h);
-    AccumulateSpatial<mu, kForwardSign>(out, k, Multiply<kFused>(LinkOf(arg, mu, arg.parity, cb), h));
+    const ProjectedHop<Arg> hop = SpatialNeighbour<mu, kForwardSign, true>(arg, site);
+    AccumulateSpatial<mu, kForwardSign>(out, hop.k, Multiply<kFused>(LinkOf(arg, mu, arg.parity, cb), hop.h));
   }
   {
-    bool wraps;
-    const int neighbour = NeighbourCheckerboardIndex<false>(site, mu, arg.extents, wraps);
-    auto h = ProjectedNeighbour<mu, kBackwardSign>(arg, neighbour);
-    const auto k = HopCoefficient(arg, mu, wraps, neighbour, Arg::kLinkUnit, h);
-    AccumulateSpatial<mu, kBackwardSign>(out, k, MultiplyAdjoint<kFused>(LinkOf(arg, mu, 1 - arg.parity, neighbour), h));
+    const ProjectedHop<Arg> hop = SpatialNeighbour<mu, kBackwardSign, false>(arg, site);
+    AccumulateSpatial<mu, kBackwardSign>(out, hop.k, MultiplyAdjoint<kFused>(BackwardLinkOf(arg, mu, hop), hop.h));
   }
 }
 
@@ -272,22 +380,17 @@ __device__ __forceinline__ void TemporalHops(const Arg& arg, const SiteGeometry&
   constexpr bool kFused = Arg::kFastIndexing;
   const int last = arg.extents[3] - 1;
   {
-    bool wraps;
-    const int neighbour = NeighbourCheckerboardIndex<true>(site, mu, arg.extents, wraps);
-    const bool with_link = !Arg::kGaugeFixed || site.coords[3] == last;
-    auto h = NeighbourSpinPair<kForwardSpins>(arg, neighbour);
-    const auto k = HopCoefficient(arg, mu, wraps, neighbour, with_link ? Arg::kLinkUnit : Real(1), h);
-    if (with_link) h = Multiply<kFused>(LinkOf(arg, mu, arg.parity, cb), h);
-    AccumulateTemporal<kForwardSpins>(out, k, h);
+    // With gauge fixing the only t-links that are not 1 sit on the global last time slice.
+    const bool with_link = !Arg::kGaugeFixed || (site.coords[3] == last && OnGlobalFace(arg, mu, kForwardSide));
+    ProjectedHop<Arg> hop = TemporalNeighbour<kForwardSpins, true>(arg, site, with_link ? Arg::kLinkUnit : Real(1));
+    if (with_link) hop.h = Multiply<kFused>(LinkOf(arg, mu, arg.parity, cb), hop.h);
+    AccumulateTemporal<kForwardSpins>(out, hop.k, hop.h);
   }
   {
-    bool wraps;
-    const int neighbour = NeighbourCheckerboardIndex<false>(site, mu, arg.extents, wraps);
-    const bool with_link = !Arg::kGaugeFixed || site.coords[3] == 0;
-    auto h = NeighbourSpinPair<kBackwardSpins>(arg, neighbour);
-    const auto k = HopCoefficient(arg, mu, wraps, neighbour, with_link ? Arg::kLinkUnit : Real(1), h);
-    if (with_link) h = MultiplyAdjoint<kFused>(LinkOf(arg, mu, 1 - arg.parity, neighbour), h);
-    AccumulateTemporal<kBackwardSpins>(out, k, h);
+    const bool with_link = !Arg::kGaugeFixed || (site.coords[3] == 0 && OnGlobalFace(arg, mu, kBackwardSide));
+    ProjectedHop<Arg> hop = TemporalNeighbour<kBackwardSpins, false>(arg, site, with_link ? Arg::kLinkUnit : Real(1));
+    if (with_link) hop.h = MultiplyAdjoint<kFused>(BackwardLinkOf(arg, mu, hop), hop.h);
+    AccumulateTemporal<kBackwardSpins>(out, hop.k, hop.h);
   }
 }
 
@@ -323,16 +426,25 @@ __device__ __forceinline__ void ApplyEpilogue(const Arg& arg, int cb, ColorSpino
   }
 }
 
-// The site functor: computes and stores the output spinor of checkerboard site cb.
+// The site functor: computes and stores the output spinor of the site of thread `thread`: checkerboard
+// index cb = thread, or for a partitioned exterior launch the thread-th exterior site (an interior launch
+// skips the exterior sites).
 template <class Arg>
 struct WilsonDslashSite {
-  __device__ __forceinline__ void operator()(const Arg& arg, int cb) const {
+  __device__ __forceinline__ void operator()(const Arg& arg, int thread) const {
     using Real = typename Arg::Real;
+    int cb = thread;
+    if constexpr (Arg::kPartitioned) {
+      if (arg.halo.exterior) cb = arg.halo.exterior_sites[thread];
+    }
     SiteGeometry site;
     if constexpr (Arg::kFastIndexing) {
       site = CheckerboardSite(cb, arg.parity, arg.extents, arg.divisors);
     } else {
       site = CheckerboardSite(cb, arg.parity, arg.extents);
+    }
+    if constexpr (Arg::kPartitioned) {
+      if (!arg.halo.exterior && OnPartitionedFace(arg.halo, site.coords, arg.extents)) return;
     }
     ColorSpinor<Real> out = ColorSpinor<Real>::Zero();
     SpatialHops<0>(arg, site, cb, out);
@@ -346,9 +458,9 @@ struct WilsonDslashSite {
 
 template <class Arg>
 __global__ void WilsonDslashKernel(const Arg arg) {
-  const int cb = blockIdx.x * blockDim.x + threadIdx.x;
-  if (cb >= arg.sites) return;
-  WilsonDslashSite<Arg>{}(arg, cb);
+  const int thread = blockIdx.x * blockDim.x + threadIdx.x;
+  if (thread >= arg.sites) return;
+  WilsonDslashSite<Arg>{}(arg, thread);
 }
 
 }  // namespace lqcd::gpu

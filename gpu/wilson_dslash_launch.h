@@ -36,6 +36,26 @@ inline const char* ToString(DslashEpilogue e) {
   return "unknown";
 }
 
+// Which sites a partitioned Dslash launch computes (partitioned_dslash.h): the interior, whose hops all
+// stay on this rank, while the faces travel; then the exterior, every site with a hop into a ghost zone,
+// listed in exterior_sites. Each site is computed whole by one of the two launches, with the hops in the
+// order of the unpartitioned kernel, so the result is bit for bit that kernel's.
+enum class DslashRegion { kInterior, kExterior };
+
+// The ghost zones of one rank's sub-lattice (halo.cuh has the formats): per direction mu and side
+// (0 backward, 1 forward) the input-parity sites one step beyond that face, and per direction the links
+// U_mu of the sites beyond the backward face (both parities).
+struct DslashHaloView {
+  std::array<bool, 4> partitioned{};                 // hops across these faces read ghosts
+  std::array<std::array<bool, 2>, 4> global_face{};  // [mu][side]: this face is on the global boundary
+  std::array<std::array<ConstSpinorView, 2>, 4> ghost{};  // [mu][side]; stride = face sites per parity
+  std::array<const void*, 4> ghost_links{};
+  int face_sites[4] = {0, 0, 0, 0};                  // per parity, = the ghosts' strides
+  DslashRegion region = DslashRegion::kInterior;
+  const int* exterior_sites = nullptr;               // checkerboard indices (kExterior)
+  int exterior_count = 0;
+};
+
 struct WilsonDslashLaunch {
   SpinorView out;
   ConstSpinorView in;
@@ -47,6 +67,8 @@ struct WilsonDslashLaunch {
   double a = 0, b = 0;
   // Per direction: true where a hop that wraps around the lattice takes a factor -1 (antiperiodic).
   std::array<bool, 4> antiperiodic{false, false, false, true};
+  // A partitioned launch (one region of it), or null. Compiled for the epilogues kNone and kXpay.
+  const DslashHaloView* halo = nullptr;
 };
 
 // The epilogues kNone and kXpay (wilson_dslash_{double,single,half}.cu).

@@ -4,10 +4,11 @@
 //
 // Device-side header, instantiated per precision and per group of epilogues so that the variants compile
 // in parallel and only those some operator uses exist:
-//   wilson_dslash_{double,single,half}.cu   kNone, kXpay                 3 x 2 x 2 x 2 = 24 variants each
+//   wilson_dslash_{double,single,half}.cu   kNone, kXpay, unpartitioned and partitioned (halo.cuh)
+//                                            3 x 2 x 2 x 2 x 2 = 48 variants each
 //   clover_dslash_{double,single,half}.cu   kClover, kCloverXpay (D and D^dag), kXpayClover (D only: the
 //                                            unit-diagonal form's dagger is built otherwise)   30 each
-// (reconstruction x gauge fixing x dagger x epilogue; 162 kernels in all); the teaching ladder instantiates
+// (reconstruction x gauge fixing x dagger x epilogue (x partitioning); 234 kernels in all); the teaching ladder instantiates
 // the one variant of its rung 9a itself (dslash_ladder_kernels.cu).
 #pragma once
 
@@ -53,7 +54,11 @@ inline std::string DslashTuneKey(const WilsonDslashLaunch& l, DslashArithmetic a
   std::string key = std::string("WilsonDslash ") + ToString(l.gauge.precision) + "/" + ToString(l.gauge.reconstruct) +
                     (l.gauge.temporal_gauge_fixed ? "/gf" : "") + (l.dagger ? "/dagger" : "") +
                     (l.epilogue != DslashEpilogue::kNone ? std::string("/") + ToString(l.epilogue) : "") +
-                    (arithmetic != ProductionArithmetic(l.gauge.precision) ? "/on-values" : "") + " " +
+                    (arithmetic != ProductionArithmetic(l.gauge.precision) ? "/on-values" : "") +
+                    (l.halo == nullptr                                  ? ""
+                     : l.halo->region == DslashRegion::kInterior        ? "/interior"
+                                                                        : "/exterior " + std::to_string(l.halo->exterior_count)) +
+                    " " +
                     std::to_string(l.out.extents[0]);
   for (int mu = 1; mu < 4; ++mu) key += "x" + std::to_string(l.out.extents[mu]);
   key += " strides " + std::to_string(l.out.stride) + "," + std::to_string(l.in.stride) + "," +
@@ -62,9 +67,9 @@ inline std::string DslashTuneKey(const WilsonDslashLaunch& l, DslashArithmetic a
 }
 
 template <Precision P, Reconstruct R, bool kGaugeFixed, bool kDagger, DslashEpilogue E,
-          DslashArithmetic A = ProductionArithmetic(P)>
+          DslashArithmetic A = ProductionArithmetic(P), bool kPartitioned = false>
 void LaunchWilsonDslashVariant(const WilsonDslashLaunch& l) {
-  using Arg = WilsonDslashArg<P, R, kGaugeFixed, kDagger, E, A>;
+  using Arg = WilsonDslashArg<P, R, kGaugeFixed, kDagger, E, A, kPartitioned>;
   using Real = typename Arg::Real;
   Arg arg;
   arg.out = SpinorAccessorOf<P>(l.out);
@@ -79,6 +84,10 @@ void LaunchWilsonDslashVariant(const WilsonDslashLaunch& l) {
   }
   if constexpr (Arg::kFastIndexing) arg.divisors = CheckerboardDivisors::Of(arg.extents);
   arg.sites = l.out.sites;
+  if constexpr (kPartitioned) {
+    arg.halo = DslashHaloArgOf<P, R>(*l.halo);
+    if (l.halo->region == DslashRegion::kExterior) arg.sites = l.halo->exterior_count;
+  }
   arg.parity = l.out.parity;
   arg.a = static_cast<Real>(l.a);
   arg.b = static_cast<Real>(l.b);
@@ -86,6 +95,7 @@ void LaunchWilsonDslashVariant(const WilsonDslashLaunch& l) {
   cudaFuncAttributes attributes;
   LQCD_CUDA_CHECK(cudaFuncGetAttributes(&attributes, WilsonDslashKernel<Arg>));
   const std::string key = DslashTuneKey(l, A);
+  if (arg.sites == 0) return;  // an empty region
   auto launch = [&](int block) {
     const int grid = (arg.sites + block - 1) / block;
     WilsonDslashKernel<Arg><<<grid, block>>>(arg);
@@ -101,24 +111,33 @@ void LaunchWilsonDslashVariant(const WilsonDslashLaunch& l) {
   launch(block);
 }
 
-// Dispatches to the variant of l's reconstruction, gauge fixing, dagger and epilogue, among kEpilogues.
-// kXpayClover exists for D only (see the file comment).
-template <Precision P, DslashEpilogue... kEpilogues>
+// Dispatches to the variant of l's reconstruction, gauge fixing, dagger, epilogue (among kEpilogues) and
+// partitioning (compiled where kWithHalo). kXpayClover exists for D only (see the file comment).
+template <Precision P, bool kWithHalo, DslashEpilogue... kEpilogues>
 void LaunchDslashFor(const WilsonDslashLaunch& l) {
+  if (!kWithHalo && l.halo != nullptr) {
+    throw std::logic_error(std::string("Dslash: the partitioned ") + ToString(l.epilogue) + " epilogue is not compiled");
+  }
   auto with_reconstruct = [&](auto reconstruct) {
     WithFlag(l.gauge.temporal_gauge_fixed, [&](auto gauge_fixed) {
       WithFlag(l.dagger, [&](auto dagger) {
         WithEpilogue<kEpilogues...>(l.epilogue, [&](auto epilogue) {
-          // (decay: inside the nested lambdas the captured constants are seen through references)
-          constexpr Reconstruct kReconstruct = std::decay_t<decltype(reconstruct)>::value;
-          constexpr bool kGaugeFixed = std::decay_t<decltype(gauge_fixed)>::value;
-          constexpr bool kDagger = std::decay_t<decltype(dagger)>::value;
-          constexpr DslashEpilogue kEpilogue = decltype(epilogue)::value;
-          if constexpr (kEpilogue == DslashEpilogue::kXpayClover && kDagger) {
-            throw std::logic_error("Dslash: the xpay-clover epilogue is compiled for D only, not D^dag");
-          } else {
-            LaunchWilsonDslashVariant<P, kReconstruct, kGaugeFixed, kDagger, kEpilogue>(l);
-          }
+          WithFlag(kWithHalo && l.halo != nullptr, [&](auto partitioned) {
+            // (decay: inside the nested lambdas the captured constants are seen through references)
+            constexpr Reconstruct kReconstruct = std::decay_t<decltype(reconstruct)>::value;
+            constexpr bool kGaugeFixed = std::decay_t<decltype(gauge_fixed)>::value;
+            constexpr bool kDagger = std::decay_t<decltype(dagger)>::value;
+            constexpr DslashEpilogue kEpilogue = decltype(epilogue)::value;
+            constexpr bool kPartitioned = std::decay_t<decltype(partitioned)>::value;
+            if constexpr (kEpilogue == DslashEpilogue::kXpayClover && kDagger) {
+              throw std::logic_error("Dslash: the xpay-clover epilogue is compiled for D only, not D^dag");
+            } else if constexpr (kPartitioned && !kWithHalo) {
+              throw std::logic_error("Dslash: partitioned variant not compiled");
+            } else {
+              LaunchWilsonDslashVariant<P, kReconstruct, kGaugeFixed, kDagger, kEpilogue, ProductionArithmetic(P),
+                                        kPartitioned>(l);
+            }
+          });
         });
       });
     });

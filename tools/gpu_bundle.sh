@@ -10,14 +10,15 @@
 #   tools/gpu_bundle.sh                 # here
 #   gpu_bundle/run_tests.sh             # there; exits non-zero if any test fails (or none ran)
 #   gpu_bundle/run_benchmarks.sh [out]  # there; writes each benchmark's output to out/ (default: .)
+#   gpu_bundle/run_multi_gpu.sh         # there; the multi-rank checks and the main job under mpirun (1, 2, 4 ranks)
 #   gpu_bundle/run_main_job.sh OUT [generator flags] [-- solve flags]   # there; the main job on the GPU,
 #                                       # then the same configuration on the CPU oracle, correlators compared
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-tests=$(bazel query --output=label 'attr(tags, "\bgpu\b", tests(//...))' 2>/dev/null)
+tests=$(bazel query --output=label 'kind("cc_test", attr(tags, "\bgpu\b", tests(//...)))' 2>/dev/null)
 benchmarks=$(bazel query --output=label 'attr(tags, "\bbenchmark\b", attr(tags, "\bgpu\b", kind("cc_binary", //...)))' 2>/dev/null)
-programs="//experiments:pion //experiments:solver_tables_cc"
+programs="//experiments:pion //experiments:solver_tables_cc //gpu:multi_gpu_check"
 [[ -n "$tests" ]] || { echo "gpu_bundle: no targets tagged gpu" >&2; exit 1; }
 # shellcheck disable=SC2086
 bazel build $tests $benchmarks $programs
@@ -30,9 +31,11 @@ binary_path() { local label=${1#//}; echo "bazel-bin/${label%%:*}/${label#*:}"; 
 for t in $tests; do cp "$(binary_path "$t")" "$stage/tests/"; done
 for b in $benchmarks; do cp "$(binary_path "$b")" "$stage/benchmarks/"; done
 for p in $programs; do cp "$(binary_path "$p")" "$stage/programs/"; done
-cp tools/compare_correlators.py "$stage/programs/"
+# The multi-rank tests find their binaries (and compare_correlators.py) next to themselves.
+cp tools/compare_correlators.py gpu/multi_gpu_check_test.py experiments/pion_multi_rank_test.py "$stage/programs/"
 chmod -R u+w "$stage"
-strip --strip-unneeded "$stage"/tests/* "$stage"/benchmarks/* "$stage"/programs/pion "$stage"/programs/solver_tables_cc
+strip --strip-unneeded "$stage"/tests/* "$stage"/benchmarks/* "$stage"/programs/pion "$stage"/programs/solver_tables_cc \
+  "$stage"/programs/multi_gpu_check
 git rev-parse --short HEAD >"$stage/COMMIT" 2>/dev/null || echo unknown >"$stage/COMMIT"
 if ! git diff --quiet HEAD 2>/dev/null; then echo "+uncommitted changes" >>"$stage/COMMIT"; fi
 cp "$stage/COMMIT" gpu_bundle/COMMIT
@@ -117,5 +120,20 @@ done
 programs/pion --backend=cpu --no-plot --output="$out/cpu" --config="$config" "${cpu_solve[@]}" || exit $?
 python3 programs/compare_correlators.py "$out/gpu/pion_correlator.csv" "$out/cpu/pion_correlator.csv"
 RUN
-chmod +x gpu_bundle/run_tests.sh gpu_bundle/run_benchmarks.sh gpu_bundle/run_main_job.sh
+cat >gpu_bundle/run_multi_gpu.sh <<'RUN'
+#!/usr/bin/env bash
+# run_multi_gpu.sh [unittest args]: the multi-rank checks (programs/multi_gpu_check under mpirun: 1, 2 and 4
+# ranks over several grids, both halo transports, the refusals), as `bazel test //gpu:multi_gpu_check_test`,
+# then the main job on 2 and 4 ranks against one process (`bazel test //experiments:pion_multi_rank_test`).
+# The benchmark by hand: mpirun -np N programs/multi_gpu_check --grid=... --lattice=... --benchmark
+cd "$(dirname "$0")"
+source ./unpack.sh
+echo "bundle of commit $(cat COMMIT), on $(hostname), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+mpirun --version | head -1
+status=0
+python3 programs/multi_gpu_check_test.py "$@" || status=1
+python3 programs/pion_multi_rank_test.py "$@" || status=1
+exit $status
+RUN
+chmod +x gpu_bundle/run_tests.sh gpu_bundle/run_benchmarks.sh gpu_bundle/run_main_job.sh gpu_bundle/run_multi_gpu.sh
 echo "gpu_bundle: $(echo "$tests" | wc -w) tests, $(echo "$benchmarks" | wc -w) benchmarks, $(echo "$programs" | wc -w) programs, $(du -sh gpu_bundle | cut -f1)"

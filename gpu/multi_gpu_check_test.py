@@ -1,0 +1,136 @@
+"""multi_gpu_check under mpirun.
+
+Always (no GPU needed: the program refuses these before it looks for one): a grid that does not divide the
+lattice, an odd local extent, a grid whose size is not the rank count, an unknown --transport and a benchmark
+flag without --benchmark each fail on every rank with a clear
+message and a non-zero status.
+
+With a GPU (nvidia-smi lists at least one): mpirun -np 1, 2 and 4 with --share-gpu over the grids 1x1x1x1,
+1x1x1x2, 1x1x2x2 and 2x1x1x2 on 8x8x8x8, 2x1x1x2 on 4x4x4x8 (local extent 2: every site on both faces of
+x and t), and 1x1x1x2 and 1x1x2x2 with --transport=device (CUDA IPC copies between the ranks), must print every check's OK line and exit 0; and one rank more than there are GPUs, without
+--share-gpu, must be refused on every rank. Without a GPU those runs are skipped with a message.
+
+Every run has a timeout: on expiry the whole process group (mpirun and its ranks) is killed and the test
+fails, so a deadlock never blocks the test suite.
+"""
+import os
+import shutil
+import signal
+import subprocess
+import unittest
+
+CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "multi_gpu_check")
+# A refusal happens before any GPU work: seconds.
+REFUSAL_TIMEOUT_S = 60
+# A full check on 8x8x8x8 with 4 ranks sharing one GPU: 144 Dslash variants, 36 M_pp cases (tuning each kernel
+# variant once per rank) and six solves with a host-staged halo exchange per Dslash; about a minute on one
+# H100. The limit leaves room for a loaded machine.
+CHECK_TIMEOUT_S = 600
+LATTICE = "8x8x8x8"
+CHECK_LINES = ["a. Dslash: OK", "b. M_pp: OK", "c. solves: OK"]
+
+
+def gpu_count():
+    """The number of GPUs nvidia-smi lists (0 without nvidia-smi or a working driver)."""
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return 0
+    try:
+        listing = subprocess.run([smi, "-L"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                 timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return 0
+    if listing.returncode != 0:
+        return 0
+    return sum(1 for line in listing.stdout.splitlines() if line.startswith("GPU "))
+
+
+GPUS = gpu_count()
+NO_GPU = "no GPU (nvidia-smi lists none): the multi-GPU runs are skipped"
+
+
+def mpirun(ranks, flags, timeout_s):
+    command = ["mpirun", "--oversubscribe", "-np", str(ranks)]
+    if os.geteuid() == 0:
+        command.append("--allow-run-as-root")  # test containers often run as root; Open MPI refuses otherwise
+    command += [CHECK] + list(flags)
+    # Shared memory and loopback only: the ranks are on this host, and no network probing slows start-up.
+    env = dict(os.environ, OMPI_MCA_btl="self,vader", OMPI_MCA_rmaps_base_oversubscribe="1")
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                               start_new_session=True)
+    try:
+        out, err = process.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        out, err = process.communicate()
+        raise AssertionError("timed out after %d s (hang?): %s\n%s%s" % (timeout_s, " ".join(command), out, err))
+    return process.returncode, out, err
+
+
+class Refusals(unittest.TestCase):
+    def assert_refused_on_every_rank(self, ranks, flags, message):
+        status, out, err = mpirun(ranks, flags, REFUSAL_TIMEOUT_S)
+        self.assertNotEqual(status, 0, out + err)
+        for rank in range(ranks):
+            self.assertIn("multi_gpu_check: rank %d of %d: error: " % (rank, ranks), err)
+        self.assertEqual(err.count(message), ranks, err)
+
+    def test_grid_does_not_divide_lattice(self):
+        self.assert_refused_on_every_rank(1, ["--grid=1x1x1x3", "--lattice=" + LATTICE],
+                                          "3 ranks do not divide the extent 8 in direction 3")
+
+    def test_odd_local_extent(self):
+        self.assert_refused_on_every_rank(2, ["--grid=1x1x1x2", "--lattice=8x8x8x6"],
+                                          "local extent 3 in direction 3 is odd")
+
+    def test_grid_size_differs_from_rank_count(self):
+        self.assert_refused_on_every_rank(2, ["--grid=1x1x2x2", "--lattice=" + LATTICE],
+                                          "process grid 1x1x2x2 has 4 ranks, but the job runs 2")
+
+    def test_unknown_transport(self):
+        self.assert_refused_on_every_rank(1, ["--transport=nvlink"], "--transport: halo transport 'nvlink'")
+
+    def test_benchmark_flags_need_benchmark(self):
+        self.assert_refused_on_every_rank(1, ["--repetitions=5"], "--repetitions needs --benchmark")
+
+    @unittest.skipIf(GPUS == 0, NO_GPU)
+    def test_more_ranks_than_gpus_needs_share_gpu(self):
+        ranks = GPUS + 1
+        self.assert_refused_on_every_rank(ranks, ["--grid=1x1x1x%d" % ranks, "--lattice=4x4x4x%d" % (2 * ranks)],
+                                          "pass --share-gpu")
+
+
+@unittest.skipIf(GPUS == 0, NO_GPU)
+class Checks(unittest.TestCase):
+    def assert_passes(self, ranks, grid, lattice=LATTICE, transport="host"):
+        status, out, err = mpirun(ranks, ["--grid=" + grid, "--lattice=" + lattice, "--share-gpu",
+                                          "--transport=" + transport], CHECK_TIMEOUT_S)
+        print(out)  # the OK lines, iteration counts and true residuals, in the test log
+        what = "np %d grid %s lattice %s transport %s:\n%s%s" % (ranks, grid, lattice, transport, out, err)
+        self.assertEqual(status, 0, what)
+        for line in CHECK_LINES:
+            self.assertIn(line, out, what)
+        self.assertIn("multi_gpu_check: OK: %d ranks, grid %s" % (ranks, grid), out, what)
+
+    def test_one_rank(self):
+        self.assert_passes(1, "1x1x1x1")
+
+    def test_two_ranks(self):
+        self.assert_passes(2, "1x1x1x2")
+
+    def test_four_ranks(self):
+        self.assert_passes(4, "1x1x2x2")
+        self.assert_passes(4, "2x1x1x2")
+
+    def test_local_extent_two(self):
+        self.assert_passes(4, "2x1x1x2", "4x4x4x8")
+
+    def test_device_transport(self):
+        self.assert_passes(2, "1x1x1x2", transport="device")
+        self.assert_passes(4, "1x1x2x2", transport="device")
+
+
+if __name__ == "__main__":
+    if GPUS == 0:
+        print("multi_gpu_check_test: " + NO_GPU + "; the refusals (no GPU needed) still run")
+    unittest.main()

@@ -1,0 +1,383 @@
+// partitioned_dslash.cu: PartitionedWilsonDslash (partitioned_dslash.h): face lists, ghost buffers,
+// streams, and the order of one call. Host code; the kernels are wilson_dslash_kernel.cuh's partitioned
+// variants and halo_packing.cu's.
+#include "gpu/partitioned_dslash.h"
+
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gpu/comm/face_map.h"
+#include "gpu/cuda_check.h"
+#include "gpu/device_buffer.h"
+#include "gpu/halo_packing.h"
+#include "gpu/wilson_dslash.h"
+
+namespace lqcd::gpu {
+namespace {
+
+using comm::Side;
+
+// Page-locked host memory, so that copies to and from it are asynchronous DMA.
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(std::size_t bytes) : bytes_(bytes) {
+    if (bytes > 0) LQCD_CUDA_CHECK(cudaMallocHost(&data_, bytes));
+  }
+  ~PinnedBuffer() {
+    if (data_ != nullptr) cudaFreeHost(data_);
+  }
+  PinnedBuffer(PinnedBuffer&& o) noexcept : data_(o.data_), bytes_(o.bytes_) { o.data_ = nullptr; }
+  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+    std::swap(data_, o.data_);
+    std::swap(bytes_, o.bytes_);
+    return *this;
+  }
+  void* data() const { return data_; }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  void* data_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+DeviceBuffer UploadInts(const std::vector<int>& v) {
+  DeviceBuffer b(v.size() * sizeof(int));
+  if (!v.empty()) b.CopyFromHost(v.data(), v.size() * sizeof(int));
+  return b;
+}
+
+// Checkerboard indices of the sites of `parity` with a hop across a partitioned face.
+std::vector<int> ExteriorSitesOf(const Lattice& lattice, const std::array<bool, 4>& partitioned, Parity parity) {
+  std::vector<int> sites;
+  for (int site = 0; site < lattice.volume(); ++site) {
+    if (lattice.SiteParity(site) != parity) continue;
+    const Coordinates n = lattice.Coords(site);
+    bool exterior = false;
+    for (int mu = 0; mu < 4; ++mu) {
+      exterior |= partitioned[mu] && (n[mu] == 0 || n[mu] == lattice.extent(mu) - 1);
+    }
+    if (exterior) sites.push_back(Lattice::CheckerboardIndex(site));
+  }
+  return sites;
+}
+
+// A neighbour's buffer mapped into this process through CUDA IPC; unmapped on destruction.
+class IpcMapping {
+ public:
+  IpcMapping() = default;
+  explicit IpcMapping(const cudaIpcMemHandle_t& handle) {
+    LQCD_CUDA_CHECK(cudaIpcOpenMemHandle(&data_, handle, cudaIpcMemLazyEnablePeerAccess));
+  }
+  ~IpcMapping() {
+    if (data_ != nullptr) cudaIpcCloseMemHandle(data_);
+  }
+  IpcMapping(IpcMapping&& o) noexcept : data_(o.data_) { o.data_ = nullptr; }
+  IpcMapping& operator=(IpcMapping&& o) noexcept {
+    std::swap(data_, o.data_);
+    return *this;
+  }
+  void* data() const { return data_; }
+
+ private:
+  void* data_ = nullptr;
+};
+
+}  // namespace
+
+const char* ToString(HaloTransport transport) {
+  return transport == HaloTransport::kDevice ? "device" : "host";
+}
+
+HaloTransport ParseHaloTransport(const std::string& text) {
+  if (text == "host") return HaloTransport::kHostStaged;
+  if (text == "device") return HaloTransport::kDevice;
+  throw std::invalid_argument("halo transport '" + text + "': expected host or device");
+}
+
+struct PartitionedWilsonDslash::State {
+  const DeviceGaugeField& gauge;
+  comm::Communicator& communicator;
+  FermionBoundary boundary;
+  std::array<bool, 4> partitioned{};
+  std::array<std::array<bool, 2>, 4> global_face{};
+  std::array<int, 4> face_sites{};
+  // [mu][side][parity]: the face's checkerboard indices (FaceMap order), on the device.
+  DeviceBuffer face_lists[4][2][2];
+  DeviceBuffer exterior[2];
+  int exterior_count[2] = {0, 0};
+  DeviceBuffer link_ghost[4];
+  // Per direction and side: the packed face (device), its host copy, the ghost (host copy, device).
+  DeviceBuffer send[4][2], ghost[4][2];
+  PinnedBuffer host_send[4][2], host_ghost[4][2];  // host staged
+  HaloTransport transport = HaloTransport::kHostStaged;
+  // Device transport: where the face sent toward [mu][side] goes (a neighbour's ghost, or my own).
+  void* target[4][2] = {};
+  bool only_self = true;  // every partitioned direction has one rank: my faces are my ghosts
+  IpcMapping mapped[4][2];
+  cudaStream_t stream = nullptr;
+  cudaEvent_t input_ready = nullptr, ghosts_ready = nullptr;
+
+  State(const DeviceGaugeField& g, comm::Communicator& c, const FermionBoundary& b) : gauge(g), communicator(c), boundary(b) {}
+  ~State() {
+    if (input_ready != nullptr) cudaEventDestroy(input_ready);
+    if (ghosts_ready != nullptr) cudaEventDestroy(ghosts_ready);
+    if (stream != nullptr) cudaStreamDestroy(stream);
+  }
+
+  std::size_t SpinorGhost(int mu) const { return SpinorGhostBytes(gauge.layout().precision, mu, face_sites[mu]); }
+};
+
+PartitionedWilsonDslash::PartitionedWilsonDslash(const DeviceGaugeField& gauge, comm::Communicator& communicator,
+                                                 const FermionBoundary& boundary,
+                                                 const std::array<bool, 4>& self_partitioned,
+                                                 HaloTransport transport)
+    : state_(std::make_unique<State>(gauge, communicator, boundary)) {
+  State& s = *state_;
+  s.transport = transport;
+  const Lattice& local = gauge.lattice();
+  const comm::ProcessGrid& grid = communicator.grid();
+  Coordinates global{};
+  for (int mu = 0; mu < 4; ++mu) global[mu] = local.extent(mu) * grid.dim(mu);
+  if (grid.LocalExtents(global) != local.extents()) {  // throws for odd or non-dividing extents
+    throw std::invalid_argument("PartitionedWilsonDslash: the grid " + grid.ToString() + " does not tile a lattice " +
+                                "with local extents " + local.ToString());
+  }
+  const Coordinates coords = grid.CoordsOf(communicator.rank());
+  for (int mu = 0; mu < 4; ++mu) {
+    s.partitioned[mu] = grid.IsPartitioned(mu) || self_partitioned[mu];
+    if (s.partitioned[mu] && local.extent(mu) % 2 != 0) {
+      throw std::invalid_argument("PartitionedWilsonDslash: direction " + std::to_string(mu) +
+                                  " is partitioned but its local extent " + std::to_string(local.extent(mu)) +
+                                  " is odd");
+    }
+    if (s.partitioned[mu] && grid.IsPartitioned(mu)) s.only_self = false;
+    s.global_face[mu][0] = coords[mu] == 0;
+    s.global_face[mu][1] = coords[mu] == grid.dim(mu) - 1;
+  }
+  LQCD_CUDA_CHECK(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
+  LQCD_CUDA_CHECK(cudaEventCreateWithFlags(&s.input_ready, cudaEventDisableTiming));
+  LQCD_CUDA_CHECK(cudaEventCreateWithFlags(&s.ghosts_ready, cudaEventDisableTiming));
+
+  for (int parity = 0; parity < 2; ++parity) {
+    const std::vector<int> sites = ExteriorSitesOf(local, s.partitioned, static_cast<Parity>(parity));
+    s.exterior[parity] = UploadInts(sites);
+    s.exterior_count[parity] = static_cast<int>(sites.size());
+  }
+  const GaugeView links = gauge.View();
+  for (int mu = 0; mu < 4; ++mu) {
+    if (!s.partitioned[mu]) continue;
+    const comm::FaceMap faces(local.extents(), mu);
+    s.face_sites[mu] = faces.sites_per_parity();
+    for (int side = 0; side < 2; ++side) {
+      for (int parity = 0; parity < 2; ++parity) {
+        s.face_lists[mu][side][parity] = UploadInts(faces.Face(static_cast<Side>(side), static_cast<Parity>(parity)));
+      }
+      s.send[mu][side] = DeviceBuffer(s.SpinorGhost(mu));
+      s.ghost[mu][side] = DeviceBuffer(s.SpinorGhost(mu));
+      if (transport == HaloTransport::kHostStaged) {
+        s.host_send[mu][side] = PinnedBuffer(s.SpinorGhost(mu));
+        s.host_ghost[mu][side] = PinnedBuffer(s.SpinorGhost(mu));
+      }
+    }
+    if (transport == HaloTransport::kDevice) {
+      // My ghost beyond face `side` is filled by the neighbour on that side: it gets my handle, and I get
+      // the handle of the ghost I fill, from the neighbour on the other side.
+      for (int side = 0; side < 2; ++side) {
+        const int opposite = 1 - side;
+        const int receiver = grid.Neighbour(communicator.rank(), mu, static_cast<Side>(opposite));
+        cudaIpcMemHandle_t mine{}, theirs{};
+        LQCD_CUDA_CHECK(cudaIpcGetMemHandle(&mine, s.ghost[mu][side].data()));
+        communicator.Exchange(mu, static_cast<Side>(side), &mine, &theirs, sizeof(mine));
+        if (receiver == communicator.rank()) {
+          s.target[mu][opposite] = s.ghost[mu][side].data();  // my own ghost (one rank along mu)
+        } else {
+          s.mapped[mu][opposite] = IpcMapping(theirs);
+          s.target[mu][opposite] = s.mapped[mu][opposite].data();
+        }
+      }
+    }
+    // Link ghosts: my forward face's U_mu goes forward; what arrives is U_mu(n - mu) for my backward face.
+    const std::size_t link_bytes = LinkGhostBytes(links.precision, links.reconstruct, s.face_sites[mu]);
+    DeviceBuffer packed(link_bytes);
+    PackLinkFaceLaunch pack;
+    pack.gauge = links;
+    pack.ghost = packed.data();
+    pack.face_sites[0] = static_cast<const int*>(s.face_lists[mu][1][0].data());
+    pack.face_sites[1] = static_cast<const int*>(s.face_lists[mu][1][1].data());
+    pack.sites = s.face_sites[mu];
+    pack.mu = mu;
+    pack.stream = s.stream;
+    LaunchPackLinkFace(pack);
+    PinnedBuffer out(link_bytes), in(link_bytes);
+    LQCD_CUDA_CHECK(cudaMemcpyAsync(out.data(), packed.data(), link_bytes, cudaMemcpyDeviceToHost, s.stream));
+    LQCD_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+    communicator.Exchange(mu, Side::kForward, out.data(), in.data(), link_bytes);
+    s.link_ghost[mu] = DeviceBuffer(link_bytes);
+    s.link_ghost[mu].CopyFromHost(in.data(), link_bytes);
+  }
+}
+
+PartitionedWilsonDslash::~PartitionedWilsonDslash() = default;
+
+const DeviceGaugeField& PartitionedWilsonDslash::gauge() const { return state_->gauge; }
+comm::Communicator& PartitionedWilsonDslash::communicator() const { return state_->communicator; }
+const FermionBoundary& PartitionedWilsonDslash::boundary() const { return state_->boundary; }
+HaloTransport PartitionedWilsonDslash::transport() const { return state_->transport; }
+const std::array<bool, 4>& PartitionedWilsonDslash::partitioned() const { return state_->partitioned; }
+int PartitionedWilsonDslash::ExteriorSites(int parity) const { return state_->exterior_count[parity & 1]; }
+
+std::size_t PartitionedWilsonDslash::FaceBytesPerCall() const {
+  std::size_t bytes = 0;
+  for (int mu = 0; mu < 4; ++mu) {
+    if (state_->partitioned[mu]) bytes += 2 * state_->SpinorGhost(mu);
+  }
+  return bytes;
+}
+
+void PartitionedWilsonDslash::Apply(const SpinorView& out, const ConstSpinorView& in, Dagger dagger) const {
+  Run("PartitionedWilsonDslash::Apply", out, in, dagger, nullptr, 0, 0);
+}
+
+void PartitionedWilsonDslash::ApplyXpay(const SpinorView& out, const ConstSpinorView& in, Dagger dagger,
+                                        const ConstSpinorView& x, double a, double b) const {
+  Run("PartitionedWilsonDslash::ApplyXpay", out, in, dagger, &x, a, b);
+}
+
+void PartitionedWilsonDslash::Run(const char* where, const SpinorView& out, const ConstSpinorView& in, Dagger dagger,
+                                  const ConstSpinorView* x, double a, double b) const {
+  State& s = *state_;
+  WilsonDslashLaunch launch = CheckedWilsonDslashLaunch(where, out, s.gauge, in, dagger, x, a, b, s.boundary);
+  if (FaceBytesPerCall() == 0) return LaunchWilsonDslash(launch);  // nothing partitioned: the plain kernel
+  const Precision precision = s.gauge.layout().precision;
+
+  DslashHaloView halo;
+  halo.partitioned = s.partitioned;
+  halo.global_face = s.global_face;
+  for (int mu = 0; mu < 4; ++mu) {
+    halo.face_sites[mu] = s.face_sites[mu];
+    halo.ghost_links[mu] = s.link_ghost[mu].data();
+    for (int side = 0; side < 2; ++side) {
+      ConstSpinorView& g = halo.ghost[mu][side];
+      g.precision = precision;
+      g.parity = in.parity;
+      g.sites = s.face_sites[mu];
+      g.stride = s.face_sites[mu];
+      g.data = s.ghost[mu][side].data();
+      if (precision == Precision::kHalf && g.data != nullptr) {
+        const std::size_t words_bytes =
+            static_cast<std::size_t>(s.face_sites[mu]) * SpinorGhostReals(precision, mu) * BytesPerReal(precision);
+        g.norm = reinterpret_cast<const float*>(static_cast<const char*>(g.data) + words_bytes);
+      }
+    }
+  }
+
+  // 1. Faces of `in` packed and copied to the host on the comm stream, once `in` is ready.
+  LQCD_CUDA_CHECK(cudaEventRecord(s.input_ready, 0));
+  LQCD_CUDA_CHECK(cudaStreamWaitEvent(s.stream, s.input_ready, 0));
+  for (int mu = 0; mu < 4; ++mu) {
+    if (!s.partitioned[mu]) continue;
+    for (int side = 0; side < 2; ++side) {
+      PackSpinorFaceLaunch pack;
+      pack.in = in;
+      pack.face = s.send[mu][side].data();
+      pack.face_sites = static_cast<const int*>(s.face_lists[mu][side][in.parity].data());
+      pack.sites = s.face_sites[mu];
+      pack.mu = mu;
+      pack.sent_toward = side;
+      pack.dagger = dagger == Dagger::kYes;
+      pack.stream = s.stream;
+      LaunchPackSpinorFace(pack);
+      if (s.transport == HaloTransport::kHostStaged) {
+        LQCD_CUDA_CHECK(cudaMemcpyAsync(s.host_send[mu][side].data(), s.send[mu][side].data(), s.SpinorGhost(mu),
+                                        cudaMemcpyDeviceToHost, s.stream));
+      }
+    }
+  }
+
+  // 2. The interior on the default stream, meanwhile.
+  halo.region = DslashRegion::kInterior;
+  launch.halo = &halo;
+  LaunchWilsonDslash(launch);
+
+  // 3. The exchange: my face `side` goes toward `side`; what arrives is the ghost beyond the opposite face.
+  if (s.transport == HaloTransport::kDevice && s.only_self) {
+    CopyOwnFaces();  // stream ordered: no host involvement
+  } else {
+    // The packs are done, and so is my previous call's exterior kernel (the comm stream waited for it).
+    LQCD_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+    if (s.transport == HaloTransport::kDevice) {
+      ExchangeOnDevice();
+    } else {
+      ExchangeThroughHost();
+    }
+  }
+
+  // 4. The exterior, once the ghosts are on the device.
+  halo.region = DslashRegion::kExterior;
+  halo.exterior_sites = static_cast<const int*>(s.exterior[out.parity].data());
+  halo.exterior_count = s.exterior_count[out.parity];
+  LaunchWilsonDslash(launch);
+}
+
+void PartitionedWilsonDslash::Handshake() const {
+  State& s = *state_;
+  for (int mu = 0; mu < 4; ++mu) {
+    if (!s.partitioned[mu]) continue;
+    for (int side = 0; side < 2; ++side) {
+      const char token = 1;
+      char received = 0;
+      s.communicator.Exchange(mu, static_cast<Side>(side), &token, &received, 1);
+    }
+  }
+}
+
+void PartitionedWilsonDslash::CopyOwnFaces() const {
+  State& s = *state_;
+  for (int mu = 0; mu < 4; ++mu) {
+    if (!s.partitioned[mu]) continue;
+    for (int side = 0; side < 2; ++side) {
+      LQCD_CUDA_CHECK(cudaMemcpyAsync(s.target[mu][side], s.send[mu][side].data(), s.SpinorGhost(mu),
+                                      cudaMemcpyDeviceToDevice, s.stream));
+    }
+  }
+  LQCD_CUDA_CHECK(cudaEventRecord(s.ghosts_ready, s.stream));
+  LQCD_CUDA_CHECK(cudaStreamWaitEvent(0, s.ghosts_ready, 0));
+}
+
+void PartitionedWilsonDslash::ExchangeOnDevice() const {
+  State& s = *state_;
+  Handshake();  // every neighbour's ghosts are free (each synchronised before answering)
+  for (int mu = 0; mu < 4; ++mu) {
+    if (!s.partitioned[mu]) continue;
+    for (int side = 0; side < 2; ++side) {
+      LQCD_CUDA_CHECK(cudaMemcpyAsync(s.target[mu][side], s.send[mu][side].data(), s.SpinorGhost(mu),
+                                      cudaMemcpyDeviceToDevice, s.stream));
+    }
+  }
+  LQCD_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+  Handshake();  // every neighbour's copies into my ghosts are done
+}
+
+void PartitionedWilsonDslash::ExchangeThroughHost() const {
+  State& s = *state_;
+  for (int mu = 0; mu < 4; ++mu) {
+    if (!s.partitioned[mu]) continue;
+    for (int side = 0; side < 2; ++side) {
+      const int beyond = 1 - side;
+      s.communicator.Exchange(mu, static_cast<Side>(side), s.host_send[mu][side].data(),
+                              s.host_ghost[mu][beyond].data(), s.SpinorGhost(mu));
+    }
+    for (int side = 0; side < 2; ++side) {
+      LQCD_CUDA_CHECK(cudaMemcpyAsync(s.ghost[mu][side].data(), s.host_ghost[mu][side].data(), s.SpinorGhost(mu),
+                                      cudaMemcpyHostToDevice, s.stream));
+    }
+  }
+  LQCD_CUDA_CHECK(cudaEventRecord(s.ghosts_ready, s.stream));
+  LQCD_CUDA_CHECK(cudaStreamWaitEvent(0, s.ghosts_ready, 0));
+}
+
+}  // namespace lqcd::gpu

@@ -1,0 +1,95 @@
+// partitioned_dslash.h: the Wilson Dslash on one rank's sub-lattice of a lattice split over a process grid
+// (gpu/comm/): the faces are packed, exchanged through a Communicator and read from ghost zones, and the
+// interior is computed while they travel.
+//
+// Host-only header (no CUDA types). Computes exactly what ApplyWilsonDslash / ApplyWilsonDslashXpay
+// (wilson_dslash.h) compute on the global lattice, restricted to this rank's sites: bit for bit, since
+// each output site is computed by one thread with the unpartitioned kernel's arithmetic in the same order,
+// and the ghosts carry the numbers the kernel would have loaded (halo.cuh). The fermion boundary is the
+// global one: antiperiodic signs (and, with temporal gauge fixing, the t-links of the last slice) apply only
+// on faces that are on the global boundary.
+//
+// Two transports carry the faces (HaloTransport):
+//   kHostStaged  packed face -> pinned host memory -> Communicator::Exchange (MPI, or a copy for a rank's
+//                own faces) -> pinned host memory -> the neighbour's ghost: works between any two ranks.
+//   kDevice      packed face -> the neighbour's ghost directly, one device-to-device copy: into this
+//                rank's own ghost where the neighbour is itself, else through a CUDA IPC mapping of the
+//                neighbour's ghost (same node; handles swapped once, at construction, over the
+//                communicator). Two tiny host handshakes per call order it: "my ghosts are free" before
+//                the copies, "my copies into yours are done" after them. Where every neighbour is the rank
+//                itself the copies are simply stream ordered (no host synchronisation at all).
+// One call on parity p (in on p' = 1 - p):
+//   comm stream:    wait for in; pack the 2 faces of every partitioned direction (halo_packing.h)
+//                   (host staged: and copy them to pinned host memory)
+//   default stream: the interior sites (no hop across a partitioned face)
+//   host + comm:    the exchange by the transport
+//   default stream: the exterior sites, once the ghosts are complete
+// The call returns when the exchange is done and the exterior kernel is queued (the host takes part in
+// the exchange); like every Dslash it is otherwise asynchronous on the default stream.
+//
+// Self partitioning: a direction can be marked partitioned although the grid has one rank along it; that
+// rank then exchanges the faces with itself through the same pack / exchange / ghost path, so every line of
+// the multi-GPU code runs, and is tested, on one GPU and one process.
+//
+// The links' ghosts (U_mu of the backward neighbour's forward face) are exchanged once, at construction.
+// Errors (std::invalid_argument, before any work): the communicator's grid does not tile a lattice with
+// this rank's local extents; a partitioned direction with an odd local extent; and every argument error of
+// ApplyWilsonDslash. The gauge field and the communicator must outlive the object; not thread safe.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "gpu/comm/communicator.h"
+#include "gpu/device_gauge_field.h"
+#include "gpu/field_views.h"
+#include "reference/fermion_boundary.h"
+#include "reference/wilson.h"
+
+namespace lqcd::gpu {
+
+enum class HaloTransport { kHostStaged, kDevice };
+const char* ToString(HaloTransport transport);  // "host", "device"
+HaloTransport ParseHaloTransport(const std::string& text);  // throws std::invalid_argument
+
+class PartitionedWilsonDslash {
+ public:
+  PartitionedWilsonDslash(const DeviceGaugeField& gauge, comm::Communicator& communicator,
+                          const FermionBoundary& boundary = FermionBoundary::AntiperiodicTime(),
+                          const std::array<bool, 4>& self_partitioned = {false, false, false, false},
+                          HaloTransport transport = HaloTransport::kHostStaged);
+  ~PartitionedWilsonDslash();
+  PartitionedWilsonDslash(const PartitionedWilsonDslash&) = delete;
+  PartitionedWilsonDslash& operator=(const PartitionedWilsonDslash&) = delete;
+
+  // out_p = D_{p,p'} in_{p'} (or D^dag) on this rank's sites.
+  void Apply(const SpinorView& out, const ConstSpinorView& in, Dagger dagger) const;
+  // out_p = a x_p + b D_{p,p'} in_{p'}; out may be x.
+  void ApplyXpay(const SpinorView& out, const ConstSpinorView& in, Dagger dagger, const ConstSpinorView& x, double a,
+                 double b) const;
+
+  const DeviceGaugeField& gauge() const;
+  comm::Communicator& communicator() const;
+  const FermionBoundary& boundary() const;
+  HaloTransport transport() const;
+  // Directions whose faces are exchanged (grid dims > 1, or self partitioned).
+  const std::array<bool, 4>& partitioned() const;
+  // Bytes this rank sends per call (all faces; the same amount is received), and output sites per parity
+  // that wait for ghosts.
+  std::size_t FaceBytesPerCall() const;
+  int ExteriorSites(int parity) const;
+
+ private:
+  void Run(const char* where, const SpinorView& out, const ConstSpinorView& in, Dagger dagger,
+           const ConstSpinorView* x, double a, double b) const;
+  void ExchangeThroughHost() const;
+  void ExchangeOnDevice() const;
+  void CopyOwnFaces() const;  // the device transport when every neighbour is this rank
+  void Handshake() const;  // one token to and from every neighbour
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace lqcd::gpu

@@ -1,0 +1,205 @@
+// partitioned_dslash_test: the self-partitioned Dslash (one rank exchanging its faces with itself through
+// the pack / exchange / ghost path of partitioned_dslash.h) is bit for bit the unpartitioned kernel, for
+// every set of partitioned directions and every variant -- precision x reconstruction x temporal gauge
+// fixing x dagger x xpay x output parity; on a lattice with a partitioned extent of 2 (every site on both
+// faces); with tuned block sizes; and bad set-ups are refused before any work.
+#include "gpu/partitioned_dslash.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gpu/comm/communicator.h"
+#include "gpu/device.h"
+#include "gpu/device_gauge_field.h"
+#include "gpu/device_spinor_field.h"
+#include "gpu/oracle_comparison.h"
+#include "gpu/tune.h"
+#include "gpu/wilson_dslash.h"
+#include "reference/spinor_field.h"
+
+namespace lqcd::gpu {
+namespace {
+
+constexpr Precision kPrecisions[] = {Precision::kDouble, Precision::kSingle, Precision::kHalf};
+constexpr Reconstruct kReconstructions[] = {Reconstruct::k18, Reconstruct::k12, Reconstruct::k8};
+constexpr double kA = 1.25, kB = -0.375;  // dyadic: exact in every precision
+
+std::array<bool, 4> MaskOf(int bits) { return {(bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0, (bits & 8) != 0}; }
+std::string MaskName(int bits) {
+  std::string s;
+  for (int mu = 0; mu < 4; ++mu) s += (bits >> mu) & 1 ? "xyzt"[mu] : '-';
+  return s;
+}
+
+class PartitionedDslashTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (const std::string why = NoDeviceReason(); !why.empty()) GTEST_SKIP() << why;
+    LaunchTuner::Instance().ForceBlockSize(64);  // correctness does not depend on it; tuning is tested below
+  }
+  void TearDown() override { LaunchTuner::Instance().ClearForcedBlockSize(); }
+};
+
+struct Fields {
+  DeviceSpinorField in, x, expected, got;
+  Fields(const Lattice& lat, Parity out_parity, Precision p, std::uint64_t seed)
+      : in(lat, SubsetOf(Opposite(out_parity)), p),
+        x(lat, SubsetOf(out_parity), p),
+        expected(lat, SubsetOf(out_parity), p),
+        got(lat, SubsetOf(out_parity), p) {
+    SpinorField<double> a(lat, SubsetOf(Opposite(out_parity))), b(lat, SubsetOf(out_parity));
+    FillGaussian(a, seed);
+    FillGaussian(b, seed + 1);
+    in.Upload(a);
+    x.Upload(b);
+  }
+};
+
+// Number of sites whose downloaded values differ in any bit (the device basis: no arithmetic on the way);
+// `first` describes the first of them.
+int DifferingSites(const DeviceSpinorField& a, const DeviceSpinorField& b, std::string* first) {
+  const SpinorField<double> da = a.Download(GammaBasis::kUkqcd), db = b.Download(GammaBasis::kUkqcd);
+  int differing = 0;
+  for (int i = 0; i < da.sites(); ++i) {
+    if (std::memcmp(&da[i], &db[i], sizeof(da[i])) != 0 && differing++ == 0) {
+      *first = "first at checkerboard site " + std::to_string(i) + ": " + std::to_string(da[i](0).real()) +
+               " vs " + std::to_string(db[i](0).real());
+    }
+  }
+  return differing;
+}
+
+// Runs every dagger x xpay x parity case of one gauge layout and one partitioning; returns failures.
+int CompareAllCases(const DeviceGaugeField& gauge, const PartitionedWilsonDslash& dslash, const std::string& name,
+                    std::uint64_t seed) {
+  int failures = 0;
+  const Lattice& lat = gauge.lattice();
+  for (Parity out_parity : {Parity::kEven, Parity::kOdd}) {
+    Fields f(lat, out_parity, gauge.layout().precision, seed);
+    for (Dagger dagger : {Dagger::kNo, Dagger::kYes}) {
+      for (bool xpay : {false, true}) {
+        f.expected.FillBytes(0xff);
+        f.got.FillBytes(0xff);  // NaN: a site neither region writes fails
+        if (xpay) {
+          ApplyWilsonDslashXpay(f.expected.View(), gauge, f.in.View(), dagger, f.x.View(), kA, kB, dslash.boundary());
+          dslash.ApplyXpay(f.got.View(), f.in.View(), dagger, f.x.View(), kA, kB);
+        } else {
+          ApplyWilsonDslash(f.expected.View(), gauge, f.in.View(), dagger, dslash.boundary());
+          dslash.Apply(f.got.View(), f.in.View(), dagger);
+        }
+        std::string first;
+        const int differing = DifferingSites(f.expected, f.got, &first);
+        if (differing != 0) {
+          ++failures;
+          ADD_FAILURE() << name << (dagger == Dagger::kYes ? " dagger" : "") << (xpay ? " xpay" : "")
+                        << (out_parity == Parity::kEven ? " even" : " odd") << ": " << differing << " of "
+                        << lat.half_volume() << " sites differ, " << first;
+        }
+      }
+    }
+  }
+  return failures;
+}
+
+// 15 partitionings x 3 precisions x 3 reconstructions x 2 gauge fixings x 2 daggers x 2 xpay x 2 parities,
+// through both transports.
+TEST_F(PartitionedDslashTest, SelfPartitionedEqualsUnpartitionedBitForBitInEveryVariant) {
+  const Lattice lattice(6, 4, 10, 8);  // extents all different, Lx / 2 odd
+  comm::SingleProcessCommunicator self;
+  int cases = 0;
+  for (bool gauge_fixed : {false, true}) {
+    const GaugeField<double> u = testing::RandomLinks(lattice, 31, gauge_fixed);
+    for (Precision precision : kPrecisions) {
+      for (Reconstruct reconstruct : kReconstructions) {
+        const DeviceGaugeField gauge(u, GaugeLayout{precision, reconstruct, gauge_fixed, 0});
+        for (int bits = 1; bits < 16; ++bits) {
+          for (HaloTransport transport : {HaloTransport::kHostStaged, HaloTransport::kDevice}) {
+            const PartitionedWilsonDslash dslash(gauge, self, FermionBoundary::AntiperiodicTime(), MaskOf(bits),
+                                                 transport);
+            const std::string name = DslashVariant{precision, reconstruct, gauge_fixed}.Name() + " " +
+                                     MaskName(bits) + " " + ToString(transport);
+            CompareAllCases(gauge, dslash, name, 40 + bits);
+            cases += 8;
+          }
+        }
+      }
+    }
+  }
+  std::printf("%d cases bit-identical\n", cases);
+}
+
+// A partitioned extent of 2 puts every site on both faces of that direction (everything is exterior), and
+// periodic / all-antiperiodic boundaries move the signs to other faces.
+TEST_F(PartitionedDslashTest, ThinDirectionsAndOtherBoundariesStayBitIdentical) {
+  const Lattice lattice(4, 2, 6, 2);
+  comm::SingleProcessCommunicator self;
+  FermionBoundary all_antiperiodic;
+  for (auto& condition : all_antiperiodic.condition) condition = BoundaryCondition::kAntiperiodic;
+  for (const FermionBoundary& boundary : {FermionBoundary::Periodic(), all_antiperiodic}) {
+    const GaugeField<double> u = testing::RandomLinks(lattice, 32, true);
+    for (Precision precision : kPrecisions) {
+      const DeviceGaugeField gauge(u, GaugeLayout{precision, Reconstruct::k12, true, 0});
+      for (int bits = 1; bits < 16; ++bits) {
+        const PartitionedWilsonDslash dslash(gauge, self, boundary, MaskOf(bits),
+                                             bits % 2 ? HaloTransport::kDevice : HaloTransport::kHostStaged);
+        if (bits & 10) {
+          EXPECT_EQ(dslash.ExteriorSites(0), lattice.half_volume());  // y or t, of extent 2
+        }
+        const std::string name = boundary.ToString() + " " + ToString(precision) + " " + MaskName(bits);
+        const int failures = CompareAllCases(gauge, dslash, name, 60 + bits);
+        EXPECT_EQ(failures, 0);
+      }
+    }
+  }
+}
+
+TEST_F(PartitionedDslashTest, TunedBlockSizesGiveTheSameBits) {
+  LaunchTuner::Instance().ClearForcedBlockSize();
+  const Lattice lattice(6, 4, 10, 8);
+  comm::SingleProcessCommunicator self;
+  const GaugeField<double> u = testing::RandomLinks(lattice, 33, false);
+  for (Precision precision : kPrecisions) {
+    const DeviceGaugeField gauge(u, GaugeLayout{precision, Reconstruct::k12, false, 0});
+    const PartitionedWilsonDslash dslash(gauge, self, FermionBoundary::AntiperiodicTime(), MaskOf(9));
+    EXPECT_EQ(CompareAllCases(gauge, dslash, "tuned", 70), 0);
+  }
+}
+
+TEST_F(PartitionedDslashTest, FaceBytesFollowTheGhostFormats) {
+  const Lattice lattice(6, 4, 10, 8);
+  comm::SingleProcessCommunicator self;
+  const GaugeField<double> u = testing::RandomLinks(lattice, 34, false);
+  // Per face site: double 96 bytes, single 48, half 28 (temporal) or 52 (spatial: the whole site).
+  const double per_site[3][2] = {{96, 96}, {48, 48}, {52, 28}};
+  int k = 0;
+  for (Precision precision : kPrecisions) {
+    const DeviceGaugeField gauge(u, GaugeLayout{precision, Reconstruct::k18, false, 0});
+    const PartitionedWilsonDslash z_only(gauge, self, FermionBoundary::AntiperiodicTime(), MaskOf(4));
+    const PartitionedWilsonDslash t_only(gauge, self, FermionBoundary::AntiperiodicTime(), MaskOf(8));
+    const int z_face = 6 * 4 * 8 / 2, t_face = 6 * 4 * 10 / 2;
+    EXPECT_EQ(z_only.FaceBytesPerCall(), 2 * z_face * per_site[k][0]);
+    EXPECT_EQ(t_only.FaceBytesPerCall(), 2 * t_face * per_site[k][1]);
+    ++k;
+  }
+}
+
+TEST_F(PartitionedDslashTest, BadSetUpsAndArgumentsAreRefused) {
+  comm::SingleProcessCommunicator self;
+  // Arguments are checked as for the unpartitioned Dslash.
+  const Lattice lattice(4, 4, 4, 4);
+  const DeviceGaugeField links(GaugeField<double>(lattice), GaugeLayout{});
+  const PartitionedWilsonDslash dslash(links, self, FermionBoundary::AntiperiodicTime(), MaskOf(8));
+  DeviceSpinorField even(lattice, Subset::kEven, Precision::kDouble), other(lattice, Subset::kEven, Precision::kDouble);
+  DeviceSpinorField single(lattice, Subset::kOdd, Precision::kSingle);
+  EXPECT_THROW(dslash.Apply(even.View(), other.View(), Dagger::kNo), std::invalid_argument);   // same parity
+  EXPECT_THROW(dslash.Apply(even.View(), single.View(), Dagger::kNo), std::invalid_argument);  // precision
+  EXPECT_THROW(ParseHaloTransport("nvlink"), std::invalid_argument);
+  EXPECT_EQ(ParseHaloTransport("device"), HaloTransport::kDevice);
+  EXPECT_EQ(ParseHaloTransport("host"), HaloTransport::kHostStaged);
+}
+
+}  // namespace
+}  // namespace lqcd::gpu
