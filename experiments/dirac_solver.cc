@@ -73,6 +73,10 @@ solvers::BackendCapabilities CapabilitiesOf(BackendKind kind) {
   throw std::invalid_argument("CapabilitiesOf: resolve --backend=auto first (ChooseBackend)");
 }
 
+solvers::BackendCapabilities CapabilitiesOf(const BackendChoice& choice) {
+  return choice.partitioned() ? gpu::GpuPartitionedCapabilities() : CapabilitiesOf(choice.kind);
+}
+
 double ReferenceResidual(const GaugeField<double>& u, const FermionAction& action, const SpinorField<double>& x,
                          const SpinorField<double>& b) {
   action.Validate();
@@ -108,6 +112,13 @@ SpinorField<double> TemporalGaugeCopy::ToFixed(const SpinorField<double>& psi) c
 
 SpinorField<double> TemporalGaugeCopy::FromFixed(const SpinorField<double>& psi) const {
   return ApplyGaugeTransformation(inverse_, psi);
+}
+
+bool IsZero(const SpinorField<double>& x) {
+  for (int i = 0; i < x.sites(); ++i) {
+    if (!x[i].isZero(0)) return false;
+  }
+  return true;
 }
 
 void RequireSystemShapes(const GaugeField<double>& u, const SpinorField<double>& b, const SpinorField<double>& x) {
@@ -174,6 +185,9 @@ std::unique_ptr<DiracSolver> MakeDiracSolver(const BackendChoice& choice, const 
       if (choice.verify == VerifyOn::kDevice) throw std::invalid_argument("--verify=device needs the GPU backend");
       return std::make_unique<internal::CpuDiracSolver>(u);
     case BackendKind::kGpu:
+      if (choice.partitioned()) {
+        return internal::MakePartitionedDiracSolver(u, choice.verify, *choice.communicator, choice.transport);
+      }
       return internal::MakeGpuDiracSolver(u, choice.verify);
     case BackendKind::kAuto:
       break;

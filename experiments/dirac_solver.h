@@ -13,6 +13,19 @@
 //                       host recompute would cost more than the solve. auto: device on the GPU, host on
 //                       the CPU; device with the CPU backend is an error.
 //   MakeDiracSolver(choice, u)   a solver for configuration u (u must outlive it).
+//   Domain decomposition (several MPI ranks, one GPU each): a GPU choice with a `communicator` whose grid has
+//       more than one rank gives the partitioned solver (partitioned_dirac_solver.cc). Its interface is the
+//       same: u, b and x are the GLOBAL host fields, and every rank holds all of them (every rank has the
+//       same configuration: generated with the same seed or read from the same file). Per solve it scatters
+//       b and the guess (gpu/comm/subdomain.h ScatterSpinor), solves on this rank's sub-lattice through the
+//       partitioned Dslash (gpu/spec_solver.h GpuPartitionedLinks) with GLOBAL reductions (it sets the
+//       blas reduction communicator for the solve), and gathers x onto every rank (Communicator::AllGather),
+//       so every rank returns the same x bit for bit. Every rank must make the same Solve calls together
+//       (a collective). Temporal gauge fixing fixes the GLOBAL links on every rank identically, then
+//       scatters them. verify=host recomputes |b - M x| / |b| on the global lattice on every rank with the
+//       reference operators; verify=device with a double partitioned GpuWilson on the local pieces and
+//       global reductions. The Wilson-clover operator has no partitioned form: clover actions are refused
+//       (std::invalid_argument; CapabilitiesOf(choice) says so before any work).
 //   DiracSolver::Solve(action, spec, b, x)
 //       x = M^{-1} b by `spec` (solvers/solver_spec.h), x the initial guess on entry, full-lattice double
 //       host fields in the action's gamma basis. The spec is checked against the backend first
@@ -31,6 +44,8 @@
 #include <string>
 
 #include "experiments/fermion_action.h"
+#include "gpu/comm/communicator.h"
+#include "gpu/partitioned_dslash.h"
 #include "reference/gauge_field.h"
 #include "reference/spinor_field.h"
 #include "solvers/solve_result.h"
@@ -48,10 +63,17 @@ struct BackendChoice {
   VerifyOn verify = VerifyOn::kHost;     // kHost or kDevice, never kAuto
   std::string reason;                    // why this backend, e.g. "--backend=auto: no GPU (...)"
   std::string device;                    // what it runs on: the CPU model and threads, or the GPU's Describe()
+  // Domain decomposition (GPU only): this process's communicator (must outlive every solver made from the
+  // choice) and how the faces travel. Null, or a one-rank grid: one process on the whole lattice.
+  comm::Communicator* communicator = nullptr;
+  gpu::HaloTransport transport = gpu::HaloTransport::kHostStaged;
+  bool partitioned() const { return kind == BackendKind::kGpu && communicator != nullptr && communicator->size() > 1; }
 };
 
 BackendChoice ChooseBackend(BackendKind requested, VerifyOn verify);
 solvers::BackendCapabilities CapabilitiesOf(BackendKind kind);  // kCpu or kGpu
+// What `choice` runs: CapabilitiesOf(choice.kind), without the clover operator when partitioned.
+solvers::BackendCapabilities CapabilitiesOf(const BackendChoice& choice);
 
 struct SolveOutcome {
   solvers::SolveResult result;  // the solver's record (of the gauge-fixed system for spec.temporal_gauge)

@@ -30,6 +30,13 @@ class TemporalGaugeCopy {
 void RequireSystemShapes(const GaugeField<double>& u, const SpinorField<double>& b, const SpinorField<double>& x);
 void RequireSystemFields(const GaugeField<double>& u, const SpinorField<double>& b, const SpinorField<double>& x);
 
+// True when every component of x is exactly zero (a zero initial guess needs no upload).
+bool IsZero(const SpinorField<double>& x);
+
 std::unique_ptr<DiracSolver> MakeGpuDiracSolver(const GaugeField<double>& u, VerifyOn verify);
+// The partitioned GPU solver (dirac_solver.h, "Domain decomposition"); communicator.size() > 1.
+std::unique_ptr<DiracSolver> MakePartitionedDiracSolver(const GaugeField<double>& u, VerifyOn verify,
+                                                        comm::Communicator& communicator,
+                                                        gpu::HaloTransport transport);
 
 }  // namespace lqcd::experiments::internal

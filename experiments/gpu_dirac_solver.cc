@@ -42,13 +42,6 @@ class CloverCache {
   std::unique_ptr<gpu::GpuCloverTerms> terms_;
 };
 
-bool IsZero(const SpinorField<double>& x) {
-  for (int i = 0; i < x.sites(); ++i) {
-    if (!x[i].isZero(0)) return false;
-  }
-  return true;
-}
-
 class GpuDiracSolver : public DiracSolver {
  public:
   GpuDiracSolver(const GaugeField<double>& u, VerifyOn verify)

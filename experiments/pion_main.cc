@@ -12,8 +12,17 @@
 //     quenched_*.nersc, quenched_*_plaquette.csv   the generated configuration and its plaquette history
 // docs/main_job.md explains the physics, the flags and the output of the default run.
 //
+// On several GPUs (--grid=PXxPYxPZxPT, launched by mpirun with that many ranks, one GPU each, or sharing
+// GPUs with --share-gpu): every rank holds the whole configuration (each generates it with the same seed,
+// or reads the same --config file: "read in parallel"; only rank 0 writes the cache), and every solve is
+// split over the ranks (experiments/dirac_solver.h, "Domain decomposition"): the source is scattered, each
+// rank solves its sub-lattice on its GPU with faces exchanged and global reductions, and the solution is
+// gathered onto every rank. Every rank then computes the same correlator; only rank 0 prints it and writes
+// the files. Wilson only (the partitioned kernels have no clover term).
+//
 //   bazel run //experiments:pion                      # the default run, output in ./pion_out
 //   bazel run //experiments:pion -- --help
+//   mpirun -np 4 bazel-bin/experiments/pion --backend=gpu --grid=1x1x2x2   # 4 GPUs
 #include <omp.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,12 +40,18 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "gpu/comm/mpi_communicator.h"
+#include "gpu/comm/process_grid.h"
+#include "gpu/partitioned_dslash.h"
+#include "gpu/rank_device.h"
 #include "reference/cli/command_line.h"
 #include "reference/io/gauge_io.h"
 #include "reference/ensemble/heatbath.h"  // kQuenchedChainVersion: the cache name changes with the chain
@@ -93,11 +108,20 @@ class TeeBuffer : public std::streambuf {
   }
 
  public:
+  std::streambuf* first() const { return a_; }
+  void set_first(std::streambuf* a) { a_ = a; }
   void set_second(std::streambuf* b) { b_ = b; }
 
  private:
   std::streambuf* a_;
   std::streambuf* b_;
+};
+
+// Where the ranks other than 0 print: nowhere (rank 0 prints the report for all).
+class NullBuffer : public std::streambuf {
+ protected:
+  int overflow(int c) override { return c == EOF ? !EOF : c; }
+  std::streamsize xsputn(const char*, std::streamsize n) override { return n; }
 };
 
 // ---- flags ----
@@ -134,6 +158,10 @@ struct Options {
   bool no_plot = false;
   std::string plot_script;
   int threads = 0;
+  std::string grid_text = "1x1x1x1";
+  comm::ProcessGrid grid{{1, 1, 1, 1}};  // from grid_text
+  bool share_gpu = false;
+  gpu::HaloTransport transport = gpu::HaloTransport::kHostStaged;
   FermionAction action;  // from the flags above, validated
 };
 
@@ -144,6 +172,17 @@ void CheckSource(const Coordinates& source, const Coordinates& extents) {
       throw std::invalid_argument("--source: coordinate " + std::to_string(source[mu]) + " is off the lattice " +
                                   Lattice(extents).ToString());
     }
+  }
+}
+
+// Throws std::invalid_argument, naming --grid, unless the grid splits a lattice with these extents
+// (every rank the same local lattice, every local extent even: gpu/comm/process_grid.h).
+void CheckGrid(const comm::ProcessGrid& grid, const Coordinates& extents) {
+  try {
+    grid.LocalExtents(extents);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("--grid=" + grid.ToString() + " does not split the lattice " +
+                                Lattice(extents).ToString() + ": " + e.what());
   }
 }
 
@@ -220,6 +259,22 @@ bool ParseOptions(int argc, char** argv, Options* out) {
                "take ||M^{-1}|| as given for the error bound (e.g. another run's estimate of the same matrix from "
                "its summary.csv); 0 = a priori or --inverse-norm-steps",
                command_line::Range::AtLeast(0));
+  flags.Section("Several GPUs (domain decomposition; run under mpirun with one rank per grid point)");
+  flags.String("grid", &o.grid_text, "PXxPYxPZxPT",
+               "split the lattice over this process grid, one MPI rank and GPU per grid point (launch with mpirun "
+               "-np PX*PY*PZ*PT); every local extent must be even. Wilson on the GPU only");
+  flags.Switch("share-gpu", &o.share_gpu,
+               "allow more ranks on a node than it has GPUs (device = local rank mod count; for checks, not timings)");
+  flags.Custom("transport", "host|device", "host",
+               "how faces travel between ranks: host = staged through pinned host memory and MPI; device = "
+               "device-to-device copies (CUDA IPC between the ranks of one node)",
+               [&](const std::string& value) {
+                 try {
+                   o.transport = gpu::ParseHaloTransport(value);
+                 } catch (const std::invalid_argument& e) {
+                   throw std::invalid_argument(std::string("--transport: ") + e.what());
+                 }
+               });
   flags.Section("Output");
   flags.String("output", &o.output, "DIR",
                "output directory (relative paths are relative to the directory bazel run was invoked from)");
@@ -280,9 +335,29 @@ bool ParseOptions(int argc, char** argv, Options* out) {
   o.action.boundary = o.boundary;
   o.action.schur_form = o.clover_form;
   o.action.Validate();
+  o.grid = comm::ProcessGrid::Parse("grid", o.grid_text);
+  if (o.grid.size() > 1) {
+    const std::string grid = "--grid=" + o.grid.ToString();
+    if (o.backend == BackendKind::kCpu) {
+      throw std::invalid_argument(grid + " splits the lattice over " + std::to_string(o.grid.size()) +
+                                  " GPUs; it needs --backend=gpu (the CPU oracle runs in one process)");
+    }
+    if (o.action.clover()) {
+      throw std::invalid_argument(grid + ": the Wilson-clover operator has no partitioned form (the partitioned "
+                                  "GPU kernels exist for the Wilson operator only); run clover with one rank");
+    }
+    o.backend = BackendKind::kGpu;  // auto: a split lattice only runs on GPUs
+  } else {
+    for (const char* multi_flag : {"share-gpu", "transport"}) {
+      if (flags.Given(multi_flag)) {
+        throw std::invalid_argument(std::string("--") + multi_flag + " needs a --grid of more than one rank");
+      }
+    }
+  }
   if (o.config.empty()) {
     ValidateQuenchedOptions(o.generator);
     CheckSource(o.source, o.generator.extents);
+    CheckGrid(o.grid, o.generator.extents);
   }
   return true;
 }
@@ -395,7 +470,12 @@ struct Configuration {
   std::string description;
 };
 
-Configuration LoadOrGenerate(const Options& o, const fs::path& output) {
+// With several ranks (`communicator`), every rank loads or generates the configuration itself (the same
+// file, or the same seed: the generator's result does not depend on the machine or the thread count), so
+// all hold the same field; only rank 0 writes the cache. Each rank decides whether the cache exists before a
+// barrier and rank 0 writes it only after it, so no rank reads a file that is being written.
+Configuration LoadOrGenerate(const Options& o, const fs::path& output, comm::Communicator* communicator) {
+  const bool root = communicator == nullptr || communicator->rank() == 0;
   if (!o.config.empty()) {
     const fs::path path = UserPath(o.config);
     GaugeConfiguration c = ReadGaugeConfiguration(path.string());
@@ -409,7 +489,9 @@ Configuration LoadOrGenerate(const Options& o, const fs::path& output) {
   name << "quenched_" << Lattice(g.extents).ToString() << "_b" << Fixed(g.beta, 4) << "_seed" << g.seed << "_sweeps"
        << sweeps << "_or" << g.overrelaxation_steps << "_chain" << kQuenchedChainVersion;
   const fs::path cache = output / (name.str() + ".nersc");
-  if (fs::exists(cache)) {
+  const bool cached = fs::exists(cache);
+  if (communicator != nullptr) communicator->Barrier();
+  if (cached) {
     GaugeConfiguration c = ReadGaugeConfiguration(cache.string());
     std::cout << "configuration: reusing " << cache.string() << " (cached by an earlier run with the same "
               << "generator parameters; delete it to regenerate; its checksum, plaquette and link trace were "
@@ -420,6 +502,7 @@ Configuration LoadOrGenerate(const Options& o, const fs::path& output) {
   GaugeField<double> field(Lattice(g.extents));
   const QuenchedSummary summary = GenerateQuenched(
       g, std::cout, [&](const GaugeField<double>& u, int, long) { field = u; });
+  if (!root) return {std::move(field), "generated in " + Fixed(summary.seconds, 1) + " s (on every rank)"};
   NerscWriteOptions write;
   write.ensemble_id = name.str();
   write.ensemble_label = "lqcd experiments/pion (reference/quenched_generator)";
@@ -434,39 +517,86 @@ Configuration LoadOrGenerate(const Options& o, const fs::path& output) {
 
 // ---- main ----
 
-int Main(int argc, char** argv, TeeBuffer& tee) {
-  const auto start = std::chrono::steady_clock::now();
-  Options o;
-  if (!ParseOptions(argc, argv, &o)) return 0;
-  // Which backend, before anything expensive: --backend=gpu without a device is an error here.
-  const BackendChoice backend = ChooseBackend(o.backend, o.verify);
-  solvers::RequireSupported(o.spec, CapabilitiesOf(backend.kind), o.action.clover());
-  const int threads = o.threads > 0 ? o.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+// Every rank's `line` in rank order, on every rank (one AllGather of fixed-size records; longer lines are
+// cut).
+std::vector<std::string> AllGatherLines(comm::Communicator& communicator, const std::string& line) {
+  constexpr std::size_t kRecord = 512;
+  std::vector<char> mine(kRecord, '\0'), all(kRecord * communicator.size());
+  std::copy_n(line.begin(), std::min(line.size(), kRecord - 1), mine.begin());
+  communicator.AllGather(mine.data(), kRecord, all.data());
+  std::vector<std::string> lines;
+  for (int r = 0; r < communicator.size(); ++r) lines.emplace_back(all.data() + r * kRecord);
+  return lines;
+}
+
+// The job after the flags: `communicator` is null on one process (no MPI), else MPI_COMM_WORLD on o.grid.
+int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator* communicator,
+        std::chrono::steady_clock::time_point start) {
+  const bool root = communicator == nullptr || communicator->rank() == 0;
+  NullBuffer discard;
+  struct Restore {  // the other ranks print to stdout again however Run is left
+    TeeBuffer& tee;
+    std::streambuf* out;
+    ~Restore() { tee.set_first(out); }
+  } restore{tee, tee.first()};
+  if (!root) tee.set_first(&discard);  // rank 0 prints the report for every rank
+  // Which backend and which GPU, before anything expensive: --backend=gpu without a device is an error here,
+  // and with several ranks every rank refuses together (PlaceRankOnDevice).
+  const bool partitioned = communicator != nullptr && communicator->size() > 1;
+  std::optional<gpu::RankPlacement> place;
+  if (partitioned) place = gpu::PlaceRankOnDevice(*communicator, o.share_gpu);
+  BackendChoice backend = ChooseBackend(o.backend, o.verify);
+  if (partitioned) {
+    backend.communicator = communicator;
+    backend.transport = o.transport;
+    backend.reason += ", --grid=" + o.grid.ToString() + ": the lattice split over " +
+                      std::to_string(communicator->size()) + " ranks";
+  }
+  solvers::RequireSupported(o.spec, CapabilitiesOf(backend), o.action.clover());
+  // Ranks on one node share its cores for the generator (its result does not depend on the thread count).
+  const int node_ranks = place ? place->local_size : 1;
+  const int threads =
+      o.threads > 0 ? o.threads
+                    : std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / node_ranks);
   omp_set_num_threads(threads);
   const int solve_threads = backend.kind == BackendKind::kGpu ? 1 : std::min(threads, 12);
   const fs::path output = UserPath(o.output);
-  fs::create_directories(output);
-  std::ofstream log((output / "run.log").string());
-  if (!log) throw std::runtime_error("cannot write " + (output / "run.log").string());
-  struct Detach {  // stop teeing into run.log before `log` is destroyed, however Main is left
+  std::ofstream log;
+  if (root) {
+    fs::create_directories(output);
+    log.open((output / "run.log").string());
+    if (!log) throw std::runtime_error("cannot write " + (output / "run.log").string());
+  }
+  struct Detach {  // stop teeing into run.log before `log` is destroyed, however Run is left
     TeeBuffer& tee;
     ~Detach() {
       std::cout.flush();
       tee.set_second(nullptr);
     }
   } detach{tee};
-  tee.set_second(log.rdbuf());
+  if (root) tee.set_second(log.rdbuf());
+  std::vector<std::string> placements;
+  if (partitioned) placements = AllGatherLines(*communicator, place->Describe());
 
   std::cout << "pion: point-source propagator and zero-momentum pion correlator (lqcd experiments/pion)\n"
             << "date: " << UtcNow() << "\n"
             << "machine: " << CpuModel() << ", " << std::thread::hardware_concurrency() << " hardware threads; "
             << "generator OpenMP threads " << omp_get_max_threads() << "\n"
             << "backend: " << ToString(backend.kind) << " (" << backend.reason << "); "
-            << (backend.kind == BackendKind::kGpu ? "columns solved one after the other on the device"
-                                                  : std::to_string(solve_threads) +
-                                                        " columns solved at a time, one thread each (CPU oracle)")
+            << (partitioned ? "columns solved one after the other, each split over the ranks"
+                : backend.kind == BackendKind::kGpu
+                    ? "columns solved one after the other on the device"
+                    : std::to_string(solve_threads) + " columns solved at a time, one thread each (CPU oracle)")
             << "\n"
-            << (backend.kind == BackendKind::kGpu ? "device: " + backend.device + "\n" : std::string())
+            << (backend.kind == BackendKind::kGpu && !partitioned ? "device: " + backend.device + "\n" : std::string());
+  if (partitioned) {
+    std::cout << "grid: " << o.grid.ToString() << ", " << communicator->size() << " MPI ranks"
+              << (o.share_gpu ? " (GPUs shared: --share-gpu)" : ", one GPU each") << "; faces by the "
+              << gpu::ToString(o.transport) << " transport; every rank holds the whole configuration, rank 0 "
+              << "prints and writes the files\n";
+    for (const std::string& line : placements) std::cout << "  " << line << "\n";
+  }
+  std::cout
             << "true residuals recomputed in double on the " << ToString(backend.verify)
             << (backend.verify == VerifyOn::kHost ? " (reference operators)" : (o.action.clover() ? " (double/18 GpuClover, original links)" : " (double/18 GpuWilson, original links)"))
             << "\n"
@@ -474,15 +604,20 @@ int Main(int argc, char** argv, TeeBuffer& tee) {
             << "output directory: " << output.string() << "\n\n";
 
   // Configuration.
-  Configuration config = LoadOrGenerate(o, output);
+  Configuration config = LoadOrGenerate(o, output, partitioned ? communicator : nullptr);
   const GaugeField<double>& u = config.field;
   const Lattice& lattice = u.lattice();
+  CheckGrid(o.grid, lattice.extents());  // a --config file's lattice is known only now
   const PlaquetteAverages plaq = MeasurePlaquette(u);
   std::cout << "\nlattice: " << lattice.ToString() << " (" << lattice.volume() << " sites)\n"
             << "configuration: " << config.description << "\n"
             << "plaquette <Re Tr U_p>/3: " << Fixed(plaq.total, 8) << " (spatial " << Fixed(plaq.spatial, 8)
             << ", temporal " << Fixed(plaq.temporal, 8) << "); link trace <Re Tr U>/3: " << Fixed(LinkTrace(u), 8)
             << "\n";
+  if (partitioned) {
+    std::cout << "domain decomposition: grid " << o.grid.ToString() << ", local lattice per rank "
+              << Lattice(o.grid.LocalExtents(lattice.extents())).ToString() << "\n";
+  }
 
   // Parameters.
   const FermionAction& action = o.action;
@@ -523,7 +658,8 @@ int Main(int argc, char** argv, TeeBuffer& tee) {
       });
   if (backend.kind == BackendKind::kGpu) {
     std::cout << "device memory of the fields: peak " << Fixed(gpu::DeviceBufferPeakBytes() / 1e9, 2)
-              << " GB (links in every layout used, solver and transfer fields)\n";
+              << " GB (links in every layout used, solver and transfer fields" << (partitioned ? "; rank 0's GPU" : "")
+              << ")\n";
   }
   long iterations = 0;
   double flops = 0;
@@ -604,7 +740,8 @@ int Main(int argc, char** argv, TeeBuffer& tee) {
                  "estimates it)\n";
   }
 
-  // Files.
+  // Files: every rank computed the same correlator from the same gathered columns; rank 0 writes them.
+  if (!root) return run.all_converged() ? 0 : 2;
   {
     std::ofstream csv((output / "pion_correlator.csv").string());
     // Empty cells where a quantity is undefined (last t; folded masses past the midpoint; no cosh solution).
@@ -652,7 +789,10 @@ int Main(int argc, char** argv, TeeBuffer& tee) {
             << "all_converged," << (run.all_converged() ? 1 : 0) << "\n"
             << "inverse_norm," << inverse_norm << "\n"
             << "inverse_norm_source," << inverse_norm_kind << "\n"
-            << "eps," << eps << "\n";
+            << "eps," << eps << "\n"
+            << "grid," << o.grid.ToString() << "\n"
+            << "ranks," << (communicator != nullptr ? communicator->size() : 1) << "\n";
+    if (partitioned) summary << "transport," << gpu::ToString(o.transport) << "\n";
     if (backend.kind == BackendKind::kGpu) summary << "device_peak_bytes," << gpu::DeviceBufferPeakBytes() << "\n";
     if (!summary) throw std::runtime_error("error writing summary.csv");
   }
@@ -660,7 +800,7 @@ int Main(int argc, char** argv, TeeBuffer& tee) {
             << ", " << (output / "summary.csv").string() << ", " << (output / "run.log").string() << "\n";
 
   if (!o.no_plot) {
-    const fs::path script = FindPlotScript(o, argv[0]);
+    const fs::path script = FindPlotScript(o, argv0);
     const fs::path png = output / "pion.png";
     const int status = RunPython(script, {(output / "pion_correlator.csv").string(), png.string(),
                                           "--title", lattice.ToString() + " plaquette " + Fixed(plaq.total, 5) + ", " +
@@ -674,13 +814,64 @@ int Main(int argc, char** argv, TeeBuffer& tee) {
   return run.all_converged() ? 0 : 2;
 }
 
+// True when a launcher started this process as one rank of an MPI job (Open MPI's mpirun sets
+// OMPI_COMM_WORLD_SIZE, PMIx launchers PMIX_RANK): the job then initialises MPI even on a one-rank grid, so
+// that a rank count other than the grid's is refused instead of N copies of the job writing one directory.
+bool LaunchedAsMpiRank() {
+  return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMIX_RANK") != nullptr;
+}
+
+// "pion" on one process, "pion: rank R of N" under mpirun (every rank prints its own errors).
+std::string ProgramName() {
+  const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+  const char* size = std::getenv("OMPI_COMM_WORLD_SIZE");
+  if (rank == nullptr || size == nullptr) return "pion";
+  return std::string("pion: rank ") + rank + " of " + size;
+}
+
+int Main(int argc, char** argv, TeeBuffer& tee, const std::string& program) {
+  const auto start = std::chrono::steady_clock::now();
+  Options o;
+  if (!ParseOptions(argc, argv, &o)) return 0;
+  // MPI only for a split lattice or under a launcher; a plain single-process run never touches it. A grid of
+  // several ranks started without mpirun becomes a one-rank MPI job (a singleton) and is refused below.
+  std::optional<comm::MpiSession> mpi;
+  if (o.grid.size() > 1 || LaunchedAsMpiRank()) mpi.emplace(nullptr, nullptr);
+  std::unique_ptr<comm::MpiCommunicator> communicator;
+  // Errors are printed here, while MPI is live: a rank that finalised and exited first would have mpirun
+  // kill the others before they say why.
+  auto print = [&](const std::exception& e) {
+    std::cout.flush();
+    std::string what = e.what();
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    std::cerr << program + ": error: " + what + "\n" << std::flush;
+  };
+  try {
+    if (mpi) communicator = std::make_unique<comm::MpiCommunicator>(o.grid);  // every rank checks the rank count
+    return Run(o, argv[0], tee, communicator.get(), start);
+  } catch (const std::invalid_argument& e) {
+    // Bad input: every rank refuses it together before any collective, and leaves through MPI_Finalize.
+    if (!mpi) throw;
+    print(e);
+    return 1;
+  } catch (const std::exception& e) {
+    // Anything else may have hit one rank only while the others wait in a collective: stop them all.
+    if (!mpi) throw;
+    print(e);
+    if (communicator != nullptr && communicator->size() > 1) comm::MpiCommunicator::AbortJob(1);
+    return 1;
+  }
+}
+
 }  // namespace
 }  // namespace lqcd
 
 int main(int argc, char** argv) {
   lqcd::TeeBuffer tee(std::cout.rdbuf(), nullptr);
   std::streambuf* original = std::cout.rdbuf(&tee);
-  const int status = lqcd::command_line::RunMain("pion", [&] { return lqcd::Main(argc, argv, tee); });
+  const std::string program = lqcd::ProgramName();
+  const int status =
+      lqcd::command_line::RunMain(program.c_str(), [&] { return lqcd::Main(argc, argv, tee, program); });
   std::cout.flush();
   std::cout.rdbuf(original);
   return status;

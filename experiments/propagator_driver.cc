@@ -24,7 +24,7 @@ PropagatorRun ComputePropagator(const GaugeField<double>& u, const FermionAction
                                 const solvers::SolverSpec& spec, const BackendChoice& backend, int threads,
                                 int source_site, const PropagatorObserver& observer) {
   action.Validate();
-  solvers::RequireSupported(spec, CapabilitiesOf(backend.kind), action.clover());
+  solvers::RequireSupported(spec, CapabilitiesOf(backend), action.clover());
   if (threads < 1) throw std::invalid_argument("ComputePropagator: threads must be >= 1");
   if (source_site < 0 || source_site >= u.lattice().volume()) {
     throw std::invalid_argument("ComputePropagator: source site " + std::to_string(source_site) + " is not on " +

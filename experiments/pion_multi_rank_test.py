@@ -1,0 +1,197 @@
+"""The main job (experiments/pion) on several MPI ranks, against the same job on one process.
+
+Always (no GPU needed: pion refuses these from its flags, before MPI or a GPU): under mpirun -np 2, a --grid
+with --backend=cpu, a grid that does not divide the lattice, and clover with --grid are refused on every
+rank with one line "pion: rank R of 2: error: ..." and a non-zero status, and nothing is written.
+
+With a GPU (nvidia-smi lists at least one), on a generated 8^3 x 16 configuration (3 sweeps) at kappa = 0.12
+(m > 0, so every run carries its a-priori error bound C_bound, docs/main_job.md):
+  - the reference: pion on one process (--backend=gpu);
+  - mpirun -np 2 pion --grid=1x1x1x2 --share-gpu: generates the configuration again on every rank (same
+    seed, so the same field: the plaquette printed must equal the reference's to every digit), residuals
+    recomputed on the host;
+  - mpirun -np 4 pion --grid=1x1x2x2 --share-gpu: reads the reference's configuration file on every rank
+    (--config), residuals recomputed on the devices;
+  - mpirun -np 2 pion --grid=1x1x1x2 --share-gpu --transport=device with the mixed, compressed, gauge-fixed
+    solver bicgstab-reliable:half/12/gf:0.1.
+Each multi-rank run must converge all 12 solves with true residuals within the tolerance, print its grid and
+one line per rank, write its files once (rank 0), and its correlator must agree with the reference at every
+t within the sum of the two runs' bounds (tools/compare_correlators.py, the GPU bundle's check). Without a
+GPU those runs are skipped with a message.
+
+Every run has a timeout: on expiry its whole process group (mpirun and the ranks) is killed and the test fails.
+Runs from Bazel (the binaries in the runfiles) or from the GPU bundle (programs/: pion and
+compare_correlators.py next to this file).
+"""
+import csv
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def find(*candidates):
+    for c in candidates:
+        if os.path.exists(c):
+            return c
+    return candidates[0]
+
+
+RUNFILES = os.path.join(os.environ.get("RUNFILES_DIR", ""), "lqcd")
+PION = find(os.path.join(HERE, "pion"), os.path.join(RUNFILES, "experiments", "pion"))
+COMPARE = find(os.path.join(HERE, "compare_correlators.py"), os.path.join(RUNFILES, "tools", "compare_correlators.py"))
+
+# A refusal happens before any work: seconds. A run: generation (8^3 x 16, 3 sweeps) and 12 solves on
+# ranks sharing one GPU, tens of seconds; the limit leaves room for a loaded machine.
+REFUSAL_TIMEOUT_S = 60
+RUN_TIMEOUT_S = 600
+GENERATOR = ["--lattice=8x8x8x16", "--sweeps=3", "--or=1"]
+SOLVE = ["--kappa=0.12", "--tolerance=1e-10", "--no-plot", "--threads=2"]
+
+
+def gpu_count():
+    """The number of GPUs nvidia-smi lists (0 without nvidia-smi or a working driver)."""
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return 0
+    try:
+        listing = subprocess.run([smi, "-L"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                 timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return 0
+    if listing.returncode != 0:
+        return 0
+    return sum(1 for line in listing.stdout.splitlines() if line.startswith("GPU "))
+
+
+GPUS = gpu_count()
+NO_GPU = "no GPU (nvidia-smi lists none): the multi-rank runs of pion are skipped"
+
+
+def run(command, timeout_s):
+    """Runs `command` in its own process group; on timeout kills the group and fails."""
+    # Shared memory and loopback only (the ranks are on this host). Open MPI's session directory goes under this
+    # test's own temporary directory: sandboxes with their own PID namespaces would otherwise collide in
+    # /tmp/ompi.<host>.<uid>/pid.<pid>.
+    env = dict(os.environ, OMPI_MCA_btl="self,vader", OMPI_MCA_rmaps_base_oversubscribe="1",
+               OMPI_MCA_orte_tmpdir_base=os.environ.get("TEST_TMPDIR", tempfile.gettempdir()))
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                               start_new_session=True)
+    try:
+        out, err = process.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        out, err = process.communicate()
+        raise AssertionError("timed out after %d s (hang?): %s\n%s%s" % (timeout_s, " ".join(command), out, err))
+    return process.returncode, out, err
+
+
+def mpirun(ranks, flags, timeout_s):
+    command = ["mpirun", "--oversubscribe", "-np", str(ranks)]
+    if os.geteuid() == 0:
+        command.append("--allow-run-as-root")  # test containers often run as root; Open MPI refuses otherwise
+    return run(command + [PION] + list(flags), timeout_s)
+
+
+def read_rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def summary(directory):
+    return {row["key"]: row["value"] for row in read_rows(os.path.join(directory, "summary.csv"))}
+
+
+class Refusals(unittest.TestCase):
+    def assert_refused_on_every_rank(self, flags, message):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "never_created")
+            status, stdout, stderr = mpirun(2, flags + GENERATOR + ["--output=" + out, "--no-plot"],
+                                            REFUSAL_TIMEOUT_S)
+            self.assertNotEqual(status, 0, stdout + stderr)
+            for rank in range(2):
+                self.assertIn("pion: rank %d of 2: error: " % rank, stderr)
+            self.assertEqual(stderr.count(message), 2, stderr)
+            self.assertNotIn("terminate called", stderr)
+            self.assertFalse(os.path.exists(out), flags)
+
+    def test_grid_needs_the_gpu_backend(self):
+        self.assert_refused_on_every_rank(["--grid=1x1x1x2", "--backend=cpu"],
+                                          "--grid=1x1x1x2 splits the lattice over 2 GPUs; it needs --backend=gpu")
+
+    def test_grid_must_divide_the_lattice(self):
+        self.assert_refused_on_every_rank(["--grid=1x1x1x3"], "3 ranks do not divide the extent 16 in direction 3")
+
+    def test_clover_is_refused_with_a_grid(self):
+        self.assert_refused_on_every_rank(["--grid=1x1x1x2", "--fermion=clover"],
+                                          "the Wilson-clover operator has no partitioned form")
+
+    def test_rank_count_must_match_the_grid(self):
+        self.assert_refused_on_every_rank(["--grid=1x1x2x2"], "process grid 1x1x2x2 has 4 ranks, but the job runs 2")
+
+
+@unittest.skipIf(GPUS == 0, NO_GPU)
+class MultiRank(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.reference = os.path.join(cls.tmp.name, "one_process")
+        status, out, err = run([PION, "--backend=gpu", "--output=" + cls.reference] + GENERATOR + SOLVE,
+                               RUN_TIMEOUT_S)
+        if status != 0:
+            raise AssertionError("the single-process reference failed:\n" + out + err)
+        print(out)
+        cls.config = [os.path.join(cls.reference, f) for f in os.listdir(cls.reference) if f.endswith(".nersc")][0]
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def assert_agrees(self, name, ranks, grid, flags):
+        out_dir = os.path.join(self.tmp.name, name)
+        status, out, err = mpirun(ranks, ["--backend=gpu", "--grid=" + grid, "--share-gpu",
+                                          "--output=" + out_dir] + SOLVE + flags, RUN_TIMEOUT_S)
+        print(out)
+        what = "np %d grid %s %s:\n%s%s" % (ranks, grid, " ".join(flags), out, err)
+        self.assertEqual(status, 0, what)
+        # Rank 0 reports for all: one report, the grid, and one placement line per rank.
+        self.assertEqual(out.count("pion: point-source propagator"), 1, what)
+        self.assertIn("grid: %s, %d MPI ranks" % (grid, ranks), out, what)
+        for rank in range(ranks):
+            self.assertIn("  rank %d on " % rank, out, what)
+        with open(os.path.join(out_dir, "run.log")) as f:
+            self.assertEqual(f.read(), out)
+        solves = read_rows(os.path.join(out_dir, "solves.csv"))
+        self.assertEqual(len(solves), 12)
+        for row in solves:
+            self.assertEqual(row["status"], "converged", row)
+            self.assertLessEqual(float(row["true_residual"]), 1e-10, row)
+        mine, theirs = summary(out_dir), summary(self.reference)
+        self.assertEqual(mine["grid"], grid)
+        self.assertEqual(mine["ranks"], str(ranks))
+        self.assertEqual(mine["plaquette"], theirs["plaquette"], "not the same configuration")
+        status, comparison, cerr = run([sys.executable, COMPARE, os.path.join(self.reference, "pion_correlator.csv"),
+                                        os.path.join(out_dir, "pion_correlator.csv")], REFUSAL_TIMEOUT_S)
+        print(comparison)
+        self.assertEqual(status, 0, what + comparison + cerr)
+
+    def test_two_ranks_generating_the_configuration(self):
+        self.assert_agrees("np2", 2, "1x1x1x2", GENERATOR + ["--verify=host"])
+
+    def test_four_ranks_reading_the_configuration(self):
+        self.assert_agrees("np4", 4, "1x1x2x2", ["--config=" + self.config, "--verify=device"])
+
+    def test_mixed_gauge_fixed_solver_device_transport(self):
+        self.assert_agrees("np2_mixed", 2, "1x1x1x2", ["--config=" + self.config, "--transport=device",
+                                                      "--solver=bicgstab-reliable:half/12/gf:0.1"])
+
+
+if __name__ == "__main__":
+    if GPUS == 0:
+        print("pion_multi_rank_test: " + NO_GPU + "; the refusals (no GPU needed) still run")
+    unittest.main()
