@@ -24,8 +24,9 @@
 //       (a collective). Temporal gauge fixing fixes the GLOBAL links on every rank identically, then
 //       scatters them. verify=host recomputes |b - M x| / |b| on the global lattice on every rank with the
 //       reference operators; verify=device with a double partitioned GpuWilson on the local pieces and
-//       global reductions. The Wilson-clover operator has no partitioned form: clover actions are refused
-//       (std::invalid_argument; CapabilitiesOf(choice) says so before any work).
+//       global reductions (GpuWilson or GpuClover). Wilson-clover actions build their clover term on the
+//       GLOBAL links on every rank (once per action; on the gauge-fixed links for gauge-fixed solves) and
+//       upload this rank's piece (gpu/comm/subdomain.h ScatterClover).
 //   DiracSolver::Solve(action, spec, b, x)
 //       x = M^{-1} b by `spec` (solvers/solver_spec.h), x the initial guess on entry, full-lattice double
 //       host fields in the action's gamma basis. The spec is checked against the backend first

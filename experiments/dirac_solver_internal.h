@@ -1,9 +1,14 @@
 // dirac_solver_internal.h: pieces shared by the CPU and GPU DiracSolvers (dirac_solver.h); not an interface.
 #pragma once
 
+#include <cmath>
 #include <memory>
+#include <string>
 
 #include "experiments/dirac_solver.h"
+#include "experiments/fermion_action.h"
+#include "gpu/comm/communicator.h"
+#include "gpu/spec_solver.h"
 #include "reference/gauge_field.h"
 #include "reference/gauge_transform.h"
 #include "reference/spinor_field.h"
@@ -32,6 +37,34 @@ void RequireSystemFields(const GaugeField<double>& u, const SpinorField<double>&
 
 // True when every component of x is exactly zero (a zero initial guess needs no upload).
 bool IsZero(const SpinorField<double>& x);
+
+// |b - M x| / |b| in double on the device, M = m (GpuWilson<double> or GpuClover<double>, on one GPU or on a
+// partitioned Dslash, whose norms are then global).
+template <class Operator>
+double DeviceResidual(const Operator& m, const gpu::GpuSpinorField<double>& b, const gpu::GpuSpinorField<double>& x) {
+  gpu::GpuSpinorField<double> r = m.NewField();
+  m.Apply(r, x);
+  gpu::GpuBackend::Axpy(-1.0, b, r);  // r = M x - b
+  return std::sqrt(gpu::GpuBackend::Norm2(r) / gpu::GpuBackend::Norm2(b));
+}
+
+// The clover term of one action on one configuration for the GPU solvers, rebuilt when the action changes
+// (two actions with the same mass, c_sw and description have the same T(n); the previous term's device memory
+// is freed first). With a communicator (the partitioned solver) every rank builds the CloverField on the GLOBAL
+// links u (T(n) needs the links around n, which reach the neighbouring ranks) and keeps only its own piece
+// (gpu/comm/subdomain.h ScatterClover). Construction of the term throws CloverField's std::domain_error for a
+// singular or ill-conditioned T(n), on every rank alike.
+class CloverCache {
+ public:
+  CloverCache() = default;                                                         // the whole field
+  explicit CloverCache(const comm::Communicator& communicator) : communicator_(&communicator) {}  // this rank's piece
+  gpu::GpuCloverTerms& For(const GaugeField<double>& u, const FermionAction& action);
+
+ private:
+  const comm::Communicator* communicator_ = nullptr;
+  std::string key_;
+  std::unique_ptr<gpu::GpuCloverTerms> terms_;
+};
 
 std::unique_ptr<DiracSolver> MakeGpuDiracSolver(const GaugeField<double>& u, VerifyOn verify);
 // The partitioned GPU solver (dirac_solver.h, "Domain decomposition"); communicator.size() > 1.

@@ -1,6 +1,7 @@
 // gpu_dirac_solver.cc: the GPU DiracSolver (dirac_solver.h): host fields in and out, the even-odd solve on
 // the device through gpu/spec_solver.h, links uploaded once per layout, the clover term (Wilson-clover
-// actions) built once per action and configuration (on the gauge-fixed links for gauge-fixed solves).
+// actions) built once per action and configuration (on the gauge-fixed links for gauge-fixed solves), and the
+// CloverCache the partitioned solver shares (dirac_solver_internal.h).
 #include <cmath>
 #include <memory>
 #include <sstream>
@@ -9,8 +10,10 @@
 
 #include "experiments/dirac_solver.h"
 #include "experiments/dirac_solver_internal.h"
+#include "gpu/comm/subdomain.h"
 #include "gpu/gpu_backend.h"
 #include "gpu/spec_solver.h"
+#include "reference/clover.h"
 
 namespace lqcd::experiments::internal {
 namespace {
@@ -24,23 +27,24 @@ std::string CloverKey(const FermionAction& action) {
   return key.str();
 }
 
-// The clover term of one action on one field, rebuilt when the action changes.
-class CloverCache {
- public:
-  gpu::GpuCloverTerms& For(const GaugeField<double>& u, const FermionAction& action) {
-    const std::string key = CloverKey(action);
-    if (!terms_ || key != key_) {
-      terms_.reset();  // frees the device memory of the previous action first
-      terms_ = std::make_unique<gpu::GpuCloverTerms>(u, action.clover_params());
-      key_ = key;
-    }
-    return *terms_;
-  }
+}  // namespace
 
- private:
-  std::string key_;
-  std::unique_ptr<gpu::GpuCloverTerms> terms_;
-};
+gpu::GpuCloverTerms& CloverCache::For(const GaugeField<double>& u, const FermionAction& action) {
+  const std::string key = CloverKey(action);
+  if (!terms_ || key != key_) {
+    terms_.reset();  // frees the device memory of the previous action first
+    if (communicator_) {
+      terms_ = std::make_unique<gpu::GpuCloverTerms>(comm::ScatterClover(
+          CloverField<double>(u, action.clover_params()), communicator_->grid(), communicator_->rank()));
+    } else {
+      terms_ = std::make_unique<gpu::GpuCloverTerms>(u, action.clover_params());
+    }
+    key_ = key;
+  }
+  return *terms_;
+}
+
+namespace {
 
 class GpuDiracSolver : public DiracSolver {
  public:
@@ -88,16 +92,11 @@ class GpuDiracSolver : public DiracSolver {
       b_device.Upload(b, action.basis);
       x_device.Upload(x, action.basis);
     }
-    gpu::GpuSpinorField<double> r(lattice, Subset::kFull);
-    if (action.clover()) {
-      const gpu::GpuClover<double> m(links_.Get<double>(18), clover_.For(u_, action).Get<double>());
-      m.Apply(r, x_device);
-    } else {
-      const gpu::GpuWilson<double> m(links_.Get<double>(18), params);
-      m.Apply(r, x_device);
-    }
-    gpu::GpuBackend::Axpy(-1.0, b_device, r);  // r = M x - b
-    out.true_residual = std::sqrt(gpu::GpuBackend::Norm2(r) / gpu::GpuBackend::Norm2(b_device));
+    out.true_residual =
+        action.clover()
+            ? DeviceResidual(gpu::GpuClover<double>(links_.Get<double>(18), clover_.For(u_, action).Get<double>()),
+                             b_device, x_device)
+            : DeviceResidual(gpu::GpuWilson<double>(links_.Get<double>(18), params), b_device, x_device);
     return out;
   }
   BackendKind backend() const override { return BackendKind::kGpu; }

@@ -5,7 +5,9 @@
 // Why every rank holds the global fields: the main job's lattices fit one host many times over (the GPU is
 // what runs out), and it keeps the interface of dirac_solver.h unchanged, so the propagator driver, the
 // inverse-norm estimate and the correlator run as they are, on every rank, with identical inputs. The
-// scatters and the gather are host copies (gpu/comm/subdomain.h) plus one AllGather per solve.
+// scatters and the gather are host copies (gpu/comm/subdomain.h) plus one AllGather per solve. The clover term
+// of a Wilson-clover action is built on the global links (original or gauge fixed) once per action, on every
+// rank, and each rank uploads its piece (CloverCache).
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -18,6 +20,7 @@
 #include "gpu/blas.h"
 #include "gpu/comm/subdomain.h"
 #include "gpu/gpu_backend.h"
+#include "gpu/gpu_clover.h"
 #include "gpu/spec_solver.h"
 
 namespace lqcd::experiments::internal {
@@ -51,17 +54,14 @@ class PartitionedDiracSolver : public DiracSolver {
         verify_(verify == VerifyOn::kHost ? VerifyOn::kHost : VerifyOn::kDevice),
         communicator_(communicator),
         transport_(transport),
-        local_(communicator.grid().LocalExtents(u.lattice().extents())) {}  // refuses a grid that does not fit
+        local_(communicator.grid().LocalExtents(u.lattice().extents())),  // refuses a grid that does not fit
+        clover_(communicator),
+        fixed_clover_(communicator) {}
 
   SolveOutcome Solve(const FermionAction& action, const solvers::SolverSpec& spec, const SpinorField<double>& b,
                      SpinorField<double>& x) override {
     action.Validate();
-    if (action.clover()) {
-      throw std::invalid_argument(
-          "the Wilson-clover operator has no partitioned form (the partitioned GPU kernels exist for the Wilson "
-          "operator only): solve clover on one process (--grid=1x1x1x1)");
-    }
-    solvers::RequireSupported(spec, gpu::GpuPartitionedCapabilities(), /*clover=*/false);
+    solvers::RequireSupported(spec, gpu::GpuPartitionedCapabilities(), action.clover());
     RequireSystemFields(u_, b, x);
     const WilsonParams params = action.wilson();
     const comm::ProcessGrid& grid = communicator_.grid();
@@ -69,6 +69,12 @@ class PartitionedDiracSolver : public DiracSolver {
     // Every norm and dot of the solve and of the device residual is global (blas.h).
     const gpu::blas::ScopedReductionCommunicator global_sums(&communicator_);
     gpu::GpuSpinorField<double> b_device(local_, Subset::kFull), x_device(local_, Subset::kFull);
+    // The solve on `links`, whose global field is `global` (the clover term is built on it).
+    const auto solve = [&](gpu::GpuPartitionedLinks& links, CloverCache& clover, const GaugeField<double>& global) {
+      return action.clover() ? gpu::SolveWithSpecOnGpu(spec, links, clover.For(global, action), action.schur_form,
+                                                       x_device, b_device)
+                             : gpu::SolveWithSpecOnGpu(spec, links, params, x_device, b_device);
+    };
     SolveOutcome out;
     if (spec.temporal_gauge) {
       // The same G on every rank: TemporalGaugeFix of the same global links is deterministic host code.
@@ -76,13 +82,13 @@ class PartitionedDiracSolver : public DiracSolver {
       gpu::GpuPartitionedLinks& links = LinksFor(action.boundary, true);
       b_device.Upload(comm::ScatterSpinor(fixed_->ToFixed(b), grid, rank), action.basis);
       if (!IsZero(x)) x_device.Upload(comm::ScatterSpinor(fixed_->ToFixed(x), grid, rank), action.basis);
-      out.result = gpu::SolveWithSpecOnGpu(spec, links, params, x_device, b_device);
+      out.result = solve(links, fixed_clover_, fixed_->links());
       x = fixed_->FromFixed(AllGatherSpinor(communicator_, x_device.Download(action.basis), u_.lattice()));
     } else {
       gpu::GpuPartitionedLinks& links = LinksFor(action.boundary, false);
       b_device.Upload(comm::ScatterSpinor(b, grid, rank), action.basis);
       if (!IsZero(x)) x_device.Upload(comm::ScatterSpinor(x, grid, rank), action.basis);
-      out.result = gpu::SolveWithSpecOnGpu(spec, links, params, x_device, b_device);
+      out.result = solve(links, clover_, u_);
       x = AllGatherSpinor(communicator_, x_device.Download(action.basis), u_.lattice());
     }
     out.verified_on = verify_;
@@ -90,17 +96,18 @@ class PartitionedDiracSolver : public DiracSolver {
       out.true_residual = ReferenceResidual(u_, action, x, b);  // the global lattice, on every rank
       return out;
     }
-    // On the devices in double with a double/18 partitioned operator on the original links, global norms.
+    // On the devices in double with a double/18 partitioned operator (GpuWilson or GpuClover) on the original
+    // links, global norms.
     // Without gauge fixing the device fields still hold this rank's b and x; with it, their pieces go up.
     if (spec.temporal_gauge) {
       b_device.Upload(comm::ScatterSpinor(b, grid, rank), action.basis);
       x_device.Upload(comm::ScatterSpinor(x, grid, rank), action.basis);
     }
-    const gpu::GpuWilson<double> m(LinksFor(action.boundary, false).Get<double>(18), params);
-    gpu::GpuSpinorField<double> r(local_, Subset::kFull);
-    m.Apply(r, x_device);
-    gpu::GpuBackend::Axpy(-1.0, b_device, r);  // r = M x - b
-    out.true_residual = std::sqrt(gpu::GpuBackend::Norm2(r) / gpu::GpuBackend::Norm2(b_device));
+    const auto dslash = LinksFor(action.boundary, false).Get<double>(18);
+    out.true_residual =
+        action.clover()
+            ? DeviceResidual(gpu::GpuClover<double>(dslash, clover_.For(u_, action).Get<double>()), b_device, x_device)
+            : DeviceResidual(gpu::GpuWilson<double>(dslash, params), b_device, x_device);
     return out;
   }
   BackendKind backend() const override { return BackendKind::kGpu; }
@@ -127,6 +134,7 @@ class PartitionedDiracSolver : public DiracSolver {
   Lattice local_;
   std::unique_ptr<TemporalGaugeCopy> fixed_;
   std::unique_ptr<gpu::GpuPartitionedLinks> links_, fixed_links_;
+  CloverCache clover_, fixed_clover_;  // this rank's pieces, built on u_ and on the gauge-fixed links
 };
 
 }  // namespace

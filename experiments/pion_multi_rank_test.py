@@ -1,38 +1,46 @@
 """The main job (experiments/pion) on several MPI ranks, against the same job on one process.
 
 Always (no GPU needed: pion refuses these from its flags, before MPI or a GPU): under mpirun -np 2, a --grid
-with --backend=cpu, a grid that does not divide the lattice, and clover with --grid are refused on every
-rank with one line "pion: rank R of 2: error: ..." and a non-zero status, and nothing is written.
+with --backend=cpu, a grid that does not divide the lattice, and a rank count other than the grid's are
+refused on every rank with one line "pion: rank R of 2: error: ..." and a non-zero status, and nothing is
+written.
 
 With a GPU (nvidia-smi lists at least one), on a generated 8^3 x 16 configuration (3 sweeps) at kappa = 0.12
 (m > 0, so every run carries its a-priori error bound C_bound, docs/main_job.md):
   - the reference: pion on one process (--backend=gpu);
-  - mpirun -np 2 pion --grid=1x1x1x2 --share-gpu: generates the configuration again on every rank (same
-    seed, so the same field: the plaquette printed must equal the reference's to every digit), residuals
-    recomputed on the host;
+  - mpirun -np 2 pion --grid=1x1x1x2 --share-gpu --transport=host: generates the configuration again on every
+    rank (same seed, so the same field: the plaquette printed must equal the reference's to every digit),
+    residuals recomputed on the host, faces staged through host memory;
   - mpirun -np 4 pion --grid=1x1x2x2 --share-gpu: reads the reference's configuration file on every rank
-    (--config), residuals recomputed on the devices;
+    (--config), residuals recomputed on the devices (the default device transport);
   - mpirun -np 2 pion --grid=1x1x1x2 --share-gpu --transport=device with the mixed, compressed, gauge-fixed
-    solver bicgstab-reliable:half/12/gf:0.1.
+    solver bicgstab-reliable:half/12/gf:0.1;
+  - Wilson-clover (--fermion=clover --csw=1.0): the single-process clover job on the reference's
+    configuration, and mpirun -np 2 pion --grid=1x1x1x2 --share-gpu with the mixed solver
+    bicgstab-reliable:half/12:0.1 (the partitioned clover operators in double and half, the device residual
+    through the partitioned GpuClover). Clover has no a-priori ||M^{-1}||, so both runs estimate it
+    (--inverse-norm-steps, itself a series of split solves on the multi-rank run) for their bounds.
 Each multi-rank run must converge all 12 solves with true residuals within the tolerance, print its grid and
 one line per rank, write its files once (rank 0), and its correlator must agree with the reference at every
 t within the sum of the two runs' bounds (tools/compare_correlators.py, the GPU bundle's check). Without a
 GPU those runs are skipped with a message.
 
 Every run has a timeout: on expiry its whole process group (mpirun and the ranks) is killed and the test fails.
-Runs from Bazel (the binaries in the runfiles) or from the GPU bundle (programs/: pion and
-compare_correlators.py next to this file).
+Runs from Bazel (the binaries in the runfiles) or from the GPU bundle (programs/: pion,
+compare_correlators.py and mpi_testing.py next to this file).
 """
 import csv
 import os
-import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+try:
+    from tools import mpi_testing  # under Bazel (//tools:mpi_testing)
+except ImportError:
+    sys.path.insert(0, HERE)  # the GPU bundle: tools/gpu_bundle.sh copies mpi_testing.py next to this file
+    import mpi_testing
 
 
 def find(*candidates):
@@ -54,48 +62,26 @@ GENERATOR = ["--lattice=8x8x8x16", "--sweeps=3", "--or=1"]
 SOLVE = ["--kappa=0.12", "--tolerance=1e-10", "--no-plot", "--threads=2"]
 
 
-def gpu_count():
-    """The number of GPUs nvidia-smi lists (0 without nvidia-smi or a working driver)."""
-    smi = shutil.which("nvidia-smi")
-    if smi is None:
-        return 0
-    try:
-        listing = subprocess.run([smi, "-L"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                                 timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return 0
-    if listing.returncode != 0:
-        return 0
-    return sum(1 for line in listing.stdout.splitlines() if line.startswith("GPU "))
-
-
-GPUS = gpu_count()
+GPUS = mpi_testing.gpu_count()
 NO_GPU = "no GPU (nvidia-smi lists none): the multi-rank runs of pion are skipped"
 
 
+def session_dir_base():
+    # Open MPI's session directory goes under this test's own temporary directory: sandboxes with their own PID
+    # namespaces would otherwise collide in /tmp/ompi.<host>.<uid>/pid.<pid>. Only this test sets it (the other
+    # mpirun tests leave Open MPI's default); kept per test so that none of them changes behaviour.
+    return os.environ.get("TEST_TMPDIR", tempfile.gettempdir())
+
+
 def run(command, timeout_s):
-    """Runs `command` in its own process group; on timeout kills the group and fails."""
-    # Shared memory and loopback only (the ranks are on this host). Open MPI's session directory goes under this
-    # test's own temporary directory: sandboxes with their own PID namespaces would otherwise collide in
-    # /tmp/ompi.<host>.<uid>/pid.<pid>.
-    env = dict(os.environ, OMPI_MCA_btl="self,vader", OMPI_MCA_rmaps_base_oversubscribe="1",
-               OMPI_MCA_orte_tmpdir_base=os.environ.get("TEST_TMPDIR", tempfile.gettempdir()))
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                               start_new_session=True)
-    try:
-        out, err = process.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        out, err = process.communicate()
-        raise AssertionError("timed out after %d s (hang?): %s\n%s%s" % (timeout_s, " ".join(command), out, err))
-    return process.returncode, out, err
+    """Runs `command` (mpirun or not: the single-process reference and the comparison get the same Open MPI
+    environment) in its own process group; on timeout sends SIGTERM (mpirun then kills its ranks, which sit in
+    process groups of their own), then SIGKILL to the group, and fails."""
+    return mpi_testing.run(command, timeout_s, mpi_testing.environment(session_dir_base()), sigterm_grace_s=10)
 
 
 def mpirun(ranks, flags, timeout_s):
-    command = ["mpirun", "--oversubscribe", "-np", str(ranks)]
-    if os.geteuid() == 0:
-        command.append("--allow-run-as-root")  # test containers often run as root; Open MPI refuses otherwise
-    return run(command + [PION] + list(flags), timeout_s)
+    return run(mpi_testing.mpirun_command(ranks, PION, flags), timeout_s)
 
 
 def read_rows(path):
@@ -127,10 +113,6 @@ class Refusals(unittest.TestCase):
     def test_grid_must_divide_the_lattice(self):
         self.assert_refused_on_every_rank(["--grid=1x1x1x3"], "3 ranks do not divide the extent 16 in direction 3")
 
-    def test_clover_is_refused_with_a_grid(self):
-        self.assert_refused_on_every_rank(["--grid=1x1x1x2", "--fermion=clover"],
-                                          "the Wilson-clover operator has no partitioned form")
-
     def test_rank_count_must_match_the_grid(self):
         self.assert_refused_on_every_rank(["--grid=1x1x2x2"], "process grid 1x1x2x2 has 4 ranks, but the job runs 2")
 
@@ -152,7 +134,8 @@ class MultiRank(unittest.TestCase):
     def tearDownClass(cls):
         cls.tmp.cleanup()
 
-    def assert_agrees(self, name, ranks, grid, flags):
+    def assert_agrees(self, name, ranks, grid, flags, reference=None):
+        reference = reference or self.reference
         out_dir = os.path.join(self.tmp.name, name)
         status, out, err = mpirun(ranks, ["--backend=gpu", "--grid=" + grid, "--share-gpu",
                                           "--output=" + out_dir] + SOLVE + flags, RUN_TIMEOUT_S)
@@ -171,17 +154,17 @@ class MultiRank(unittest.TestCase):
         for row in solves:
             self.assertEqual(row["status"], "converged", row)
             self.assertLessEqual(float(row["true_residual"]), 1e-10, row)
-        mine, theirs = summary(out_dir), summary(self.reference)
+        mine, theirs = summary(out_dir), summary(reference)
         self.assertEqual(mine["grid"], grid)
         self.assertEqual(mine["ranks"], str(ranks))
         self.assertEqual(mine["plaquette"], theirs["plaquette"], "not the same configuration")
-        status, comparison, cerr = run([sys.executable, COMPARE, os.path.join(self.reference, "pion_correlator.csv"),
+        status, comparison, cerr = run([sys.executable, COMPARE, os.path.join(reference, "pion_correlator.csv"),
                                         os.path.join(out_dir, "pion_correlator.csv")], REFUSAL_TIMEOUT_S)
         print(comparison)
         self.assertEqual(status, 0, what + comparison + cerr)
 
     def test_two_ranks_generating_the_configuration(self):
-        self.assert_agrees("np2", 2, "1x1x1x2", GENERATOR + ["--verify=host"])
+        self.assert_agrees("np2", 2, "1x1x1x2", GENERATOR + ["--verify=host", "--transport=host"])
 
     def test_four_ranks_reading_the_configuration(self):
         self.assert_agrees("np4", 4, "1x1x2x2", ["--config=" + self.config, "--verify=device"])
@@ -189,6 +172,15 @@ class MultiRank(unittest.TestCase):
     def test_mixed_gauge_fixed_solver_device_transport(self):
         self.assert_agrees("np2_mixed", 2, "1x1x1x2", ["--config=" + self.config, "--transport=device",
                                                       "--solver=bicgstab-reliable:half/12/gf:0.1"])
+
+    def test_clover_two_ranks_against_one_process(self):
+        clover = ["--config=" + self.config, "--fermion=clover", "--csw=1.0", "--inverse-norm-steps=3"]
+        reference = os.path.join(self.tmp.name, "one_process_clover")
+        status, out, err = run([PION, "--backend=gpu", "--output=" + reference] + SOLVE + clover, RUN_TIMEOUT_S)
+        print(out)
+        self.assertEqual(status, 0, "the single-process clover reference failed:\n" + out + err)
+        self.assert_agrees("np2_clover", 2, "1x1x1x2", clover + ["--solver=bicgstab-reliable:half/12:0.1"],
+                           reference=reference)
 
 
 if __name__ == "__main__":

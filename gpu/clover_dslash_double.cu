@@ -1,12 +1,12 @@
 // clover_dslash_double.cu: the double-precision Dslash kernels with the clover epilogues (wilson_dslash_launch.h's
-// kClover, kCloverXpay, kXpayClover; 30 variants of reconstruction x temporal gauge fixing x dagger x
-// epilogue). One file per precision so that they compile in parallel.
+// kClover, kCloverXpay, kXpayClover; 60 variants of reconstruction x temporal gauge fixing x dagger x
+// epilogue x partitioning). One file per precision so that they compile in parallel.
 #include "gpu/wilson_dslash_launcher.cuh"
 
 namespace lqcd::gpu {
 
 void LaunchCloverDslashDouble(const WilsonDslashLaunch& launch) {
-  LaunchDslashFor<Precision::kDouble, false, DslashEpilogue::kClover, DslashEpilogue::kCloverXpay, DslashEpilogue::kXpayClover>(
+  LaunchDslashFor<Precision::kDouble, true, DslashEpilogue::kClover, DslashEpilogue::kCloverXpay, DslashEpilogue::kXpayClover>(
       launch);
 }
 

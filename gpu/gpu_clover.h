@@ -23,7 +23,17 @@
 // (reference/clover.h, built in double from the links) in precision P (gpu/device_clover_field.h); the links
 // and the clover term of one operator share its precision, and a clover term must be built from the links it
 // is used with (gauge fixed links need the gauge-fixed clover term: T(n) -> G(n) T(n) G(n)^dag).
-// Flops (reference/clover.h): M 1872 per site, a Schur form 3696 per site of parity p.
+// Domain decomposition (gpu_backend.h's file comment says what changes for the solvers): GpuClover and
+// GpuCloverSchur constructed on a std::shared_ptr<const PartitionedWilsonDslash> run every Dslash (the
+// operator, PrepareSource, Reconstruct) through its ApplyClover / ApplyXpay, and the clover term alone (no
+// hop, so no exchange) through ApplyCloverTerm on the local field. The clover term must then be THIS RANK's
+// piece on the dslash's local lattice: build the CloverField on the GLOBAL links (T(n) needs the links around
+// n, which reach the neighbouring ranks) and scatter it (gpu/comm/subdomain.h ScatterClover), which keeps the
+// global spectral bounds, so FullResidualPerSchurResidual() is the same on every rank. The result on this
+// rank's sites is bit for bit the single-GPU operator's on the global lattice. The fermion boundary is the
+// dslash's; the clover term's CloverParams::boundary must equal it (checked).
+// Flops (reference/clover.h): M 1872 per site, a Schur form 3696 per site of parity p (local sites when
+// partitioned).
 // Errors: std::invalid_argument for fields of another lattice or subset, out = in, a precision mismatch;
 // CudaError from the device. Not thread-safe (operators keep scratch fields); everything is queued on the
 // default stream.
@@ -35,6 +45,7 @@
 #include "gpu/device_clover_field.h"
 #include "gpu/device_gauge_field.h"
 #include "gpu/gpu_backend.h"
+#include "gpu/partitioned_dslash.h"
 #include "gpu/wilson_dslash.h"
 #include "reference/clover.h"
 
@@ -62,6 +73,9 @@ class GpuClover {
 
   // Links and clover term in P's precision, on one lattice.
   GpuClover(std::shared_ptr<const DeviceGaugeField> gauge, GpuCloverTerm clover);
+  // On this rank's sites through the partitioned Dslash (file comment): its links and `clover` (this rank's
+  // piece) in P's precision.
+  GpuClover(std::shared_ptr<const PartitionedWilsonDslash> dslash, GpuCloverTerm clover);
 
   void Apply(Field& out, const Field& in) const { Run(out, in, Dagger::kNo); }
   void ApplyDagger(Field& out, const Field& in) const { Run(out, in, Dagger::kYes); }
@@ -73,6 +87,7 @@ class GpuClover {
  private:
   void Run(Field& out, const Field& in, Dagger dagger) const;
   std::shared_ptr<const DeviceGaugeField> gauge_;
+  std::shared_ptr<const PartitionedWilsonDslash> partitioned_;  // null: single GPU
   GpuCloverTerm clover_;
 };
 
@@ -85,6 +100,9 @@ class GpuCloverSchur {
   using Field = GpuSpinorField<P>;
 
   GpuCloverSchur(std::shared_ptr<const DeviceGaugeField> gauge, GpuCloverTerm clover, CloverSchurForm form,
+                 Parity parity = Parity::kEven);
+  // On this rank's sites through the partitioned Dslash (file comment).
+  GpuCloverSchur(std::shared_ptr<const PartitionedWilsonDslash> dslash, GpuCloverTerm clover, CloverSchurForm form,
                  Parity parity = Parity::kEven);
 
   void Apply(Field& out, const Field& in) const { Run(out, in, Dagger::kNo); }
@@ -112,6 +130,7 @@ class GpuCloverSchur {
   // A field of this operator's precision and padding on `subset`, kept across calls.
   DeviceSpinorField& Scratch(std::unique_ptr<DeviceSpinorField>& slot, Subset subset) const;
   std::shared_ptr<const DeviceGaugeField> gauge_;
+  std::shared_ptr<const PartitionedWilsonDslash> partitioned_;  // null: single GPU
   GpuCloverTerm clover_;
   CloverSchurForm form_;
   Parity parity_;

@@ -1,5 +1,5 @@
-// multi_gpu_check: the multi-GPU Wilson code on real ranks, run under mpirun with one rank per GPU;
-// multi_gpu_check_test.py runs it over several grids, and by hand (add --allow-run-as-root as root):
+// multi_gpu_check: the multi-GPU Wilson and Wilson-clover code on real ranks, run under mpirun with one rank per
+// GPU; multi_gpu_check_test.py runs it over several grids, and by hand (add --allow-run-as-root as root):
 //
 //     bazel build //gpu:multi_gpu_check
 //     mpirun -np 4 bazel-bin/gpu/multi_gpu_check --grid=1x1x2x2 --lattice=8x8x8x16
@@ -26,6 +26,16 @@
 //      (rank 0 runs it). With several ranks the global reductions sum per-rank partials in rank order, a
 //      different summation order from one GPU's, so the iterates differ by roundings and the counts may
 //      differ by about one (double) or one per reliable update (mixed); gpu_backend_test.cc derives why.
+//   d. Clover Dslash: the clover term T = (4 + m) + A (c_sw = 1 at --kappa) built on the GLOBAL links by the
+//      oracle, each rank's piece scattered (subdomain.h ScatterClover); for every precision with 12-real links
+//      x T or T^{-1} x epilogue (C D in, a C x + b D in, a x + b C D in; the last for D only) x dagger x
+//      output parity, PartitionedWilsonDslash::ApplyClover on the local fields equals ApplyCloverDslash on the
+//      global lattice restricted to this rank's sites BIT FOR BIT (as a.).
+//   e. Clover solve: "bicgstab" in double to 1e-12 on the Schur complement form through the partitioned
+//      SolveWithSpecOnGpu clover overload (spec_solver.h), asserted as the solves of c.: converged, the same
+//      iterations and residual bits on every rank, the true residual |b - M x| / |b| recomputed on the host
+//      with the oracle's clover operator (reference/clover.h) on the global lattice within the bound of
+//      CloverHostBound, and on one rank bit for bit the single-GPU solve.
 // Each check prints one OK or MISMATCH line from rank 0 (the failures summed over ranks); a failing rank
 // prints its own mismatches. Exit status 1 on every rank if any check failed anywhere.
 //
@@ -39,8 +49,8 @@
 // Devices (gpu/rank_device.h, shared with experiments/pion): rank -> local rank on its node
 // (OMPI_COMM_WORLD_LOCAL_RANK, or MPI_Comm_split_type when the launcher does not set it) modulo the device count. More ranks on a node than GPUs is refused unless
 // --share-gpu is given (then several ranks share a GPU: right for checks, meaningless for timings).
-// --transport names how faces travel (partitioned_dslash.h's HaloTransport): "host" (staged through pinned
-// host memory and MPI, the default) or "device" (device-to-device copies, CUDA IPC within a node).
+// --transport names how faces travel (partitioned_dslash.h's HaloTransport): "device" (device-to-device copies,
+// CUDA IPC within a node; the default, measured much faster) or "host" (staged through pinned host memory and MPI).
 // Bad input (flags, a grid that does not tile the lattice, an odd local extent, a rank count other than the
 // grid's, too few GPUs, no GPU) is refused on every rank with one line and status 1, before any GPU work.
 #include <mpi.h>
@@ -64,15 +74,19 @@
 #include "gpu/comm/mpi_communicator.h"
 #include "gpu/comm/subdomain.h"
 #include "gpu/device.h"
+#include "gpu/device_clover_field.h"
 #include "gpu/device_gauge_field.h"
 #include "gpu/device_spinor_field.h"
 #include "gpu/gpu_backend.h"
+#include "gpu/gpu_clover.h"
 #include "gpu/oracle_comparison.h"
 #include "gpu/partitioned_dslash.h"
 #include "gpu/rank_device.h"
 #include "gpu/schur_operator.h"
+#include "gpu/spec_solver.h"
 #include "gpu/wilson_dslash.h"
 #include "reference/cli/command_line.h"
+#include "reference/clover.h"
 #include "reference/spinor_algebra.h"
 #include "reference/spinor_field.h"
 #include "reference/wilson.h"
@@ -98,7 +112,7 @@ struct Options {
   std::string grid_text = "1x1x1x1";
   Coordinates global{8, 8, 8, 16};
   bool share_gpu = false;
-  HaloTransport transport = HaloTransport::kHostStaged;
+  HaloTransport transport = HaloTransport::kDevice;
   double kappa = 0.12;
   double tolerance = 1e-12;
   bool benchmark = false;
@@ -329,10 +343,26 @@ void CheckSchur(const Setup& s, Checker& checker) {
 // each lie within gamma_21 < 22 u_d of the exact residual per component, relative to the sum of |terms|
 // b + (4 + m) x + D x / 2, of norm at most |b| + (|4 + m| + 8 sqrt 3) |x|; downloading x (basis change)
 // adds 3 sqrt 2 u_d per real, times |M| <= 4 + |m| + 4.
-double HostBound(const WilsonParams& w, double tolerance, double nb, double nx, double volume) {
-  const double terms = nb + (std::abs(4 + w.mass) + 8 * std::sqrt(3.0)) * nx;
-  const double download = 3 * std::sqrt(2.0) * kUd * (std::abs(4 + w.mass) + 4) * nx;
-  return tolerance * (1 + 24 * volume * kUd) + (2 * 22 * kUd * terms + download) / nb;
+// In general: per component gamma_k relative to the sum of |terms|, whose norm is at most
+// |b| + `operator_terms` |x|, and |M| <= `operator_norm` for the download.
+double HostBound(double k, double operator_terms, double operator_norm, double tolerance, double nb, double nx,
+                 double volume) {
+  const double terms = nb + operator_terms * nx;
+  const double download = 3 * std::sqrt(2.0) * kUd * operator_norm * nx;
+  return tolerance * (1 + 24 * volume * kUd) + (2 * (k + 1) * kUd * terms + download) / nb;
+}
+double WilsonHostBound(const WilsonParams& w, double tolerance, double nb, double nx, double volume) {
+  return HostBound(21, std::abs(4 + w.mass) + 8 * std::sqrt(3.0), std::abs(4 + w.mass) + 4, tolerance, nb, nx,
+                   volume);
+}
+// The clover matrix M = T - D/2: T x adds to each real component one row of a complex 6x6 chiral block, a sum
+// of 12 real products, and on the device a change into and out of the chiral basis (one addition each,
+// clover_apply.h), so gamma_21 becomes gamma_37 (21 + 12 + 2 + the combination with D x and a margin of 2).
+// The sum of |terms| of T x is || |B| |x| || <= || |B| ||_F |x| = ||B||_F |x| <= sqrt(6) max|lambda(T)| |x|
+// per chiral block, at most twice that for the device's unnormalised basis change; |M| <= max|lambda(T)| + 4.
+double CloverHostBound(const CloverField<double>& clover, double tolerance, double nb, double nx, double volume) {
+  const double t_norm = std::max(std::abs(clover.min_eigenvalue()), std::abs(clover.max_eigenvalue()));
+  return HostBound(37, 2 * std::sqrt(6.0) * t_norm + 8 * std::sqrt(3.0), t_norm + 4, tolerance, nb, nx, volume);
 }
 
 // The solve of `spec` with `m` and `schur` (double) and low-precision Schur operators from `make_low`.
@@ -397,8 +427,8 @@ void CheckSolves(const Setup& s, Checker& checker) {
     const std::optional<SpinorField<double>> x_global = GatherToRoot(x_local, s.grid(), s.global, s.rank());
     if (s.rank() == 0) {
       const double residual = solvers::testing::WilsonResidual(u, w, *x_global, b);
-      const double allowed = HostBound(w, spec.tolerance, std::sqrt(Norm2(b)), std::sqrt(Norm2(*x_global)),
-                                       s.global.volume());
+      const double allowed = WilsonHostBound(w, spec.tolerance, std::sqrt(Norm2(b)), std::sqrt(Norm2(*x_global)),
+                                             s.global.volume());
       // The same solve on this one GPU on the global lattice (local reductions only).
       const blas::ScopedReductionCommunicator one_gpu(nullptr);
       const GpuWilson<double> m1(global_gauge, w);
@@ -433,6 +463,129 @@ void CheckSolves(const Setup& s, Checker& checker) {
   checker.Conclude("c. solves", std::to_string(solves) + " solves (cg, bicgstab, reliable bicgstab half/12) at kappa " +
                                     Num(s.options.kappa) + " to " + Num(s.options.tolerance) +
                                     ", true residual on the host within the derived bound");
+}
+
+// The clover term of checks d. and e.: c_sw = 1 at --kappa, the checks' boundary; well conditioned on
+// Haar-random links at the default kappa (CloverField refuses an ill-conditioned T(n)).
+CloverParams CheckCloverParams(double kappa) {
+  CloverParams p = CloverParams::FromKappa(kappa, 1.0);
+  p.boundary = kBoundary;
+  return p;
+}
+
+void CheckCloverDslash(const Setup& s, Checker& checker) {
+  int cases = 0;
+  const GaugeField<double> u = testing::RandomLinks(s.global, kSeed + 50, false);
+  const GaugeField<double> u_local = comm::ScatterGauge(u, s.grid(), s.rank());
+  const CloverField<double> clover(u, CheckCloverParams(s.options.kappa));  // on the global links
+  const CloverField<double> clover_local = comm::ScatterClover(clover, s.grid(), s.rank());
+  SpinorField<double> in(s.global), x(s.global);
+  FillGaussian(in, kSeed + 51);
+  FillGaussian(x, kSeed + 52);
+  const SpinorField<double> in_local = comm::ScatterSpinor(in, s.grid(), s.rank());
+  const SpinorField<double> x_local = comm::ScatterSpinor(x, s.grid(), s.rank());
+  for (const Precision precision : kPrecisions) {
+    const GaugeLayout layout{precision, Reconstruct::k12, false, 0};
+    const DeviceGaugeField gauge(u, layout), gauge_local(u_local, layout);
+    const PartitionedWilsonDslash dslash(gauge_local, s.comm, kBoundary, kNoSelf, s.options.transport);
+    const DeviceCloverField c(clover, CloverLayout{precision, 0}), c_local(clover_local, CloverLayout{precision, 0});
+    DeviceSpinorField g_in(s.global, Subset::kFull, precision), g_x(s.global, Subset::kFull, precision);
+    DeviceSpinorField l_in(s.local, Subset::kFull, precision), l_x(s.local, Subset::kFull, precision);
+    g_in.Upload(in);
+    g_x.Upload(x);
+    l_in.Upload(in_local);
+    l_x.Upload(x_local);
+    for (const Parity p : {Parity::kEven, Parity::kOdd}) {
+      DeviceSpinorField g_out(s.global, SubsetOf(p), precision), l_out(s.local, SubsetOf(p), precision);
+      for (const bool inverse : {false, true}) {
+        for (const DslashEpilogue kind :
+             {DslashEpilogue::kClover, DslashEpilogue::kCloverXpay, DslashEpilogue::kXpayClover}) {
+          for (const Dagger dagger : {Dagger::kNo, Dagger::kYes}) {
+            if (kind == DslashEpilogue::kXpayClover && dagger == Dagger::kYes) continue;  // D only
+            const CloverEpilogue g_e{kind, c.View(p, inverse), g_x.View(p), kA, kB};
+            const CloverEpilogue l_e{kind, c_local.View(p, inverse), l_x.View(p), kA, kB};
+            g_out.FillBytes(0xff);  // NaN: a site that no kernel writes fails
+            l_out.FillBytes(0xff);
+            ApplyCloverDslash(g_out.View(), gauge, g_in.View(Opposite(p)), dagger, g_e);
+            dslash.ApplyClover(l_out.View(), l_in.View(Opposite(p)), dagger, l_e);
+            const SpinorField<double> expected =
+                comm::ScatterSpinor(g_out.Download(GammaBasis::kUkqcd), s.grid(), s.rank());
+            const int differing = DifferingSites(expected, l_out.Download(GammaBasis::kUkqcd));
+            checker.Expect(differing == 0, std::string("clover Dslash ") + ToString(precision) + "/12 " +
+                                               ToString(kind) + (inverse ? " T^-1" : " T") +
+                                               (dagger == Dagger::kYes ? " dagger" : "") + " out " + ToString(p) +
+                                               ": " + std::to_string(differing) + " of " +
+                                               std::to_string(s.local.half_volume()) + " local sites differ");
+            ++cases;
+          }
+        }
+      }
+    }
+  }
+  checker.Conclude("d. clover Dslash", std::to_string(cases) +
+                                           " variants (precision x T or T^-1 x epilogue x dagger x parity, 12-real "
+                                           "links), partitioned = global restricted to each rank, bit for bit");
+}
+
+void CheckCloverSolve(const Setup& s, Checker& checker) {
+  const GaugeField<double> u = testing::RandomLinks(s.global, kSeed + 60, false);
+  const CloverField<double> clover(u, CheckCloverParams(s.options.kappa));  // on the global links
+  SpinorField<double> b(s.global);
+  FillGaussian(b, kSeed + 61);
+  solvers::SolverSpec spec = solvers::SolverSpec::Parse("bicgstab");
+  spec.tolerance = s.options.tolerance;
+  spec.max_iterations = 10000;
+  const CloverSchurForm form = CloverSchurForm::kComplement;
+
+  GpuPartitionedLinks links(comm::ScatterGauge(u, s.grid(), s.rank()), false, s.comm, kBoundary,
+                            s.options.transport);
+  GpuCloverTerms terms(comm::ScatterClover(clover, s.grid(), s.rank()));
+  GpuSpinorField<double> x(s.local, Subset::kFull), bd(s.local, Subset::kFull);
+  bd.Upload(comm::ScatterSpinor(b, s.grid(), s.rank()));
+  solvers::SolveResult r;
+  {
+    const blas::ScopedReductionCommunicator global_sums(&s.comm);
+    r = SolveWithSpecOnGpu(spec, links, terms, form, x, bd);
+  }
+  checker.Expect(r.converged(), "clover bicgstab: " + std::string(solvers::ToString(r.status)) + ": " + r.reason);
+  double mine[2] = {static_cast<double>(r.iterations), r.true_residual};
+  double root[2] = {mine[0], mine[1]};
+  MpiCheck(MPI_Bcast(root, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  checker.Expect(std::memcmp(mine, root, sizeof(mine)) == 0,
+                 "clover bicgstab: this rank ended after " + std::to_string(r.iterations) +
+                     " iterations with residual " + Num(r.true_residual) + ", rank 0 after " +
+                     std::to_string(static_cast<int>(root[0])) + " with " + Num(root[1]));
+  const std::optional<SpinorField<double>> x_global = GatherToRoot(x.Download(), s.grid(), s.global, s.rank());
+  if (s.rank() == 0) {
+    SpinorField<double> mx(s.global);
+    ApplyWilsonClover(mx, u, clover, *x_global, Dagger::kNo);
+    const double nb = std::sqrt(Norm2(b));
+    const double residual = std::sqrt(Norm2(Difference(b, mx))) / nb;
+    const double allowed = CloverHostBound(clover, spec.tolerance, nb, std::sqrt(Norm2(*x_global)), s.global.volume());
+    // The same solve on this one GPU on the global lattice (local reductions only).
+    const blas::ScopedReductionCommunicator one_gpu(nullptr);
+    GpuGaugeLinks global_links(u, false);
+    GpuCloverTerms global_terms(u, clover.params());
+    GpuSpinorField<double> x1(s.global, Subset::kFull), b1(s.global, Subset::kFull);
+    b1.Upload(b);
+    const solvers::SolveResult r1 = SolveWithSpecOnGpu(spec, global_links, global_terms, form, x1, b1);
+    std::cout << "multi_gpu_check: solve clover " << std::left << std::setw(23) << spec.Name() << std::right << " "
+              << s.comm.size() << " ranks: " << solvers::ToString(r.status) << ", iterations " << r.iterations
+              << ", device residual " << Num(r.true_residual) << "; one GPU: iterations " << r1.iterations
+              << " (difference " << r.iterations - r1.iterations << "); host |b - M x| / |b| = " << Num(residual)
+              << " (allowed " << Num(allowed) << ")" << std::endl;
+    checker.Expect(residual <= allowed,
+                   "clover bicgstab: true residual " + Num(residual) + " > allowed " + Num(allowed));
+    if (s.comm.size() == 1) {
+      // As in c.: one rank is the single-GPU solve, bit for bit.
+      checker.Expect(r.iterations == r1.iterations &&
+                         DifferingSites(x1.Download(GammaBasis::kUkqcd), x.Download(GammaBasis::kUkqcd)) == 0,
+                     "clover bicgstab: one rank differs from one GPU");
+    }
+  }
+  checker.Conclude("e. clover solve", "bicgstab (" + std::string(ToString(form)) + ", c_sw 1) at kappa " +
+                                          Num(s.options.kappa) + " to " + Num(s.options.tolerance) +
+                                          ", true residual on the host within the derived bound");
 }
 
 // ---- the benchmark ----
@@ -523,16 +676,18 @@ std::vector<Precision> ParsePrecisions(const std::string& text) {
 int Run(int argc, char** argv, const comm::MpiSession& session) {
   Options o;
   command_line::FlagSet flags("multi_gpu_check",
-                              "Checks the partitioned Wilson Dslash, M_ee and solves against the global lattice on "
-                              "every rank (run it under mpirun, one rank per GPU; exit 1 on any mismatch), or "
-                              "times the partitioned Dslash (--benchmark).");
+                              "Checks the partitioned Wilson and clover Dslash, M_ee and Wilson and clover solves "
+                              "against the global lattice on every rank (run it under mpirun, one rank per GPU; exit "
+                              "1 on any mismatch), or times the partitioned Dslash (--benchmark).");
   flags.String("grid", &o.grid_text, "PXxPYxPZxPT", "the process grid; its product must be the number of ranks");
   flags.Extents("lattice", &o.global, "the global lattice split over the grid (every local extent even)");
   flags.Switch("share-gpu", &o.share_gpu,
                "allow more ranks on a node than it has GPUs (device = local rank mod count)");
-  flags.Custom("transport", "host|device", "host",
+  flags.Custom("transport", "host|device", "device",
                "how faces travel between ranks (partitioned_dslash.h): host = staged through pinned host memory "
-               "and MPI; device = device-to-device copies (CUDA IPC between the ranks of one node)",
+               "and MPI; device = device-to-device copies (CUDA IPC between the ranks of one node; the default, "
+               "measured 4-11x faster per Dslash than host staging on one node, docs/multi_gpu.md; host is needed "
+               "across nodes)",
                [&](const std::string& value) {
                  try {
                    o.transport = ParseHaloTransport(value);
@@ -584,9 +739,11 @@ int Run(int argc, char** argv, const comm::MpiSession& session) {
   CheckDslash(s, checker);
   CheckSchur(s, checker);
   CheckSolves(s, checker);
+  CheckCloverDslash(s, checker);
+  CheckCloverSolve(s, checker);
   if (checker.failed_checks() != 0) {
     if (comm.rank() == 0) {
-      std::cerr << "multi_gpu_check: FAILED: " << checker.failed_checks() << " of 3 checks" << std::endl;
+      std::cerr << "multi_gpu_check: FAILED: " << checker.failed_checks() << " of 5 checks" << std::endl;
     }
     return 1;
   }

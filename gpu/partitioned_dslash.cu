@@ -86,6 +86,37 @@ class IpcMapping {
   void* data_ = nullptr;
 };
 
+// A neighbour's event opened through CUDA IPC (or this process's own event, not owned).
+class PeerEvent {
+ public:
+  PeerEvent() = default;
+  static PeerEvent Open(const cudaIpcEventHandle_t& handle) {
+    PeerEvent e;
+    LQCD_CUDA_CHECK(cudaIpcOpenEventHandle(&e.event_, handle));
+    e.owned_ = true;
+    return e;
+  }
+  static PeerEvent Own(cudaEvent_t event) {
+    PeerEvent e;
+    e.event_ = event;
+    return e;
+  }
+  ~PeerEvent() {
+    if (owned_ && event_ != nullptr) cudaEventDestroy(event_);
+  }
+  PeerEvent(PeerEvent&& o) noexcept : event_(o.event_), owned_(o.owned_) { o.event_ = nullptr; }
+  PeerEvent& operator=(PeerEvent&& o) noexcept {
+    std::swap(event_, o.event_);
+    std::swap(owned_, o.owned_);
+    return *this;
+  }
+  cudaEvent_t get() const { return event_; }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+  bool owned_ = false;
+};
+
 }  // namespace
 
 const char* ToString(HaloTransport transport) {
@@ -110,19 +141,29 @@ struct PartitionedWilsonDslash::State {
   DeviceBuffer exterior[2];
   int exterior_count[2] = {0, 0};
   DeviceBuffer link_ghost[4];
-  // Per direction and side: the packed face (device), its host copy, the ghost (host copy, device).
-  DeviceBuffer send[4][2], ghost[4][2];
+  // Per direction and side: the packed face (device), its host copy, the ghost (host copy, device). The
+  // device transport between ranks alternates between two ghost sets (calls % 2; see ExchangeOnDevice).
+  DeviceBuffer send[4][2], ghost[2][4][2];
   PinnedBuffer host_send[4][2], host_ghost[4][2];  // host staged
   HaloTransport transport = HaloTransport::kHostStaged;
-  // Device transport: where the face sent toward [mu][side] goes (a neighbour's ghost, or my own).
-  void* target[4][2] = {};
   bool only_self = true;  // every partitioned direction has one rank: my faces are my ghosts
-  IpcMapping mapped[4][2];
+  int ghost_sets = 1;
+  std::uint64_t calls = 0;
+  // Device transport: where the face sent toward [mu][side] goes (a neighbour's ghost, or my own), per set;
+  // the event recorded after my copies, and the event of the rank that fills my ghost [mu][side].
+  void* target[2][4][2] = {};
+  IpcMapping mapped[2][4][2];
+  cudaEvent_t copies_done = nullptr;
+  PeerEvent filled_by[4][2];
   cudaStream_t stream = nullptr;
   cudaEvent_t input_ready = nullptr, ghosts_ready = nullptr;
 
   State(const DeviceGaugeField& g, comm::Communicator& c, const FermionBoundary& b) : gauge(g), communicator(c), boundary(b) {}
   ~State() {
+    for (auto& per_mu : filled_by) {
+      for (PeerEvent& e : per_mu) e = PeerEvent();  // before copies_done, which some of them name
+    }
+    if (copies_done != nullptr) cudaEventDestroy(copies_done);
     if (input_ready != nullptr) cudaEventDestroy(input_ready);
     if (ghosts_ready != nullptr) cudaEventDestroy(ghosts_ready);
     if (stream != nullptr) cudaStreamDestroy(stream);
@@ -161,6 +202,10 @@ PartitionedWilsonDslash::PartitionedWilsonDslash(const DeviceGaugeField& gauge, 
   LQCD_CUDA_CHECK(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
   LQCD_CUDA_CHECK(cudaEventCreateWithFlags(&s.input_ready, cudaEventDisableTiming));
   LQCD_CUDA_CHECK(cudaEventCreateWithFlags(&s.ghosts_ready, cudaEventDisableTiming));
+  if (transport == HaloTransport::kDevice && !s.only_self) {
+    s.ghost_sets = 2;
+    LQCD_CUDA_CHECK(cudaEventCreateWithFlags(&s.copies_done, cudaEventDisableTiming | cudaEventInterprocess));
+  }
 
   for (int parity = 0; parity < 2; ++parity) {
     const std::vector<int> sites = ExteriorSitesOf(local, s.partitioned, static_cast<Parity>(parity));
@@ -177,7 +222,7 @@ PartitionedWilsonDslash::PartitionedWilsonDslash(const DeviceGaugeField& gauge, 
         s.face_lists[mu][side][parity] = UploadInts(faces.Face(static_cast<Side>(side), static_cast<Parity>(parity)));
       }
       s.send[mu][side] = DeviceBuffer(s.SpinorGhost(mu));
-      s.ghost[mu][side] = DeviceBuffer(s.SpinorGhost(mu));
+      for (int set = 0; set < s.ghost_sets; ++set) s.ghost[set][mu][side] = DeviceBuffer(s.SpinorGhost(mu));
       if (transport == HaloTransport::kHostStaged) {
         s.host_send[mu][side] = PinnedBuffer(s.SpinorGhost(mu));
         s.host_ghost[mu][side] = PinnedBuffer(s.SpinorGhost(mu));
@@ -185,18 +230,28 @@ PartitionedWilsonDslash::PartitionedWilsonDslash(const DeviceGaugeField& gauge, 
     }
     if (transport == HaloTransport::kDevice) {
       // My ghost beyond face `side` is filled by the neighbour on that side: it gets my handle, and I get
-      // the handle of the ghost I fill, from the neighbour on the other side.
+      // the handle of the ghost I fill, from the neighbour on the other side; likewise the events.
       for (int side = 0; side < 2; ++side) {
         const int opposite = 1 - side;
         const int receiver = grid.Neighbour(communicator.rank(), mu, static_cast<Side>(opposite));
-        cudaIpcMemHandle_t mine{}, theirs{};
-        LQCD_CUDA_CHECK(cudaIpcGetMemHandle(&mine, s.ghost[mu][side].data()));
-        communicator.Exchange(mu, static_cast<Side>(side), &mine, &theirs, sizeof(mine));
-        if (receiver == communicator.rank()) {
-          s.target[mu][opposite] = s.ghost[mu][side].data();  // my own ghost (one rank along mu)
-        } else {
-          s.mapped[mu][opposite] = IpcMapping(theirs);
-          s.target[mu][opposite] = s.mapped[mu][opposite].data();
+        for (int set = 0; set < s.ghost_sets; ++set) {
+          cudaIpcMemHandle_t mine{}, theirs{};
+          LQCD_CUDA_CHECK(cudaIpcGetMemHandle(&mine, s.ghost[set][mu][side].data()));
+          communicator.Exchange(mu, static_cast<Side>(side), &mine, &theirs, sizeof(mine));
+          if (receiver == communicator.rank()) {
+            s.target[set][mu][opposite] = s.ghost[set][mu][side].data();  // my own ghost (one rank along mu)
+          } else {
+            s.mapped[set][mu][opposite] = IpcMapping(theirs);
+            s.target[set][mu][opposite] = s.mapped[set][mu][opposite].data();
+          }
+        }
+        if (s.copies_done != nullptr) {
+          const int filler = grid.Neighbour(communicator.rank(), mu, static_cast<Side>(side));
+          cudaIpcEventHandle_t mine{}, theirs{};
+          LQCD_CUDA_CHECK(cudaIpcGetEventHandle(&mine, s.copies_done));
+          communicator.Exchange(mu, static_cast<Side>(opposite), &mine, &theirs, sizeof(mine));
+          s.filled_by[mu][side] =
+              filler == communicator.rank() ? PeerEvent::Own(s.copies_done) : PeerEvent::Open(theirs);
         }
       }
     }
@@ -239,21 +294,33 @@ std::size_t PartitionedWilsonDslash::FaceBytesPerCall() const {
 }
 
 void PartitionedWilsonDslash::Apply(const SpinorView& out, const ConstSpinorView& in, Dagger dagger) const {
-  Run("PartitionedWilsonDslash::Apply", out, in, dagger, nullptr, 0, 0);
+  Run(CheckedWilsonDslashLaunch("PartitionedWilsonDslash::Apply", out, state_->gauge, in, dagger, nullptr, 0, 0,
+                                state_->boundary),
+      in, dagger);
 }
 
 void PartitionedWilsonDslash::ApplyXpay(const SpinorView& out, const ConstSpinorView& in, Dagger dagger,
                                         const ConstSpinorView& x, double a, double b) const {
-  Run("PartitionedWilsonDslash::ApplyXpay", out, in, dagger, &x, a, b);
+  Run(CheckedWilsonDslashLaunch("PartitionedWilsonDslash::ApplyXpay", out, state_->gauge, in, dagger, &x, a, b,
+                                state_->boundary),
+      in, dagger);
 }
 
-void PartitionedWilsonDslash::Run(const char* where, const SpinorView& out, const ConstSpinorView& in, Dagger dagger,
-                                  const ConstSpinorView* x, double a, double b) const {
+void PartitionedWilsonDslash::ApplyClover(const SpinorView& out, const ConstSpinorView& in, Dagger dagger,
+                                          const CloverEpilogue& epilogue) const {
+  Run(CheckedCloverDslashLaunch("PartitionedWilsonDslash::ApplyClover", out, state_->gauge, in, dagger, epilogue,
+                                state_->boundary),
+      in, dagger);
+}
+
+// `launch` has passed the argument checks (before any work: nothing is packed for a bad call).
+void PartitionedWilsonDslash::Run(WilsonDslashLaunch launch, const ConstSpinorView& in, Dagger dagger) const {
   State& s = *state_;
-  WilsonDslashLaunch launch = CheckedWilsonDslashLaunch(where, out, s.gauge, in, dagger, x, a, b, s.boundary);
+  const SpinorView& out = launch.out;
   if (FaceBytesPerCall() == 0) return LaunchWilsonDslash(launch);  // nothing partitioned: the plain kernel
   const Precision precision = s.gauge.layout().precision;
 
+  const int set = static_cast<int>(s.calls++ % s.ghost_sets);
   DslashHaloView halo;
   halo.partitioned = s.partitioned;
   halo.global_face = s.global_face;
@@ -266,7 +333,7 @@ void PartitionedWilsonDslash::Run(const char* where, const SpinorView& out, cons
       g.parity = in.parity;
       g.sites = s.face_sites[mu];
       g.stride = s.face_sites[mu];
-      g.data = s.ghost[mu][side].data();
+      g.data = s.ghost[set][mu][side].data();
       if (precision == Precision::kHalf && g.data != nullptr) {
         const std::size_t words_bytes =
             static_cast<std::size_t>(s.face_sites[mu]) * SpinorGhostReals(precision, mu) * BytesPerReal(precision);
@@ -310,7 +377,7 @@ void PartitionedWilsonDslash::Run(const char* where, const SpinorView& out, cons
     // The packs are done, and so is my previous call's exterior kernel (the comm stream waited for it).
     LQCD_CUDA_CHECK(cudaStreamSynchronize(s.stream));
     if (s.transport == HaloTransport::kDevice) {
-      ExchangeOnDevice();
+      ExchangeOnDevice(set);
     } else {
       ExchangeThroughHost();
     }
@@ -340,7 +407,7 @@ void PartitionedWilsonDslash::CopyOwnFaces() const {
   for (int mu = 0; mu < 4; ++mu) {
     if (!s.partitioned[mu]) continue;
     for (int side = 0; side < 2; ++side) {
-      LQCD_CUDA_CHECK(cudaMemcpyAsync(s.target[mu][side], s.send[mu][side].data(), s.SpinorGhost(mu),
+      LQCD_CUDA_CHECK(cudaMemcpyAsync(s.target[0][mu][side], s.send[mu][side].data(), s.SpinorGhost(mu),
                                       cudaMemcpyDeviceToDevice, s.stream));
     }
   }
@@ -348,18 +415,29 @@ void PartitionedWilsonDslash::CopyOwnFaces() const {
   LQCD_CUDA_CHECK(cudaStreamWaitEvent(0, s.ghosts_ready, 0));
 }
 
-void PartitionedWilsonDslash::ExchangeOnDevice() const {
+// Why two ghost sets and one handshake suffice. Call n writes the receivers' set n % 2, which they last read
+// in their exterior kernel of call n - 2. A sender queues call n's copies only after the handshake of call
+// n - 1, in which every receiver took part after synchronising its comm stream in call n - 1; that stream had
+// waited for the receiver's input_ready of call n - 1, recorded after its exterior of call n - 2 was queued:
+// so that kernel has finished. The handshake of call n says "my copies into your ghosts are queued and my
+// event recorded after them"; a receiver's stream then waits for each filler's event (the record just made:
+// cudaStreamWaitEvent takes the latest record at the time of the call) before its exterior kernel. Neither
+// side's host waits for a copy.
+void PartitionedWilsonDslash::ExchangeOnDevice(int set) const {
   State& s = *state_;
-  Handshake();  // every neighbour's ghosts are free (each synchronised before answering)
   for (int mu = 0; mu < 4; ++mu) {
     if (!s.partitioned[mu]) continue;
     for (int side = 0; side < 2; ++side) {
-      LQCD_CUDA_CHECK(cudaMemcpyAsync(s.target[mu][side], s.send[mu][side].data(), s.SpinorGhost(mu),
+      LQCD_CUDA_CHECK(cudaMemcpyAsync(s.target[set][mu][side], s.send[mu][side].data(), s.SpinorGhost(mu),
                                       cudaMemcpyDeviceToDevice, s.stream));
     }
   }
-  LQCD_CUDA_CHECK(cudaStreamSynchronize(s.stream));
-  Handshake();  // every neighbour's copies into my ghosts are done
+  LQCD_CUDA_CHECK(cudaEventRecord(s.copies_done, s.stream));
+  Handshake();
+  for (int mu = 0; mu < 4; ++mu) {
+    if (!s.partitioned[mu]) continue;
+    for (int side = 0; side < 2; ++side) LQCD_CUDA_CHECK(cudaStreamWaitEvent(0, s.filled_by[mu][side].get(), 0));
+  }
 }
 
 void PartitionedWilsonDslash::ExchangeThroughHost() const {
@@ -372,7 +450,7 @@ void PartitionedWilsonDslash::ExchangeThroughHost() const {
                               s.host_ghost[mu][beyond].data(), s.SpinorGhost(mu));
     }
     for (int side = 0; side < 2; ++side) {
-      LQCD_CUDA_CHECK(cudaMemcpyAsync(s.ghost[mu][side].data(), s.host_ghost[mu][side].data(), s.SpinorGhost(mu),
+      LQCD_CUDA_CHECK(cudaMemcpyAsync(s.ghost[0][mu][side].data(), s.host_ghost[mu][side].data(), s.SpinorGhost(mu),
                                       cudaMemcpyHostToDevice, s.stream));
     }
   }

@@ -2,8 +2,8 @@
 // (gpu/comm/): the faces are packed, exchanged through a Communicator and read from ghost zones, and the
 // interior is computed while they travel.
 //
-// Host-only header (no CUDA types). Computes exactly what ApplyWilsonDslash / ApplyWilsonDslashXpay
-// (wilson_dslash.h) compute on the global lattice, restricted to this rank's sites: bit for bit, since
+// Host-only header (no CUDA types). Computes exactly what ApplyWilsonDslash / ApplyWilsonDslashXpay /
+// ApplyCloverDslash (wilson_dslash.h) compute on the global lattice, restricted to this rank's sites: bit for bit, since
 // each output site is computed by one thread with the unpartitioned kernel's arithmetic in the same order,
 // and the ghosts carry the numbers the kernel would have loaded (halo.cuh). The fermion boundary is the
 // global one: antiperiodic signs (and, with temporal gauge fixing, the t-links of the last slice) apply only
@@ -15,9 +15,11 @@
 //   kDevice      packed face -> the neighbour's ghost directly, one device-to-device copy: into this
 //                rank's own ghost where the neighbour is itself, else through a CUDA IPC mapping of the
 //                neighbour's ghost (same node; handles swapped once, at construction, over the
-//                communicator). Two tiny host handshakes per call order it: "my ghosts are free" before
-//                the copies, "my copies into yours are done" after them. Where every neighbour is the rank
-//                itself the copies are simply stream ordered (no host synchronisation at all).
+//                communicator). Ghosts alternate between two sets, and one tiny host handshake per call
+//                ("my copies into your ghosts are queued") lets each receiver's stream wait for its
+//                neighbours' IPC events before the exterior; no host waits for a copy (the argument is in
+//                partitioned_dslash.cu). Where every neighbour is the rank itself the copies are simply stream
+//                ordered (no host synchronisation at all).
 // One call on parity p (in on p' = 1 - p):
 //   comm stream:    wait for in; pack the 2 faces of every partitioned direction (halo_packing.h)
 //                   (host staged: and copy them to pinned host memory)
@@ -45,6 +47,7 @@
 #include "gpu/comm/communicator.h"
 #include "gpu/device_gauge_field.h"
 #include "gpu/field_views.h"
+#include "gpu/wilson_dslash.h"
 #include "reference/fermion_boundary.h"
 #include "reference/wilson.h"
 
@@ -69,6 +72,10 @@ class PartitionedWilsonDslash {
   // out_p = a x_p + b D_{p,p'} in_{p'}; out may be x.
   void ApplyXpay(const SpinorView& out, const ConstSpinorView& in, Dagger dagger, const ConstSpinorView& x, double a,
                  double b) const;
+  // With a clover epilogue, as ApplyCloverDslash (wilson_dslash.h): C D in, a C x + b D in or a x + b C D in,
+  // C = the epilogue's clover view (this rank's sites).
+  void ApplyClover(const SpinorView& out, const ConstSpinorView& in, Dagger dagger,
+                   const CloverEpilogue& epilogue) const;
 
   const DeviceGaugeField& gauge() const;
   comm::Communicator& communicator() const;
@@ -82,10 +89,9 @@ class PartitionedWilsonDslash {
   int ExteriorSites(int parity) const;
 
  private:
-  void Run(const char* where, const SpinorView& out, const ConstSpinorView& in, Dagger dagger,
-           const ConstSpinorView* x, double a, double b) const;
+  void Run(WilsonDslashLaunch launch, const ConstSpinorView& in, Dagger dagger) const;
   void ExchangeThroughHost() const;
-  void ExchangeOnDevice() const;
+  void ExchangeOnDevice(int ghost_set) const;
   void CopyOwnFaces() const;  // the device transport when every neighbour is this rank
   void Handshake() const;  // one token to and from every neighbour
   struct State;

@@ -8,7 +8,11 @@
 //     exchanged with itself through the pack / exchange / ghost path) equal the single-GPU operators bit for
 //     bit (M, M^dag, M^dag M, PrepareSource, Reconstruct), and so does a whole even-odd BiCGstab solve
 //     with the one-rank reduction communicator set (each step computes the same bits).
-//   - refusals: a partitioned Dslash of another precision or another fermion boundary.
+//   - GpuClover and GpuCloverSchur (both forms, both parities) on a self-partitioned Dslash equal the single-GPU
+//     ones bit for bit (M, M^dag, the Schur form and its dagger, PrepareSource, Reconstruct), in every precision,
+//     and so does a whole even-odd clover BiCGstab solve.
+//   - refusals: a partitioned Dslash of another precision or another fermion boundary; a clover term of another
+//     lattice, precision or fermion boundary.
 #include <gtest/gtest.h>
 
 #include <complex>
@@ -23,9 +27,11 @@
 #include "gpu/device_gauge_field.h"
 #include "gpu/device_spinor_field.h"
 #include "gpu/gpu_backend.h"
+#include "gpu/gpu_clover.h"
 #include "gpu/oracle_comparison.h"
 #include "gpu/partitioned_dslash.h"
 #include "gpu/schur_operator.h"
+#include "reference/clover.h"
 #include "reference/error_testing.h"
 #include "reference/spinor_field.h"
 #include "reference/wilson.h"
@@ -304,6 +310,110 @@ TEST_F(PartitionedOperatorsTest, SelfPartitionedSolveEqualsTheSingleGpuSolveBitF
   EXPECT_EQ(r1.iterations, r2.iterations);
   EXPECT_TRUE(SameBits(r1.true_residual, r2.true_residual));
   EXPECT_EQ(DifferingSites(x1.device(), x2.device()), 0);
+}
+
+template <typename P>
+void CheckCloverOperators(Reconstruct reconstruct) {
+  SCOPED_TRACE(std::string(ToString(DevicePrecisionOf<P>::kValue)) + "/" + ToString(reconstruct));
+  const Lattice lattice(4, 6, 4, 8);
+  const GaugeField<double> u = testing::RandomLinks(lattice, 77, false);
+  const GpuCloverTerm term = UploadClover<P>(CloverField<double>(u, CloverParams::FromKappa(kKappa, 1.0)));
+  const auto gauge = UploadGauge<P>(u, {reconstruct, false, 0});
+  const SelfPartitioned part(u, gauge->layout());
+
+  const GpuClover<P> m(gauge, term), m_part(part.dslash, term);
+  EXPECT_NE(m_part.Name(), m.Name());  // names the grid
+  GpuSpinorField<P> b = m.NewField(), x1 = m.NewField(), x2 = m.NewField();
+  b.Upload(GaussianHost(lattice, Subset::kFull, 92));
+  m.Apply(x1, b);
+  m_part.Apply(x2, b);
+  EXPECT_EQ(DifferingSites(x1.device(), x2.device()), 0) << "M";
+  m.ApplyDagger(x1, b);
+  m_part.ApplyDagger(x2, b);
+  EXPECT_EQ(DifferingSites(x1.device(), x2.device()), 0) << "M^dag";
+
+  for (const CloverSchurForm form : {CloverSchurForm::kComplement, CloverSchurForm::kUnitDiagonal}) {
+    for (const Parity p : {Parity::kEven, Parity::kOdd}) {
+      const std::string name = std::string(ToString(form)) + " " + ToString(p);
+      const GpuCloverSchur<P> schur(gauge, term, form, p), schur_part(part.dslash, term, form, p);
+      EXPECT_EQ(schur_part.FullResidualPerSchurResidual(), schur.FullResidualPerSchurResidual()) << name;
+      GpuSpinorField<P> e1 = schur.NewField(), e2 = schur.NewField(), e3 = schur.NewField();
+      schur.PrepareSource(e1, b);
+      schur_part.PrepareSource(e2, b);
+      EXPECT_EQ(DifferingSites(e1.device(), e2.device()), 0) << "PrepareSource " << name;
+      schur.Apply(e3, e1);
+      schur_part.Apply(e2, e1);
+      EXPECT_EQ(DifferingSites(e3.device(), e2.device()), 0) << "Apply " << name;
+      schur.ApplyDagger(e3, e1);
+      schur_part.ApplyDagger(e2, e1);
+      EXPECT_EQ(DifferingSites(e3.device(), e2.device()), 0) << "ApplyDagger " << name;
+      x1.device().FillBytes(0xff);
+      x2.device().FillBytes(0xff);
+      schur.Reconstruct(x1, e1, b);
+      schur_part.Reconstruct(x2, e1, b);
+      EXPECT_EQ(DifferingSites(x1.device(), x2.device()), 0) << "Reconstruct " << name;
+    }
+  }
+}
+
+TEST_F(PartitionedOperatorsTest, SelfPartitionedCloverOperatorsEqualTheSingleGpuOnesBitForBit) {
+  CheckCloverOperators<double>(Reconstruct::k18);
+  CheckCloverOperators<double>(Reconstruct::k12);
+  CheckCloverOperators<float>(Reconstruct::k12);
+  CheckCloverOperators<solvers::Half>(Reconstruct::k12);
+  CheckCloverOperators<solvers::Half>(Reconstruct::k8);
+}
+
+TEST_F(PartitionedOperatorsTest, SelfPartitionedCloverSolveEqualsTheSingleGpuSolveBitForBit) {
+  const Lattice lattice(4, 4, 4, 8);
+  const GaugeField<double> u = testing::RandomLinks(lattice, 79, false);
+  const GpuCloverTerm term = UploadClover<double>(CloverField<double>(u, CloverParams::FromKappa(kKappa, 1.0)));
+  const auto gauge = UploadGauge<double>(u, {});
+  const SelfPartitioned part(u, gauge->layout());
+  solvers::SolverParams params;
+  params.tolerance = 1e-12;
+  params.max_iterations = 1000;
+
+  for (const CloverSchurForm form : {CloverSchurForm::kComplement, CloverSchurForm::kUnitDiagonal}) {
+    SCOPED_TRACE(ToString(form));
+    const GpuClover<double> m(gauge, term), m_part(part.dslash, term);
+    const GpuCloverSchur<double> schur(gauge, term, form), schur_part(part.dslash, term, form);
+    GpuSpinorField<double> b = m.NewField(), x1 = m.NewField(), x2 = m.NewField();
+    b.Upload(GaussianHost(lattice, Subset::kFull, 93));
+    const solvers::SolveResult r1 = solvers::EvenOddBiCGstab(schur, m, x1, b, params);
+    solvers::SolveResult r2;
+    {
+      const blas::ScopedReductionCommunicator scope(&part.self);
+      r2 = solvers::EvenOddBiCGstab(schur_part, m_part, x2, b, params);
+    }
+    ASSERT_TRUE(r1.converged()) << r1.reason;
+    EXPECT_EQ(r1.iterations, r2.iterations);
+    EXPECT_TRUE(SameBits(r1.true_residual, r2.true_residual));
+    EXPECT_EQ(DifferingSites(x1.device(), x2.device()), 0);
+  }
+}
+
+TEST_F(PartitionedOperatorsTest, MismatchedCloverTermIsRefused) {
+  const Lattice lattice(4, 4, 4, 8), other(4, 4, 4, 4);
+  const GaugeField<double> u = testing::RandomLinks(lattice, 81, false);
+  const CloverParams params = CloverParams::FromKappa(kKappa, 1.0);
+  const SelfPartitioned part(u, GaugeLayout{});
+  const CloverSchurForm form = CloverSchurForm::kComplement;
+  const GpuCloverTerm single = UploadClover<float>(CloverField<double>(u, params));
+  EXPECT_CONTAINS(ErrorOf([&] { static_cast<void>(GpuCloverSchur<double>(part.dslash, single, form)); }),
+                  "the clover term in single");
+  const GpuCloverTerm elsewhere =
+      UploadClover<double>(CloverField<double>(testing::RandomLinks(other, 82, false), params));
+  EXPECT_CONTAINS(ErrorOf([&] { static_cast<void>(GpuClover<double>(part.dslash, elsewhere)); }),
+                  "the clover term lives on 4x4x4x4 but the links on 4x4x4x8");
+  CloverParams periodic = params;
+  periodic.boundary = FermionBoundary::Periodic();
+  const GpuCloverTerm periodic_term = UploadClover<double>(CloverField<double>(u, periodic));
+  EXPECT_CONTAINS(ErrorOf([&] { static_cast<void>(GpuCloverSchur<double>(part.dslash, periodic_term, form)); }),
+                  "but the clover term's parameters ask for PPPP");
+  EXPECT_CONTAINS(
+      ErrorOf([&] { static_cast<void>(GpuClover<double>(std::shared_ptr<const PartitionedWilsonDslash>(), single)); }),
+      "no partitioned Dslash");
 }
 
 TEST_F(PartitionedOperatorsTest, MismatchedPartitionedDslashIsRefused) {

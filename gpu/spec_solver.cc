@@ -11,7 +11,7 @@ namespace lqcd::gpu {
 
 solvers::BackendCapabilities GpuCapabilities() { return {"gpu", {18, 12, 8}, true, true}; }
 solvers::BackendCapabilities GpuPartitionedCapabilities() {
-  return {"partitioned gpu (--grid)", {18, 12, 8}, true, false};
+  return {"partitioned gpu (--grid)", {18, 12, 8}, true, true};
 }
 
 GpuGaugeLinks::GpuGaugeLinks(const GaugeField<double>& u, bool temporal_gauge_fixed)
@@ -75,6 +75,7 @@ template std::shared_ptr<const PartitionedWilsonDslash> GpuPartitionedLinks::Get
 template std::shared_ptr<const PartitionedWilsonDslash> GpuPartitionedLinks::Get<solvers::Half>(int);
 
 GpuCloverTerms::GpuCloverTerms(const GaugeField<double>& u, const CloverParams& params) : host_(u, params) {}
+GpuCloverTerms::GpuCloverTerms(CloverField<double> host) : host_(std::move(host)) {}
 
 template <typename P>
 const GpuCloverTerm& GpuCloverTerms::Get() {
@@ -98,34 +99,21 @@ template std::shared_ptr<const DeviceGaugeField> GpuGaugeLinks::Get<double>(int)
 template std::shared_ptr<const DeviceGaugeField> GpuGaugeLinks::Get<float>(int);
 template std::shared_ptr<const DeviceGaugeField> GpuGaugeLinks::Get<solvers::Half>(int);
 
-solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuGaugeLinks& links,
-                                        const WilsonParams& params, GpuSpinorField<double>& x,
-                                        const GpuSpinorField<double>& b) {
-  solvers::RequireSupported(spec, GpuCapabilities(), /*clover=*/false);
+namespace {
+
+// Links of the kind the spec asks for: gauge fixed or not.
+template <typename Links>
+void RequireGaugeFixing(const solvers::SolverSpec& spec, const Links& links) {
   if (links.temporal_gauge_fixed() != spec.temporal_gauge) {
     throw std::invalid_argument("SolveWithSpecOnGpu: solver '" + spec.Name() + "' needs links " +
                                 (spec.temporal_gauge ? "in temporal gauge" : "not gauge fixed") +
                                 ", got the other kind");
   }
-  const std::shared_ptr<const DeviceGaugeField> outer = links.Get<double>(spec.outer().link_reals);
-  const GpuWilson<double> m(outer, params);
-  const GpuWilsonSchur<double> schur(outer, params);
-  auto low = solvers::MakeLowSchurOperators<GpuWilsonSchur>([&](auto tag) {
-    using P = typename decltype(tag)::type;
-    return std::make_unique<GpuWilsonSchur<P>>(links.Get<P>(spec.inner.link_reals), params);
-  });
-  return solvers::SolveWithSpec(spec, m, schur, low, x, b);
 }
 
-solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuPartitionedLinks& links,
-                                        const WilsonParams& params, GpuSpinorField<double>& x,
-                                        const GpuSpinorField<double>& b) {
-  solvers::RequireSupported(spec, GpuPartitionedCapabilities(), /*clover=*/false);
-  if (links.temporal_gauge_fixed() != spec.temporal_gauge) {
-    throw std::invalid_argument("SolveWithSpecOnGpu: solver '" + spec.Name() + "' needs links " +
-                                (spec.temporal_gauge ? "in temporal gauge" : "not gauge fixed") +
-                                ", got the other kind");
-  }
+// What a partitioned solve needs beyond the spec: global reductions, and this rank's pieces of x and b.
+void RequirePartitionedSolve(const GpuPartitionedLinks& links, const GpuSpinorField<double>& x,
+                             const GpuSpinorField<double>& b) {
   if (blas::ReductionCommunicator() != &links.communicator() && links.communicator().size() > 1) {
     throw std::invalid_argument(
         "SolveWithSpecOnGpu: the reduction communicator (blas::SetReductionCommunicator) is not the partitioned "
@@ -133,37 +121,80 @@ solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuPart
   }
   RequireFullField(x, links.lattice(), "SolveWithSpecOnGpu: x (this rank's local piece)");
   RequireFullField(b, links.lattice(), "SolveWithSpecOnGpu: b (this rank's local piece)");
-  const std::shared_ptr<const PartitionedWilsonDslash> outer = links.Get<double>(spec.outer().link_reals);
+}
+
+// The Wilson solve on either kind of links (GpuGaugeLinks: device links; GpuPartitionedLinks: this rank's
+// partitioned Dslash), once the caller has checked what is particular to its kind.
+template <typename Links>
+solvers::SolveResult SolveWilson(const solvers::SolverSpec& spec, Links& links, const WilsonParams& params,
+                                 GpuSpinorField<double>& x, const GpuSpinorField<double>& b) {
+  const auto outer = links.template Get<double>(spec.outer().link_reals);
   const GpuWilson<double> m(outer, params);
   const GpuWilsonSchur<double> schur(outer, params);
   auto low = solvers::MakeLowSchurOperators<GpuWilsonSchur>([&](auto tag) {
     using P = typename decltype(tag)::type;
-    return std::make_unique<GpuWilsonSchur<P>>(links.Get<P>(spec.inner.link_reals), params);
+    return std::make_unique<GpuWilsonSchur<P>>(links.template Get<P>(spec.inner.link_reals), params);
   });
   return solvers::SolveWithSpec(spec, m, schur, low, x, b);
+}
+
+// The same for the clover matrix of `clover` (on links.lattice()) in the even-odd `form`.
+template <typename Links>
+solvers::SolveResult SolveClover(const solvers::SolverSpec& spec, Links& links, GpuCloverTerms& clover,
+                                 CloverSchurForm form, GpuSpinorField<double>& x, const GpuSpinorField<double>& b) {
+  if (clover.lattice() != links.lattice()) {
+    throw std::invalid_argument("SolveWithSpecOnGpu: the clover term lives on " + clover.lattice().ToString() +
+                                " but the links on " + links.lattice().ToString());
+  }
+  const auto outer = links.template Get<double>(spec.outer().link_reals);
+  const GpuClover<double> m(outer, clover.Get<double>());
+  const GpuCloverSchur<double> schur(outer, clover.Get<double>(), form);
+  auto low = solvers::MakeLowSchurOperators<GpuCloverSchur>([&](auto tag) {
+    using P = typename decltype(tag)::type;
+    return std::make_unique<GpuCloverSchur<P>>(links.template Get<P>(spec.inner.link_reals), clover.Get<P>(), form);
+  });
+  return solvers::SolveWithSpec(spec, m, schur, low, x, b);
+}
+
+}  // namespace
+
+solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuGaugeLinks& links,
+                                        const WilsonParams& params, GpuSpinorField<double>& x,
+                                        const GpuSpinorField<double>& b) {
+  solvers::RequireSupported(spec, GpuCapabilities(), /*clover=*/false);
+  RequireGaugeFixing(spec, links);
+  return SolveWilson(spec, links, params, x, b);
+}
+
+solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuPartitionedLinks& links,
+                                        const WilsonParams& params, GpuSpinorField<double>& x,
+                                        const GpuSpinorField<double>& b) {
+  solvers::RequireSupported(spec, GpuPartitionedCapabilities(), /*clover=*/false);
+  RequireGaugeFixing(spec, links);
+  RequirePartitionedSolve(links, x, b);
+  return SolveWilson(spec, links, params, x, b);
 }
 
 solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuGaugeLinks& links, GpuCloverTerms& clover,
                                         CloverSchurForm form, GpuSpinorField<double>& x,
                                         const GpuSpinorField<double>& b) {
   solvers::RequireSupported(spec, GpuCapabilities(), /*clover=*/true);
-  if (links.temporal_gauge_fixed() != spec.temporal_gauge) {
-    throw std::invalid_argument("SolveWithSpecOnGpu: solver '" + spec.Name() + "' needs links " +
-                                (spec.temporal_gauge ? "in temporal gauge" : "not gauge fixed") +
-                                ", got the other kind");
+  RequireGaugeFixing(spec, links);
+  return SolveClover(spec, links, clover, form, x, b);
+}
+
+solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuPartitionedLinks& links,
+                                        GpuCloverTerms& clover, CloverSchurForm form, GpuSpinorField<double>& x,
+                                        const GpuSpinorField<double>& b) {
+  solvers::RequireSupported(spec, GpuPartitionedCapabilities(), /*clover=*/true);
+  RequireGaugeFixing(spec, links);
+  RequirePartitionedSolve(links, x, b);
+  if (clover.host().params().boundary.condition != links.boundary().condition) {
+    throw std::invalid_argument("SolveWithSpecOnGpu: the clover term has the fermion boundary " +
+                                clover.host().params().boundary.ToString() + " but the partitioned links " +
+                                links.boundary().ToString());
   }
-  if (clover.lattice() != links.lattice()) {
-    throw std::invalid_argument("SolveWithSpecOnGpu: the clover term lives on " + clover.lattice().ToString() +
-                                " but the links on " + links.lattice().ToString());
-  }
-  const std::shared_ptr<const DeviceGaugeField> outer = links.Get<double>(spec.outer().link_reals);
-  const GpuClover<double> m(outer, clover.Get<double>());
-  const GpuCloverSchur<double> schur(outer, clover.Get<double>(), form);
-  auto low = solvers::MakeLowSchurOperators<GpuCloverSchur>([&](auto tag) {
-    using P = typename decltype(tag)::type;
-    return std::make_unique<GpuCloverSchur<P>>(links.Get<P>(spec.inner.link_reals), clover.Get<P>(), form);
-  });
-  return solvers::SolveWithSpec(spec, m, schur, low, x, b);
+  return SolveClover(spec, links, clover, form, x, b);
 }
 
 }  // namespace lqcd::gpu

@@ -13,7 +13,8 @@
 //                       operators use the gauge-fixed kernels (DeviceGaugeField checks the links).
 //   GpuCloverTerms      the clover term of ONE configuration and action: the oracle's CloverField<double>
 //                       built once from the links it is given (the gauge-fixed ones for gauge-fixed solves),
-//                       uploaded in each precision a solve asks for on first use.
+//                       or given built (this rank's piece, below), uploaded in each precision a solve asks for
+//                       on first use.
 //   SolveWithSpecOnGpu  x = M^{-1} b for the Wilson matrix M of `params` on `links` (full-lattice device
 //                       fields; x is the initial guess on entry). spec.temporal_gauge must match how `links`
 //                       was made; the caller transforms source and solution (gauge fixing changes the
@@ -35,9 +36,13 @@
 //                       or ScopedReductionCommunicator, blas.h) to links.communicator() first: the solvers'
 //                       norms and dots are then GLOBAL and every rank takes the same path; without it each rank
 //                       would solve with its local norms (refused: std::invalid_argument). params.boundary must
-//                       be links.boundary(). The Wilson-clover operator has no partitioned form (the partitioned
-//                       kernels exist for the Wilson epilogues only): GpuPartitionedCapabilities() says so, and
-//                       a clover solve on a partitioned lattice is refused by RequireSupported.
+//                       be links.boundary().
+//   SolveWithSpecOnGpu(spec, GpuPartitionedLinks&, GpuCloverTerms&, form, x, b)   the same with GpuClover /
+//                       GpuCloverSchur on the partitioned Dslash (gpu_clover.h), under the same rules. `clover`
+//                       holds THIS RANK's piece of the clover term on links.lattice(): the CloverField built on
+//                       the GLOBAL links of the same configuration (gauge fixed with them) and scattered
+//                       (gpu/comm/subdomain.h ScatterClover); its boundary must be links.boundary().
+//   GpuPartitionedCapabilities()  what the partitioned solves run: everything GpuCapabilities() lists.
 // Errors: std::invalid_argument for an unsupported spec (RequireSupported) or mismatched links; CudaError
 // from the device (out of memory names the free and total memory).
 #pragma once
@@ -61,7 +66,7 @@
 namespace lqcd::gpu {
 
 solvers::BackendCapabilities GpuCapabilities();
-// The GPU on a partitioned lattice: GpuCapabilities() without the Wilson-clover operator.
+// The GPU on a partitioned lattice: the same solvers, link storage, gauge fixing and Wilson-clover operator.
 solvers::BackendCapabilities GpuPartitionedCapabilities();
 
 class GpuGaugeLinks {
@@ -119,6 +124,8 @@ class GpuCloverTerms {
  public:
   // Builds T and T^{-1} on the host (CloverField's std::domain_error for a singular or ill-conditioned T(n)).
   GpuCloverTerms(const GaugeField<double>& u, const CloverParams& params);
+  // A clover term built already: on a partitioned lattice, this rank's piece (ScatterClover of the global one).
+  explicit GpuCloverTerms(CloverField<double> host);
 
   // The clover term in precision P, uploaded on first use.
   template <typename P>
@@ -141,6 +148,9 @@ solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuPart
                                         const GpuSpinorField<double>& b);
 solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuGaugeLinks& links, GpuCloverTerms& clover,
                                         CloverSchurForm form, GpuSpinorField<double>& x,
+                                        const GpuSpinorField<double>& b);
+solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuPartitionedLinks& links,
+                                        GpuCloverTerms& clover, CloverSchurForm form, GpuSpinorField<double>& x,
                                         const GpuSpinorField<double>& b);
 
 }  // namespace lqcd::gpu

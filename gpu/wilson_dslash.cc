@@ -154,14 +154,20 @@ void ApplyWilsonDslashXpay(const SpinorView& out, const DeviceGaugeField& gauge,
   Launch("ApplyWilsonDslashXpay", out, gauge, in, dagger, DslashEpilogue::kXpay, &x, a, b, nullptr, boundary);
 }
 
-void ApplyCloverDslash(const SpinorView& out, const DeviceGaugeField& gauge, const ConstSpinorView& in, Dagger dagger,
-                       const CloverEpilogue& e, const FermionBoundary& boundary) {
-  const char* where = "ApplyCloverDslash";
+WilsonDslashLaunch CheckedCloverDslashLaunch(const char* where, const SpinorView& out, const DeviceGaugeField& gauge,
+                                             const ConstSpinorView& in, Dagger dagger, const CloverEpilogue& e,
+                                             const FermionBoundary& boundary) {
   if (!UsesClover(e.kind)) Reject(where, std::string("epilogue ") + ToString(e.kind) + " has no clover term");
   if (e.kind == DslashEpilogue::kXpayClover && dagger == Dagger::kYes) {
     Reject(where, "a x + b C D^dag in is not provided (the unit-diagonal form's dagger applies C first)");
   }
-  Launch(where, out, gauge, in, dagger, e.kind, UsesX(e.kind) ? &e.x : nullptr, e.a, e.b, &e.clover, boundary);
+  return CheckedLaunch(where, out, gauge, in, dagger, e.kind, UsesX(e.kind) ? &e.x : nullptr, e.a, e.b, &e.clover,
+                       boundary);
+}
+
+void ApplyCloverDslash(const SpinorView& out, const DeviceGaugeField& gauge, const ConstSpinorView& in, Dagger dagger,
+                       const CloverEpilogue& e, const FermionBoundary& boundary) {
+  LaunchWilsonDslash(CheckedCloverDslashLaunch("ApplyCloverDslash", out, gauge, in, dagger, e, boundary));
 }
 
 }  // namespace lqcd::gpu

@@ -89,11 +89,14 @@ void ApplyCloverDslash(const SpinorView& out, const DeviceGaugeField& gauge, con
                        const FermionBoundary& boundary = FermionBoundary::AntiperiodicTime());
 
 // For the partitioned Dslash (partitioned_dslash.h), which launches the kernel twice per call with its halo:
-// the checked launch of ApplyWilsonDslash (x = nullptr) or ApplyWilsonDslashXpay (errors as there, `where`
-// naming the caller), and the dispatch of a launch to its precision's kernels.
+// the checked launch of ApplyWilsonDslash (x = nullptr) or ApplyWilsonDslashXpay, or of ApplyCloverDslash
+// (errors as there, `where` naming the caller), and the dispatch of a launch to its precision's kernels.
 WilsonDslashLaunch CheckedWilsonDslashLaunch(const char* where, const SpinorView& out, const DeviceGaugeField& gauge,
                                              const ConstSpinorView& in, Dagger dagger, const ConstSpinorView* x,
                                              double a, double b, const FermionBoundary& boundary);
+WilsonDslashLaunch CheckedCloverDslashLaunch(const char* where, const SpinorView& out, const DeviceGaugeField& gauge,
+                                             const ConstSpinorView& in, Dagger dagger, const CloverEpilogue& epilogue,
+                                             const FermionBoundary& boundary);
 void LaunchWilsonDslash(const WilsonDslashLaunch& launch);
 
 }  // namespace lqcd::gpu

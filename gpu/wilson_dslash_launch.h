@@ -67,7 +67,7 @@ struct WilsonDslashLaunch {
   double a = 0, b = 0;
   // Per direction: true where a hop that wraps around the lattice takes a factor -1 (antiperiodic).
   std::array<bool, 4> antiperiodic{false, false, false, true};
-  // A partitioned launch (one region of it), or null. Compiled for the epilogues kNone and kXpay.
+  // A partitioned launch (one region of it), or null.
   const DslashHaloView* halo = nullptr;
 };
 

@@ -7,8 +7,9 @@
 //   wilson_dslash_{double,single,half}.cu   kNone, kXpay, unpartitioned and partitioned (halo.cuh)
 //                                            3 x 2 x 2 x 2 x 2 = 48 variants each
 //   clover_dslash_{double,single,half}.cu   kClover, kCloverXpay (D and D^dag), kXpayClover (D only: the
-//                                            unit-diagonal form's dagger is built otherwise)   30 each
-// (reconstruction x gauge fixing x dagger x epilogue (x partitioning); 234 kernels in all); the teaching ladder instantiates
+//                                            unit-diagonal form's dagger is built otherwise), unpartitioned
+//                                            and partitioned   60 each
+// (reconstruction x gauge fixing x dagger x epilogue x partitioning; 324 kernels in all); the teaching ladder instantiates
 // the one variant of its rung 9a itself (dslash_ladder_kernels.cu).
 #pragma once
 

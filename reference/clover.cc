@@ -210,6 +210,31 @@ SpinColorMatrix<double> CloverTermMatrix(const GaugeField<T>& u, int site, doubl
 }
 
 template <typename T>
+CloverField<T>::CloverField(const CloverField& whole, const Lattice& lattice, const std::vector<int>& sites)
+    : lattice_(lattice),
+      params_(whole.params_),
+      max_condition_(whole.max_condition_),
+      min_eigenvalue_(whole.min_eigenvalue_),
+      max_eigenvalue_(whole.max_eigenvalue_) {
+  if (static_cast<long long>(sites.size()) != lattice.volume()) {
+    throw std::invalid_argument("CloverField: " + std::to_string(sites.size()) + " sites for a piece on " +
+                                lattice.ToString() + " of volume " + std::to_string(lattice.volume()));
+  }
+  for (const int site : sites) {
+    if (site < 0 || site >= whole.lattice_.volume()) {
+      throw std::invalid_argument("CloverField: site " + std::to_string(site) + " is not a site of the whole " +
+                                  whole.lattice_.ToString() + " field");
+    }
+  }
+  blocks_.reserve(sites.size());
+  inverse_blocks_.reserve(sites.size());
+  for (const int site : sites) {
+    blocks_.push_back(whole.blocks_[site]);
+    inverse_blocks_.push_back(whole.inverse_blocks_[site]);
+  }
+}
+
+template <typename T>
 CloverField<T>::CloverField(const GaugeField<T>& u, const CloverParams& params)
     : lattice_(u.lattice()), params_(params) {
   const double diagonal = 4.0 + params.mass;

@@ -161,6 +161,12 @@ class CloverField {
   static constexpr double kMaxBlockCondition = 1e10;
 
   CloverField(const GaugeField<T>& u, const CloverParams& params);
+  // A piece of `whole` on `lattice`: site n holds whole's blocks and inverse blocks of site sites[n], copied
+  // bit for bit; the parameters and the spectral summary below are whole's (a bound over a superset of the
+  // sites still bounds the piece). For a field split over several processes: T(n) needs the links around n,
+  // so it is built on the whole lattice and then cut. Throws std::invalid_argument unless sites has
+  // lattice.volume() entries, each a site of whole's lattice.
+  CloverField(const CloverField& whole, const Lattice& lattice, const std::vector<int>& sites);
 
   const Lattice& lattice() const { return lattice_; }
   const CloverParams& params() const { return params_; }

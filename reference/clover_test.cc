@@ -427,6 +427,53 @@ TEST(CloverFieldTest, RejectsBadInput) {
   EXPECT_THROW(ReconstructCloverSolution(u, clover, full, full), std::invalid_argument);
 }
 
+TEST(CloverFieldTest, APieceHoldsTheWholeFieldsBlocksOfItsSites) {
+  const Lattice whole_lat(4, 4, 2, 4), piece_lat(2, 4, 2, 2);
+  const GaugeField<double> u = RandomGaugeField<double>(whole_lat, 53);
+  CloverParams params;
+  params.mass = 0.2;
+  params.c_sw = 1.3;
+  params.basis = GammaBasis::kUkqcd;
+  const CloverField<double> whole(u, params);
+  // A block of the lattice at offset (2, 0, 0, 2), listed in the piece's lexicographic order.
+  std::vector<int> sites(piece_lat.volume());
+  for (int n = 0; n < piece_lat.volume(); ++n) {
+    Coordinates c = piece_lat.Coords(n);
+    c[0] += 2;
+    c[3] += 2;
+    sites[n] = whole_lat.Index(c);
+  }
+  const CloverField<double> piece(whole, piece_lat, sites);
+  EXPECT_EQ(piece.lattice(), piece_lat);
+  EXPECT_EQ(piece.params().mass, params.mass);
+  EXPECT_EQ(piece.params().c_sw, params.c_sw);
+  EXPECT_EQ(piece.params().basis, params.basis);
+  EXPECT_EQ(piece.max_condition(), whole.max_condition());
+  EXPECT_EQ(piece.min_eigenvalue(), whole.min_eigenvalue());
+  EXPECT_EQ(piece.max_eigenvalue(), whole.max_eigenvalue());
+  for (int n = 0; n < piece_lat.volume(); ++n) {
+    for (int chirality = 0; chirality < 2; ++chirality) {
+      EXPECT_TRUE(piece.Block(n, chirality) == whole.Block(sites[n], chirality)) << "site " << n;
+      EXPECT_TRUE(piece.InverseBlock(n, chirality) == whole.InverseBlock(sites[n], chirality)) << "site " << n;
+    }
+  }
+  // The piece applies T exactly as the whole does at the same site.
+  SiteSpinor<double> psi;
+  for (int s = 0; s < 4; ++s) {
+    for (int c = 0; c < 3; ++c) psi(s, c) = Complex<double>(s + 1, c - 1);
+  }
+  EXPECT_TRUE(piece.Apply(5, psi) == whole.Apply(sites[5], psi));
+  EXPECT_TRUE(piece.ApplyInverse(5, psi) == whole.ApplyInverse(sites[5], psi));
+
+  std::vector<int> short_list(sites.begin(), sites.end() - 1);
+  EXPECT_CONTAINS(ErrorOf([&] { static_cast<void>(CloverField<double>(whole, piece_lat, short_list)); }),
+                  "31 sites for a piece on");
+  std::vector<int> outside = sites;
+  outside[3] = whole_lat.volume();
+  EXPECT_CONTAINS(ErrorOf([&] { static_cast<void>(CloverField<double>(whole, piece_lat, outside)); }),
+                  "site 128 is not a site of the whole");
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Operators
 

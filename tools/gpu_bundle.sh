@@ -31,8 +31,10 @@ binary_path() { local label=${1#//}; echo "bazel-bin/${label%%:*}/${label#*:}"; 
 for t in $tests; do cp "$(binary_path "$t")" "$stage/tests/"; done
 for b in $benchmarks; do cp "$(binary_path "$b")" "$stage/benchmarks/"; done
 for p in $programs; do cp "$(binary_path "$p")" "$stage/programs/"; done
-# The multi-rank tests find their binaries (and compare_correlators.py) next to themselves.
-cp tools/compare_correlators.py gpu/multi_gpu_check_test.py experiments/pion_multi_rank_test.py "$stage/programs/"
+# The multi-rank tests find their binaries, compare_correlators.py and their helpers (mpi_testing.py) next to
+# themselves.
+cp tools/compare_correlators.py tools/mpi_testing.py gpu/multi_gpu_check_test.py experiments/pion_multi_rank_test.py \
+  tools/multi_gpu_model.py tools/multi_gpu_scaling.py "$stage/programs/"
 chmod -R u+w "$stage"
 strip --strip-unneeded "$stage"/tests/* "$stage"/benchmarks/* "$stage"/programs/pion "$stage"/programs/solver_tables_cc \
   "$stage"/programs/multi_gpu_check
@@ -125,7 +127,8 @@ cat >gpu_bundle/run_multi_gpu.sh <<'RUN'
 # run_multi_gpu.sh [unittest args]: the multi-rank checks (programs/multi_gpu_check under mpirun: 1, 2 and 4
 # ranks over several grids, both halo transports, the refusals), as `bazel test //gpu:multi_gpu_check_test`,
 # then the main job on 2 and 4 ranks against one process (`bazel test //experiments:pion_multi_rank_test`).
-# The benchmark by hand: mpirun -np N programs/multi_gpu_check --grid=... --lattice=... --benchmark
+# The benchmark by hand: mpirun -np N programs/multi_gpu_check --grid=... --lattice=... --benchmark; the
+# scaling tables: python3 programs/multi_gpu_scaling.py --binary=programs/multi_gpu_check --out=DIR --gpus=N
 cd "$(dirname "$0")"
 source ./unpack.sh
 echo "bundle of commit $(cat COMMIT), on $(hostname), $(date -u +%Y-%m-%dT%H:%M:%SZ)"

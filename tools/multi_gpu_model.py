@@ -81,9 +81,16 @@ DIRECTIONS = "xyzt"
 PRECISIONS = ("double", "single", "half")
 
 
-def face_site_bytes(precision):
-    """Bytes of one packed face site: a spin-projected half spinor (+ its norm in half)."""
-    return FACE_REALS * BYTES_PER_REAL[precision] + (HALF_NORM_BYTES if precision == "half" else 0)
+def ghost_reals(precision, mu):
+    """Reals of one ghost site (gpu/halo.cuh): the projected half spinor or the kept spin pair (12), except for
+    half precision in x, y, z, which sends the whole site (24 levels: an exact projected half spinor of 16-bit
+    levels needs 17 bits)."""
+    return SPINOR_REALS if precision == "half" and mu < 3 else FACE_REALS
+
+
+def face_site_bytes(precision, mu=3):
+    """Bytes of one packed face site in direction mu (+ its norm in half)."""
+    return ghost_reals(precision, mu) * BYTES_PER_REAL[precision] + (HALF_NORM_BYTES if precision == "half" else 0)
 
 
 def face_sites(local, mu):
@@ -93,7 +100,7 @@ def face_sites(local, mu):
 
 def face_bytes(local, mu, precision):
     """Bytes sent (= bytes received) per Dslash in direction mu."""
-    return face_sites(local, mu) * face_site_bytes(precision)
+    return face_sites(local, mu) * face_site_bytes(precision, mu)
 
 
 def per_site_us(precision):
@@ -107,19 +114,20 @@ def interior_us(local, precision):
 
 
 def pack_us(local, partitioned, precision):
-    """One pack kernel for all partitioned directions: read the spinor (24 reals), write 12 reals per face site."""
+    """The pack kernels of all partitioned directions: read the spinor (24 reals), write the ghost site."""
     b = BYTES_PER_REAL[precision]
     n = HALF_NORM_BYTES if precision == "half" else 0
-    sites = sum(face_sites(local, mu) for mu in partitioned)
-    return SMALL_KERNEL_US + sites * (SPINOR_REALS * b + n + FACE_REALS * b + n) / (COPY_GBS * 1e3)
+    nbytes = sum(face_sites(local, mu) * (SPINOR_REALS * b + n + face_site_bytes(precision, mu)) for mu in partitioned)
+    return SMALL_KERNEL_US + nbytes / (COPY_GBS * 1e3)
 
 
 def exterior_us(local, partitioned, precision):
     """One exterior kernel per partitioned direction: read the ghost half spinor and a link, read and write out."""
     b = BYTES_PER_REAL[precision]
     n = HALF_NORM_BYTES if precision == "half" else 0
-    per_site = FACE_REALS * b + n + RECONSTRUCT[precision] * b + 2 * (SPINOR_REALS * b + n)
-    return sum(SMALL_KERNEL_US + face_sites(local, mu) * per_site / (COPY_GBS * 1e3) for mu in partitioned)
+    def per_site(mu):
+        return face_site_bytes(precision, mu) + RECONSTRUCT[precision] * b + 2 * (SPINOR_REALS * b + n)
+    return sum(SMALL_KERNEL_US + face_sites(local, mu) * per_site(mu) / (COPY_GBS * 1e3) for mu in partitioned)
 
 
 def direction_exchange_us(nbytes, transport):
@@ -242,9 +250,10 @@ def table_inputs():
     print("| precision | us at 32^4 | fixed us | ns per site | face bytes per site | interior at 32^4, us |")
     print("|---|---|---|---|---|---|")
     for p in PRECISIONS:
-        print("| %s | %.1f | %.1f | %.4f | %d | %.1f |" % (label(p), DSLASH_32_4_US[p], DSLASH_FIXED_US[p],
-                                                        per_site_us(p) * 1e3, face_site_bytes(p),
-                                                        interior_us((32,) * 4, p)))
+        faces = ("%d" % face_site_bytes(p) if face_site_bytes(p, 0) == face_site_bytes(p)
+                 else "%d (x, y, z) / %d (t)" % (face_site_bytes(p, 0), face_site_bytes(p)))
+        print("| %s | %.1f | %.1f | %.4f | %s | %.1f |" % (label(p), DSLASH_32_4_US[p], DSLASH_FIXED_US[p],
+                                                           per_site_us(p) * 1e3, faces, interior_us((32,) * 4, p)))
     print()
 
 

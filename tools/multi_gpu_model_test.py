@@ -12,8 +12,9 @@ class MultiGpuModelTest(unittest.TestCase):
         # 32^3 x 64 cut in t over 2 GPUs: local 32^4; 2 faces x 32^3 / 2 sites x 12 reals x 8 bytes.
         self.assertEqual(m.face_bytes((32, 32, 32, 32), 3, "double"), 2 * (32**3 // 2) * 12 * 8)
         self.assertEqual(m.face_bytes((32, 32, 32, 32), 3, "double"), 3145728)
-        # half: 12 x 2 bytes + a 4-byte norm per site
+        # half: 12 x 2 bytes + a 4-byte norm per site in t; the whole site (24 x 2 + 4) in x, y, z
         self.assertEqual(m.face_bytes((32, 32, 32, 32), 3, "half"), 32**3 * 28)
+        self.assertEqual(m.face_bytes((32, 32, 32, 32), 2, "half"), 32**3 * 52)
         # single, the z direction of a 32 x 32 x 16 x 32 local lattice: V / L_z = 32^3 sites x 48 bytes
         self.assertEqual(m.face_bytes((32, 32, 16, 32), 2, "single"), 32**3 * 48)
 

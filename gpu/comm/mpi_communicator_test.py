@@ -10,10 +10,10 @@ runs in a process group of its own, so killing mpirun's group alone would leave 
 and the test fails, so a deadlock never blocks the test suite.
 """
 import os
-import signal
-import subprocess
 import time
 import unittest
+
+from tools import mpi_testing
 
 CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_communicator_check")
 TIMEOUT_S = 30
@@ -23,25 +23,10 @@ LATTICE = "4x4x4x8"
 
 
 def mpirun(ranks, *flags):
-    command = ["mpirun", "--oversubscribe", "-np", str(ranks)]
-    if os.geteuid() == 0:
-        command.append("--allow-run-as-root")  # test containers often run as root; Open MPI refuses otherwise
-    command += [CHECK] + list(flags)
-    # Shared memory and loopback only: the test is about one host, and no network probing slows start-up.
-    env = dict(os.environ, OMPI_MCA_btl="self,vader", OMPI_MCA_rmaps_base_oversubscribe="1")
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                               start_new_session=True)
-    try:
-        out, err = process.communicate(timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        process.terminate()
-        try:
-            out, err = process.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            out, err = process.communicate()
-        raise AssertionError("timed out after %d s (hang?): %s\n%s%s" % (TIMEOUT_S, " ".join(command), out, err))
-    return process.returncode, out, err
+    # On timeout mpirun gets SIGTERM and 10 s to kill its ranks before its process group gets SIGKILL: this
+    # test checks that no rank outlives mpirun (assert_dead_rank_ends_job), and the ranks run in process groups
+    # of their own, which the group kill alone would miss (tools/mpi_testing.py).
+    return mpi_testing.mpirun(ranks, CHECK, flags, TIMEOUT_S, sigterm_grace_s=10)
 
 
 def running_processes(argv):

@@ -69,6 +69,11 @@ GaugeField<double> ScatterGauge(const GaugeField<double>& global, const ProcessG
   return local;
 }
 
+CloverField<double> ScatterClover(const CloverField<double>& global, const ProcessGrid& grid, int rank) {
+  const Block block = BlockOf("ScatterClover", global.lattice(), grid, rank);
+  return CloverField<double>(global, block.local, GlobalSites(block, global.lattice()));
+}
+
 SpinorField<double> ScatterSpinor(const SpinorField<double>& global, const ProcessGrid& grid, int rank) {
   const Block block = BlockOf("ScatterSpinor", global.lattice(), grid, rank);
   const std::vector<int> elements = GlobalElements(block, global.lattice(), global.subset());

@@ -7,6 +7,14 @@
 //                                         U_mu(offset + n) for all four mu.
 //   ScatterSpinor(global, grid, rank)     the rank's local spinor field, same subset as `global` (full, even or
 //                                         odd): local site n holds global site offset + n.
+//   ScatterClover(global, grid, rank)     the rank's local clover term (reference/clover.h's T(n) and T(n)^{-1}
+//                                         blocks): local site n holds global site offset + n's blocks; parameters
+//                                         and spectral summary (condition, extreme eigenvalues) are the global
+//                                         field's, so every rank sees the same bounds. T(n) is built from the four
+//                                         plaquettes around n in every plane, which reach the links of the
+//                                         neighbouring ranks: build the CloverField on the GLOBAL links, then
+//                                         scatter it (a clover term built from ScatterGauge's local links would be
+//                                         wrong on every face site).
 //   InsertSpinor(global, local, grid, rank)  the inverse on one rank's sites: writes local site n into global
 //                                         site offset + n; the other ranks' sites of `global` are untouched.
 //   GatherSpinor(locals, grid, global)    the global field on lattice `global` from every rank's piece,
@@ -37,6 +45,7 @@
 #include <vector>
 
 #include "gpu/comm/process_grid.h"
+#include "reference/clover.h"
 #include "reference/gauge_field.h"
 #include "reference/lattice.h"
 #include "reference/spinor_field.h"
@@ -44,6 +53,8 @@
 namespace lqcd::comm {
 
 GaugeField<double> ScatterGauge(const GaugeField<double>& global, const ProcessGrid& grid, int rank);
+
+CloverField<double> ScatterClover(const CloverField<double>& global, const ProcessGrid& grid, int rank);
 
 SpinorField<double> ScatterSpinor(const SpinorField<double>& global, const ProcessGrid& grid, int rank);
 

@@ -1,8 +1,9 @@
 // Scatter and gather of oracle fields over a process grid: scatter then gather is the identity bit for bit
 // (full, even and odd spinor fields, five grids); every local site and link equals the global one at the
 // offset coordinates, by direct enumeration of coordinates; the blocks tile the global lattice (links tagged
-// with small integers, each found on exactly one rank); InsertSpinor writes only its rank's sites; every
-// refusal names its problem and leaves the output untouched.
+// with small integers, each found on exactly one rank); every local clover block (T and T^{-1}) is the
+// global one at the offset coordinates, and the pieces carry the global field's parameters and bounds;
+// InsertSpinor writes only its rank's sites; every refusal names its problem and leaves the output untouched.
 #include "gpu/comm/subdomain.h"
 
 #include <gtest/gtest.h>
@@ -25,6 +26,10 @@ bool BitIdentical(const SiteSpinor<double>& a, const SiteSpinor<double>& b) {
 
 bool BitIdentical(const ColorMatrix<double>& a, const ColorMatrix<double>& b) {
   return std::memcmp(a.data(), b.data(), sizeof(Complex<double>) * 9) == 0;
+}
+
+bool BitIdentical(const ChiralBlock<double>& a, const ChiralBlock<double>& b) {
+  return std::memcmp(a.data(), b.data(), sizeof(Complex<double>) * 36) == 0;
 }
 
 SpinorField<double> RandomSpinor(const Lattice& lattice, Subset subset, std::uint64_t seed) {
@@ -112,6 +117,44 @@ TEST(SubdomainTest, EveryLocalSiteIsTheGlobalSiteAtTheOffset) {
       EXPECT_EQ(differing, 0);
     }
   }
+}
+
+TEST(SubdomainTest, EveryLocalCloverBlockIsTheGlobalOneAtTheOffset) {
+  const Lattice global(kGlobal);
+  CloverParams params;
+  params.mass = 0.1;
+  params.c_sw = 1.5;
+  params.trace = CloverTrace::kWithTrace;
+  const CloverField<double> clover(RandomGaugeField<double>(global, 9), params);
+  for (const Coordinates& dims : kGrids) {
+    const ProcessGrid grid(dims);
+    for (int rank = 0; rank < grid.size(); ++rank) {
+      SCOPED_TRACE("grid " + grid.ToString() + ", rank " + std::to_string(rank));
+      const CloverField<double> local = ScatterClover(clover, grid, rank);
+      EXPECT_EQ(local.lattice().extents(), grid.LocalExtents(kGlobal));
+      EXPECT_EQ(local.params().mass, params.mass);
+      EXPECT_EQ(local.params().c_sw, params.c_sw);
+      EXPECT_EQ(local.params().trace, params.trace);
+      EXPECT_EQ(local.min_eigenvalue(), clover.min_eigenvalue());
+      EXPECT_EQ(local.max_eigenvalue(), clover.max_eigenvalue());
+      EXPECT_EQ(local.max_condition(), clover.max_condition());
+      int sites = 0, differing = 0;
+      ForEachSite(grid, rank, [&](const Coordinates& n, const Coordinates& g) {
+        ++sites;
+        const int l = local.lattice().Index(n), s = global.Index(g);
+        for (int chirality = 0; chirality < 2; ++chirality) {
+          differing += !BitIdentical(local.Block(l, chirality), clover.Block(s, chirality));
+          differing += !BitIdentical(local.InverseBlock(l, chirality), clover.InverseBlock(s, chirality));
+        }
+      });
+      EXPECT_EQ(sites, local.lattice().volume());
+      EXPECT_EQ(differing, 0);
+    }
+  }
+  EXPECT_CONTAINS(ErrorOf([&] { ScatterClover(clover, ProcessGrid({1, 1, 1, 3}), 0); }),
+                  "ScatterClover: lattice 4x4x4x8 over process grid 1x1x1x3: 3 ranks do not divide the extent 8");
+  EXPECT_CONTAINS(ErrorOf([&] { ScatterClover(clover, ProcessGrid({1, 1, 2, 2}), 4); }),
+                  "ScatterClover: rank 4 is not in the process grid 1x1x2x2 (ranks 0..3)");
 }
 
 TEST(SubdomainTest, BlocksTileTheGlobalLattice) {

@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Strong and weak scaling of the partitioned Wilson Dslash over the GPUs of one node, with the model's prediction.
+
+Runs multi_gpu_check --benchmark (gpu/multi_gpu_check.cc) under mpirun, one rank per GPU, for each configuration
+below, collects its CSV lines and writes scaling.csv and scaling.md (the tables of docs/multi_gpu.md):
+
+  strong  the global lattice fixed (32x32x32x64 in every precision; 64x64x64x128 in single), 1, 2 and 4 GPUs,
+          grids T only and Z x T, both halo transports (device: CUDA IPC peer copies; host: staged through pinned
+          host memory and MPI);
+  weak    32^4 per GPU: 32^4 on 1 GPU, 32^3x64 on 2 (grid 1x1x1x2), 32x32x64x64 on 4 (1x1x2x2) and 32^3x128 on 4
+          (1x1x1x4), device transport.
+
+Per configuration: the slowest rank's time per Dslash call, GFLOPS per GPU (1320 flops per output site, V/2 output
+sites), the efficiency against one GPU (strong: T_1 / (P T_P); weak: T_1 / T_P), the partitioned call against the
+unpartitioned kernel on the same local lattice (what the exchange and the exterior launch cost), and the model's
+predicted efficiency (tools/multi_gpu_model.py; NVLink or PCIe host staging). Measures and prints; asserts nothing.
+
+  python3 multi_gpu_scaling.py --binary=programs/multi_gpu_check --out=DIR [--gpus=4] [--repetitions=30]
+      [--part=strong32|strong64|weak|all]
+  python3 multi_gpu_scaling.py --from-csv=DIR/scaling_weak.csv [...]   # the tables again from saved runs
+"""
+import argparse
+import csv
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import multi_gpu_model as model  # noqa: E402
+
+RUN_TIMEOUT_S = 240
+
+
+def grid_tuple(text):
+    return tuple(int(v) for v in text.split("x"))
+
+
+def configurations(gpus, part):
+    """(part, precisions, lattice, grid, transport) for every run."""
+    runs = []
+    if part in ("strong32", "all"):
+        for grid in ["1x1x1x1", "1x1x1x2", "1x1x1x4", "1x1x2x2"]:
+            ranks = model.math.prod(grid_tuple(grid))
+            if ranks > gpus:
+                continue
+            for transport in (["device"] if ranks == 1 else ["device", "host"]):
+                runs.append(("strong", "double,single,half", "32x32x32x64", grid, transport))
+    if part in ("strong64", "all"):
+        for grid in ["1x1x1x1", "1x1x1x2", "1x1x1x4", "1x1x2x2"]:
+            if model.math.prod(grid_tuple(grid)) <= gpus:
+                runs.append(("strong", "single", "64x64x64x128", grid, "device"))
+    if part in ("weak", "all"):
+        for lattice, grid in [("32x32x32x32", "1x1x1x1"), ("32x32x32x64", "1x1x1x2"), ("32x32x64x64", "1x1x2x2"),
+                              ("32x32x32x128", "1x1x1x4")]:
+            if model.math.prod(grid_tuple(grid)) <= gpus:
+                runs.append(("weak", "single,half", lattice, grid, "device"))
+    return runs
+
+
+def run(binary, ranks, precisions, lattice, grid, transport, repetitions, log):
+    command = ["mpirun", "-np", str(ranks)]
+    if os.geteuid() == 0:
+        command.append("--allow-run-as-root")
+    command += [binary, "--benchmark", "--grid=" + grid, "--lattice=" + lattice, "--transport=" + transport,
+                "--precisions=" + precisions, "--reconstruct=12", "--repetitions=%d" % repetitions]
+    log.write("$ " + " ".join(command) + "\n")
+    log.flush()
+    try:
+        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              timeout=RUN_TIMEOUT_S)
+    except subprocess.TimeoutExpired as e:
+        log.write("timed out after %d s\n%s\n" % (RUN_TIMEOUT_S, e.output or ""))
+        return []
+    log.write(done.stdout)
+    if done.returncode != 0:
+        log.write("exit status %d\n" % done.returncode)
+        return []
+    rows = []
+    header = None
+    for line in done.stdout.splitlines():
+        if not line.startswith("csv,"):
+            continue
+        fields = line.split(",")[1:]
+        if header is None:
+            header = fields
+            continue
+        rows.append(dict(zip(header, fields)))
+    return rows
+
+
+def summarise(rows):
+    """One entry per (part, precision, lattice, grid, transport): the slowest rank and the mean rates."""
+    groups = {}
+    for r in rows:
+        key = (r["part"], r["precision"], r["lattice"], r["grid"], r["transport"])
+        groups.setdefault(key, []).append(r)
+    out = {}
+    for key, rs in groups.items():
+        out[key] = {
+            "ranks": len(rs),
+            "local": rs[0]["local"],
+            "ms": max(float(r["partitioned_ms"]) for r in rs),
+            "plain_ms": max(float(r["unpartitioned_ms"]) for r in rs),
+            "gflops_per_gpu": sum(float(r["partitioned_gflops"]) for r in rs) / len(rs),
+            "face_mb": float(rs[0]["face_bytes"]) / 1e6,
+        }
+    return out
+
+
+def predicted_us(lattice, grid, precision, transport):
+    extents = grid_tuple(lattice)
+    g = grid_tuple(grid)
+    link = "nvlink" if transport == "device" else "pcie-staged"
+    return model.predict(extents, g, precision, link)[2]
+
+
+def write_markdown(summary, path):
+    lines = []
+    for part in ("strong", "weak"):
+        # by precision, GPU count, grid, transport (device first)
+        entries = sorted(((k, v) for k, v in summary.items() if k[0] == part),
+                         key=lambda kv: (kv[0][1], kv[1]["ranks"], kv[0][3], kv[0][4] != "device"))
+        if not entries:
+            continue
+        title = ("Strong scaling (global lattice fixed)" if part == "strong" else "Weak scaling (32^4 per GPU)")
+        lines += ["### " + title, "",
+                  "| precision | lattice | GPUs | grid | local | transport | us per call | GFLOPS per GPU | "
+                  "efficiency | model | vs unpartitioned | face MB |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        for (p, precision, lattice, grid, transport), v in entries:
+            if part == "strong":
+                base = summary.get((part, precision, lattice, "1x1x1x1", "device"))
+                eff = base["ms"] / (v["ranks"] * v["ms"]) if base else float("nan")
+                pred = predicted_us(lattice, "1x1x1x1", precision, transport) / (
+                    v["ranks"] * predicted_us(lattice, grid, precision, transport))
+            else:
+                base = summary.get((part, precision, "32x32x32x32", "1x1x1x1", "device"))
+                eff = base["ms"] / v["ms"] if base else float("nan")
+                pred = predicted_us("32x32x32x32", "1x1x1x1", precision, transport) / predicted_us(
+                    lattice, grid, precision, transport)
+            lines.append("| %s/12 | %s | %d | %s | %s | %s | %.1f | %.0f | %.0f%% | %.0f%% | %.0f%% | %.2f |" % (
+                precision, lattice, v["ranks"], grid, v["local"], transport, 1e3 * v["ms"], v["gflops_per_gpu"],
+                100 * eff, 100 * pred, 100 * v["plain_ms"] / v["ms"], v["face_mb"]))
+        lines.append("")
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--binary")
+    parser.add_argument("--out")
+    parser.add_argument("--from-csv", nargs="*", default=[], help="print the tables of saved scaling CSV files")
+    parser.add_argument("--gpus", type=int, default=4)
+    parser.add_argument("--repetitions", type=int, default=30)
+    parser.add_argument("--part", default="all", choices=["strong32", "strong64", "weak", "all"])
+    args = parser.parse_args()
+    if args.from_csv:
+        rows = []
+        for path in args.from_csv:
+            with open(path) as f:
+                rows += list(csv.DictReader(f))
+        print(write_markdown(summarise(rows), os.devnull))
+        return 0
+    if not args.binary or not args.out:
+        parser.error("--binary and --out are needed to run (or --from-csv to tabulate)")
+    os.makedirs(args.out, exist_ok=True)
+    rows = []
+    with open(os.path.join(args.out, "scaling_%s.log" % args.part), "w") as log:
+        for part, precisions, lattice, grid, transport in configurations(args.gpus, args.part):
+            ranks = model.math.prod(grid_tuple(grid))
+            got = run(args.binary, ranks, precisions, lattice, grid, transport, args.repetitions, log)
+            for r in got:
+                r["part"] = part
+            rows += got
+            print("%s %s %s %s: %d rows" % (part, lattice, grid, transport, len(got)), flush=True)
+    if not rows:
+        print("multi_gpu_scaling: no measurements", file=sys.stderr)
+        return 1
+    fields = ["part"] + [k for k in rows[0] if k != "part"]
+    with open(os.path.join(args.out, "scaling_%s.csv" % args.part), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        w.writerows(rows)
+    print(write_markdown(summarise(rows), os.path.join(args.out, "scaling_%s.md" % args.part)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
