@@ -24,24 +24,21 @@ using comm::Side;
 class PinnedBuffer {
  public:
   PinnedBuffer() = default;
-  explicit PinnedBuffer(std::size_t bytes) : bytes_(bytes) {
+  explicit PinnedBuffer(std::size_t bytes) {
     if (bytes > 0) LQCD_CUDA_CHECK(cudaMallocHost(&data_, bytes));
   }
   ~PinnedBuffer() {
     if (data_ != nullptr) cudaFreeHost(data_);
   }
-  PinnedBuffer(PinnedBuffer&& o) noexcept : data_(o.data_), bytes_(o.bytes_) { o.data_ = nullptr; }
+  PinnedBuffer(PinnedBuffer&& o) noexcept : data_(o.data_) { o.data_ = nullptr; }
   PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
     std::swap(data_, o.data_);
-    std::swap(bytes_, o.bytes_);
     return *this;
   }
   void* data() const { return data_; }
-  std::size_t bytes() const { return bytes_; }
 
  private:
   void* data_ = nullptr;
-  std::size_t bytes_ = 0;
 };
 
 DeviceBuffer UploadInts(const std::vector<int>& v) {

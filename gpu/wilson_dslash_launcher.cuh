@@ -124,9 +124,10 @@ void LaunchDslashFor(const WilsonDslashLaunch& l) {
       WithFlag(l.dagger, [&](auto dagger) {
         WithEpilogue<kEpilogues...>(l.epilogue, [&](auto epilogue) {
           WithFlag(kWithHalo && l.halo != nullptr, [&](auto partitioned) {
-            // (decay: inside the nested lambdas the captured constants are seen through references)
-            constexpr Reconstruct kReconstruct = std::decay_t<decltype(reconstruct)>::value;
-            constexpr bool kGaugeFixed = std::decay_t<decltype(gauge_fixed)>::value;
+            // (decay: inside the nested lambdas the captured constants are seen through references; unused in
+            // the variants that are not compiled)
+            [[maybe_unused]] constexpr Reconstruct kReconstruct = std::decay_t<decltype(reconstruct)>::value;
+            [[maybe_unused]] constexpr bool kGaugeFixed = std::decay_t<decltype(gauge_fixed)>::value;
             constexpr bool kDagger = std::decay_t<decltype(dagger)>::value;
             constexpr DslashEpilogue kEpilogue = decltype(epilogue)::value;
             constexpr bool kPartitioned = std::decay_t<decltype(partitioned)>::value;
