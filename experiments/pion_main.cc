@@ -26,8 +26,6 @@
 //   mpirun -np 4 bazel-bin/experiments/pion --backend=gpu --grid=1x1x2x2   # 4 GPUs
 //   mpirun -np 2 bazel-bin/experiments/pion --grid=1x1x1x2 --fermion=clover --csw=1.0 --kappa=0.135
 #include <omp.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -65,6 +63,7 @@
 #include "experiments/correlator_bounds.h"
 #include "experiments/fermion_action.h"
 #include "experiments/inverse_norm.h"
+#include "experiments/plot_runner.h"
 #include "experiments/propagator_driver.h"
 #include "gpu/device_buffer.h"
 #include "reference/clover.h"
@@ -74,6 +73,9 @@ namespace lqcd {
 namespace {
 
 namespace fs = std::filesystem;
+using experiments::FindPlotScript;
+using experiments::RunPython;
+using experiments::UserPath;
 using experiments::BackendChoice;
 using experiments::BackendKind;
 using experiments::ChooseBackend;
@@ -363,17 +365,6 @@ bool ParseOptions(int argc, char** argv, Options* out) {
 
 // ---- environment ----
 
-// Relative paths given by the user are relative to where they ran `bazel run` (BUILD_WORKING_DIRECTORY),
-// not to the runfiles directory bazel runs the binary in.
-fs::path UserPath(const std::string& path) {
-  const fs::path p(path);
-  if (p.is_absolute()) return p;
-  if (const char* base = std::getenv("BUILD_WORKING_DIRECTORY"); base != nullptr && *base != '\0') {
-    return fs::path(base) / p;
-  }
-  return fs::current_path() / p;
-}
-
 std::string CpuModel() {
   std::ifstream cpuinfo("/proc/cpuinfo");
   std::string line;
@@ -391,62 +382,6 @@ std::string UtcNow() {
   char buffer[64];
   std::strftime(buffer, sizeof buffer, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&now));
   return buffer;
-}
-
-// The plotting script: --plot-script, else the runfiles of this binary (bazel run, or run from bazel-bin).
-fs::path FindPlotScript(const Options& o, const char* argv0) {
-  if (!o.plot_script.empty()) return UserPath(o.plot_script);
-  std::vector<fs::path> candidates;
-  if (const char* r = std::getenv("RUNFILES_DIR"); r != nullptr) candidates.push_back(fs::path(r) / "lqcd");
-  candidates.push_back(fs::path(std::string(argv0) + ".runfiles") / "lqcd");
-  candidates.push_back(fs::current_path());
-  for (const fs::path& root : candidates) {
-    const fs::path script = root / "experiments" / "plot_pion.py";
-    if (fs::exists(script)) return script;
-  }
-  throw std::runtime_error("cannot find experiments/plot_pion.py in the runfiles; pass --plot-script or --no-plot");
-}
-
-// Runs /usr/bin/python3 script args... with PYTHONPATH = the runfiles root (for `from experiments import
-// plotting`); its stdout and stderr are forwarded to std::cout (so they reach run.log too). Returns the
-// exit status.
-int RunPython(const fs::path& script, const std::vector<std::string>& args) {
-  const std::string python = "/usr/bin/python3";
-  std::vector<std::string> argv_strings{python, script.string()};
-  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
-  const std::string pythonpath = script.parent_path().parent_path().string();
-  std::cout.flush();
-  int fds[2];
-  if (pipe(fds) != 0) throw std::runtime_error("pipe failed while starting the plot");
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("fork failed while starting the plot");
-  if (pid == 0) {
-    close(fds[0]);
-    dup2(fds[1], STDOUT_FILENO);
-    dup2(fds[1], STDERR_FILENO);
-    close(fds[1]);
-    setenv("PYTHONPATH", pythonpath.c_str(), 1);
-    std::vector<char*> argv;
-    for (std::string& s : argv_strings) argv.push_back(s.data());
-    argv.push_back(nullptr);
-    execv(python.c_str(), argv.data());
-    std::perror("execv /usr/bin/python3");
-    _exit(127);
-  }
-  close(fds[1]);
-  char buffer[4096];
-  for (;;) {
-    const ssize_t n = read(fds[0], buffer, sizeof buffer);
-    if (n > 0) {
-      std::cout.write(buffer, n);
-    } else if (n == 0 || errno != EINTR) {
-      break;
-    }
-  }
-  close(fds[0]);
-  int status = 0;
-  if (waitpid(pid, &status, 0) < 0) throw std::runtime_error("waitpid failed for the plot process");
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
 std::string Fixed(double v, int digits) {
@@ -799,7 +734,7 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
             << ", " << (output / "summary.csv").string() << ", " << (output / "run.log").string() << "\n";
 
   if (!o.no_plot) {
-    const fs::path script = FindPlotScript(o, argv0);
+    const fs::path script = FindPlotScript("plot_pion.py", o.plot_script, argv0);
     const fs::path png = output / "pion.png";
     const int status = RunPython(script, {(output / "pion_correlator.csv").string(), png.string(),
                                           "--title", lattice.ToString() + " plaquette " + Fixed(plaq.total, 5) + ", " +

@@ -10,9 +10,7 @@ pion matters.
 usage: plot_pion.py CSV PNG [--title TITLE]
 (run by the pion binary through /usr/bin/python3; also `bazel run //experiments:plot_pion -- CSV PNG`)
 """
-import argparse
 import math
-import os
 import sys
 
 from experiments import plotting
@@ -68,21 +66,8 @@ def plot(csv_path, png_path, title):
     return plotting.save_figure(fig, png_path, f"lqcd //experiments:pion, data {csv_path.split('/')[-1]}")
 
 
-def user_path(path):
-    """Relative paths are relative to where `bazel run` was started (it runs us in the runfiles)."""
-    base = os.environ.get("BUILD_WORKING_DIRECTORY")
-    return path if os.path.isabs(path) or not base else os.path.join(base, path)
-
-
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("csv")
-    parser.add_argument("png")
-    parser.add_argument("--title", default="")
-    args = parser.parse_args(argv)
-    path = plot(user_path(args.csv), user_path(args.png), args.title)
-    print(f"plot_pion: wrote {path}")
-    return 0
+    return plotting.csv_to_png_main(argv, plot, "plot_pion", __doc__.splitlines()[0])
 
 
 if __name__ == "__main__":

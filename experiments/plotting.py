@@ -3,7 +3,9 @@
 Every experiment writes its numbers as CSV first (the source of truth); plots and markdown tables are
 made from the CSV, so a figure can be regenerated without rerunning the physics.
 """
+import argparse
 import csv
+import os
 import pathlib
 
 import matplotlib
@@ -42,3 +44,22 @@ def markdown_table(header, rows):
     lines = ["| " + " | ".join(str(h) for h in header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
+
+
+def user_path(path):
+    """Relative paths are relative to where `bazel run` was started (it runs the program in the runfiles)."""
+    base = os.environ.get("BUILD_WORKING_DIRECTORY")
+    return path if os.path.isabs(path) or not base else os.path.join(base, path)
+
+
+def csv_to_png_main(argv, plot, name, description):
+    """The command line of a plot made from one CSV file: `name CSV PNG [--title T]` calls plot(csv, png, title)
+    with user paths and prints where the figure went."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("csv")
+    parser.add_argument("png")
+    parser.add_argument("--title", default="")
+    args = parser.parse_args(argv)
+    path = plot(user_path(args.csv), user_path(args.png), args.title)
+    print(f"{name}: wrote {path}")
+    return 0

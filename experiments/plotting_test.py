@@ -30,6 +30,18 @@ class PlottingTest(unittest.TestCase):
             self.assertEqual(rows[0], {"name": "alpha", "value": 1.5e-3})
             self.assertEqual(rows[1]["value"], "n/a")
 
+    def test_user_paths_follow_bazel_run(self):
+        old = os.environ.get("BUILD_WORKING_DIRECTORY")
+        try:
+            os.environ["BUILD_WORKING_DIRECTORY"] = "/home/user/work"
+            self.assertEqual(plotting.user_path("out/a.png"), "/home/user/work/out/a.png")
+            self.assertEqual(plotting.user_path("/tmp/a.png"), "/tmp/a.png")
+            del os.environ["BUILD_WORKING_DIRECTORY"]
+            self.assertEqual(plotting.user_path("out/a.png"), "out/a.png")
+        finally:
+            if old is not None:
+                os.environ["BUILD_WORKING_DIRECTORY"] = old
+
     def test_markdown_table(self):
         self.assertEqual(plotting.markdown_table(["a", "b"], [[1, 2]]), "| a | b |\n|---|---|\n| 1 | 2 |\n")
 

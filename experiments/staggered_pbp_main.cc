@@ -6,16 +6,28 @@
 // format reference/io/gauge_io.h reads). The staggered links are naive (F = U), asqtad (tadpole factor
 // --u0) or HISQ (epsilon = 0), from reference/staggered/hisq_links.h; fermion boundary: antiperiodic in time.
 // Per mass: the Z2-noise estimate with its standard error (EstimateChiralCondensate: --vectors even-odd CG
-// solves to --tolerance), the CG iterations, and, on small lattices (--exact), the exact value from the
-// sparse LU of M (ExactChiralCondensate) with the estimate's deviation in standard errors.
-// Writes pbp.csv into --output:
-//     mass,links,vectors,estimate,standard_error,cg_iterations,max_full_residual,all_converged,
-//     exact,exact_error_bound,deviation_sigma        (the last three empty where no exact value was computed)
+// solves to --tolerance, --block right-hand sides at a time through block CG), the disconnected
+// susceptibility piece chi_disc = (Re tr M^{-1})^2 / V from the distinct pairs of samples with its jackknife
+// error (EstimateDisconnectedSusceptibility), the CG iterations, and, on small lattices (--exact), the exact
+// values from the sparse LU of M (ExactChiralCondensate, ExactDisconnectedSusceptibility) with the estimates'
+// deviations in standard errors.
+// Writes into --output:
+//     pbp.csv: mass,links,vectors,estimate,standard_error,cg_iterations,max_full_residual,all_converged,
+//              exact,exact_error_bound,deviation_sigma,block,chi_disc,chi_disc_error,exact_chi_disc,
+//              chi_disc_deviation_sigma        (the exact and deviation columns empty without an exact value)
+//     pbp.md: the same numbers as a markdown table
+//     pbp_running.csv: mass,vectors,estimate,standard_error,exact: the estimate from the first n vectors,
+//              n = 2..N (exact empty without an exact value)
+//     pbp_running.png: that running estimate per mass with the exact value as a line
+//              (experiments/plot_staggered_pbp.py through /usr/bin/python3; --no-plot skips it)
 // Exit status 0, or 2 if some solve did not converge.
 //
 //   bazel run //experiments:staggered_pbp
-//   bazel run //experiments:staggered_pbp -- --links=asqtad --masses=0.02,0.05 --vectors=64
+//   bazel run //experiments:staggered_pbp -- --links=asqtad --masses=0.02,0.05 --vectors=64 --block=8
 #include <omp.h>
+
+#include <cerrno>
+#include <cstdio>
 
 #include <algorithm>
 #include <chrono>
@@ -31,6 +43,7 @@
 #include <string>
 #include <vector>
 
+#include "experiments/plot_runner.h"
 #include "reference/cli/command_line.h"
 #include "reference/cli/machine_info.h"
 #include "reference/ensemble/quenched_generator.h"
@@ -44,6 +57,9 @@ namespace lqcd {
 namespace {
 
 namespace fs = std::filesystem;
+using experiments::FindPlotScript;
+using experiments::RunPython;
+using experiments::UserPath;
 
 enum class LinkKind { kNaive, kAsqtad, kHisq };
 enum class ExactMode { kAuto, kYes, kNo };
@@ -68,9 +84,11 @@ constexpr long kExactMaxVolume = 4L * 4 * 4 * 4 * 16;
 constexpr char kSummary[] = R"(The chiral condensate pbp = (1/V) Re tr M^{-1} of the staggered matrix M = 2m + D (solvers/staggered_pbp.h)
 on one quenched configuration (generated: Wilson plaquette action, cold start; or read with --config), for each
 mass of --masses: the Z2-noise estimate +- its standard error (--vectors even-odd CG solves per mass) and, on
-small lattices, the exact value from the sparse LU of M with the estimate's deviation in standard errors.
+small lattices, the exact value from the sparse LU of M with the estimate's deviation in standard errors; and
+the disconnected susceptibility piece chi_disc = (Re tr M^{-1})^2 / V from distinct pairs of noise vectors
+(jackknife error), with its exact value where pbp's is computed.
 Links: naive, asqtad or HISQ (reference/staggered/hisq_links.h); fermion boundary antiperiodic in time.
-Writes pbp.csv to --output.)";
+Writes pbp.csv, pbp.md, pbp_running.csv and pbp_running.png (running estimate) to --output.)";
 
 struct Options {
   std::string config;
@@ -79,6 +97,9 @@ struct Options {
   double u0 = 1.0;
   std::vector<double> masses{0.05, 0.1, 0.2};
   int vectors = 32;
+  int block = 1;
+  bool no_plot = false;
+  std::string plot_script;
   std::uint64_t seed = 1;
   double tolerance = 1e-10;
   int max_iterations = 100000;
@@ -112,7 +133,9 @@ bool ParseOptions(int argc, char** argv, Options* out) {
                          "staggered links: naive (F = U), asqtad (tadpole factor --u0) or HISQ (epsilon = 0)");
   flags.Double("u0", &o.u0, "asqtad tadpole factor u0 (asqtad only)", command_line::Range::Positive());
   flags.DoubleList("masses", &o.masses, "bare masses m of M = 2m + D, each > 0", command_line::Range::Positive());
-  flags.Int("vectors", &o.vectors, 2, 1000000, "Z2 noise vectors per mass");
+  flags.Int("vectors", &o.vectors, 3, 1000000, "Z2 noise vectors per mass (>= 3: the susceptibility's jackknife)");
+  flags.Int("block", &o.block, 1, 1024,
+            "right-hand sides per block CG solve (same results for every value; 1 is the plain CG)");
   flags.Double("tolerance", &o.tolerance, "CG tolerance |b - A x| / |b| of the even Schur system",
                command_line::Range::Open(0, 1));
   flags.Int("max-iterations", &o.max_iterations, 1, 100000000, "CG iteration budget per solve");
@@ -121,6 +144,9 @@ bool ParseOptions(int argc, char** argv, Options* out) {
   flags.Section("Output");
   flags.String("output", &o.output, "DIR",
                "output directory (relative paths are relative to the directory bazel run was invoked from)");
+  flags.Switch("no-plot", &o.no_plot, "skip the matplotlib PNG of the running estimate");
+  flags.String("plot-script", &o.plot_script, "FILE",
+               "plot_staggered_pbp.py to use (default: found in the runfiles)");
   if (!flags.Parse(argc, argv, std::cout)) return false;
 
   if (!o.config.empty()) {
@@ -151,15 +177,6 @@ bool ParseOptions(int argc, char** argv, Options* out) {
     }
   }
   return true;
-}
-
-fs::path UserPath(const std::string& path) {
-  const fs::path p(path);
-  if (p.is_absolute()) return p;
-  if (const char* base = std::getenv("BUILD_WORKING_DIRECTORY"); base != nullptr && *base != '\0') {
-    return fs::path(base) / p;
-  }
-  return fs::current_path() / p;
 }
 
 std::string Sci(double v, int digits) {
@@ -237,7 +254,9 @@ int Main(int argc, char** argv) {
   if (o.links == LinkKind::kHisq) std::cout << " (epsilon = 0)";
   std::cout << "; fermion boundary (x,y,z,t) = PPPA\n"
             << "noise: " << o.vectors << " Z2 vectors per mass, seed " << o.seed << "\n"
-            << "solver: even-odd CG, tolerance " << Sci(o.tolerance, 1) << ", max iterations " << o.max_iterations
+            << "solver: even-odd "
+            << (o.block > 1 ? "block CG, " + std::to_string(o.block) + " right-hand sides per block" : std::string("CG"))
+            << ", tolerance " << Sci(o.tolerance, 1) << ", max iterations " << o.max_iterations
             << "\n"
             << "exact: " << (exact ? "yes (sparse LU of M, 3V = " + std::to_string(3 * volume) + " columns)"
                                    : std::string("no"))
@@ -248,20 +267,40 @@ int Main(int argc, char** argv) {
   std::ofstream csv(csv_path.string());
   if (!csv) throw std::runtime_error("cannot write " + csv_path.string());
   csv << "mass,links,vectors,estimate,standard_error,cg_iterations,max_full_residual,all_converged,exact,"
-         "exact_error_bound,deviation_sigma\n"
+         "exact_error_bound,deviation_sigma,block,chi_disc,chi_disc_error,exact_chi_disc,chi_disc_deviation_sigma\n"
       << std::setprecision(17);
+  const fs::path running_path = output / "pbp_running.csv";
+  std::ofstream running(running_path.string());
+  if (!running) throw std::runtime_error("cannot write " + running_path.string());
+  running << "mass,vectors,estimate,standard_error,exact\n" << std::setprecision(17);
+  std::ostringstream md;
+  md << "| mass | links | vectors | pbp estimate | std error | exact pbp | dev/sigma | chi_disc | std error | "
+        "exact chi_disc | dev/sigma |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
 
   std::cout << std::setw(8) << "mass" << std::setw(16) << "estimate" << std::setw(13) << "std error" << std::setw(10)
             << "CG iters" << std::setw(12) << "max resid";
   if (exact) std::cout << std::setw(18) << "exact" << std::setw(11) << "bound" << std::setw(11) << "dev/sigma";
   std::cout << "\n";
+  struct ChiRow {
+    double mass;
+    solvers::SusceptibilityEstimate chi;
+    bool has_exact;
+    solvers::ExactPbp exact;
+  };
+  std::vector<ChiRow> chi_rows;
+  double solve_seconds = 0;
   bool all_converged = true;
   solvers::SolverParams solver;
   solver.tolerance = o.tolerance;
   solver.max_iterations = o.max_iterations;
   for (double mass : o.masses) {
     const StaggeredParams params{mass, boundary};
-    const solvers::PbpEstimate est = solvers::EstimateChiralCondensate(links, params, o.vectors, o.seed, solver);
+    const auto solve_start = std::chrono::steady_clock::now();
+    const solvers::PbpEstimate est =
+        solvers::EstimateChiralCondensate(links, params, o.vectors, o.seed, solver, o.block);
+    solve_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - solve_start).count();
+    const solvers::SusceptibilityEstimate chi =
+        solvers::EstimateDisconnectedSusceptibility(est.samples, static_cast<double>(volume));
     all_converged = all_converged && est.all_converged;
     std::cout << std::setw(8) << mass << std::setw(16) << Fixed(est.mean, 8) << std::setw(13)
               << Fixed(est.standard_error, 8) << std::setw(10) << est.total_iterations << std::setw(12)
@@ -270,22 +309,87 @@ int Main(int argc, char** argv) {
     mass_text << mass;  // as given (6 significant digits), not 17
     csv << mass_text.str() << "," << ToString(o.links) << "," << o.vectors << "," << est.mean << "," << est.standard_error << ","
         << est.total_iterations << "," << est.max_full_residual << "," << (est.all_converged ? 1 : 0) << ",";
+    solvers::ExactPbp ex, ex_chi;
+    double dev = 0, chi_dev = 0;
     if (exact) {
-      const solvers::ExactPbp ex = solvers::ExactChiralCondensate(links, params);
-      const double dev = (est.mean - ex.value) / est.standard_error;
+      ex = solvers::ExactChiralCondensate(links, params);
+      ex_chi = solvers::ExactDisconnectedSusceptibility(ex, static_cast<double>(volume));
+      dev = (est.mean - ex.value) / est.standard_error;
+      chi_dev = (chi.value - ex_chi.value) / chi.standard_error;
       std::cout << std::setw(18) << Fixed(ex.value, 12) << std::setw(11) << Sci(ex.error_bound, 1) << std::setw(11)
                 << Fixed(dev, 2);
-      csv << ex.value << "," << ex.error_bound << "," << dev << "\n";
+      csv << ex.value << "," << ex.error_bound << "," << dev << ",";
     } else {
-      csv << ",,\n";
+      csv << ",,,";
     }
+    csv << o.block << "," << chi.value << "," << chi.standard_error << ",";
+    if (exact) {
+      csv << ex_chi.value << "," << chi_dev << "\n";
+    } else {
+      csv << ",\n";
+    }
+    chi_rows.push_back(ChiRow{mass, chi, exact, ex_chi});
+    // The running estimate from the first n samples (the mean and standard error of EstimateChiralCondensate).
+    double sum = 0, sum2 = 0;
+    for (int n = 1; n <= o.vectors; ++n) {
+      const double v = est.samples[n - 1];
+      sum += v;
+      sum2 += v * v;
+      if (n < 2) continue;
+      const double mean = sum / n, var = std::max(0.0, (sum2 - n * mean * mean) / (n - 1));
+      running << mass_text.str() << "," << n << "," << mean << "," << std::sqrt(var / n) << ",";
+      if (exact) running << ex.value;
+      running << "\n";
+    }
+    md << "| " << mass_text.str() << " | " << ToString(o.links) << " | " << o.vectors << " | " << Fixed(est.mean, 8)
+       << " | " << Fixed(est.standard_error, 8) << " | " << (exact ? Fixed(ex.value, 10) : std::string("-")) << " | "
+       << (exact ? Fixed(dev, 2) : std::string("-")) << " | " << Fixed(chi.value, 6) << " | "
+       << Fixed(chi.standard_error, 6) << " | " << (exact ? Fixed(ex_chi.value, 6) : std::string("-")) << " | "
+       << (exact ? Fixed(chi_dev, 2) : std::string("-")) << " |\n";
     if (!est.all_converged) std::cout << "  (NOT CONVERGED)";
     std::cout << "\n";
     std::cout.flush();
   }
   csv.close();
   if (!csv) throw std::runtime_error("error writing " + csv_path.string());
-  std::cout << "\nwrote " << csv_path.string() << "\n";
+  running.close();
+  if (!running) throw std::runtime_error("error writing " + running_path.string());
+
+  std::cout << "\ndisconnected susceptibility chi_disc = (Re tr M^-1)^2 / V (pairs k != l of the samples, "
+               "jackknife error)\n"
+            << std::setw(8) << "mass" << std::setw(16) << "chi_disc" << std::setw(13) << "std error";
+  if (exact) std::cout << std::setw(18) << "exact" << std::setw(11) << "dev/sigma";
+  std::cout << "\n";
+  for (const ChiRow& r : chi_rows) {
+    std::cout << std::setw(8) << r.mass << std::setw(16) << Fixed(r.chi.value, 6) << std::setw(13)
+              << Fixed(r.chi.standard_error, 6);
+    if (r.has_exact) {
+      std::cout << std::setw(18) << Fixed(r.exact.value, 8) << std::setw(11)
+                << Fixed((r.chi.value - r.exact.value) / r.chi.standard_error, 2);
+    }
+    std::cout << "\n";
+  }
+  std::cout << "solve time (all masses, block " << o.block << "): " << Fixed(solve_seconds, 2) << " s\n";
+
+  const fs::path md_path = output / "pbp.md";
+  std::ofstream md_file(md_path.string());
+  if (!md_file) throw std::runtime_error("cannot write " + md_path.string());
+  md_file << "staggered_pbp on " << lattice.ToString() << ", plaquette " << Fixed(plaq.total, 8) << ", "
+          << ToString(o.links) << " links, " << o.vectors << " Z2 vectors, seed " << o.seed << ", block " << o.block
+          << "\n\n"
+          << md.str();
+  md_file.close();
+  if (!md_file) throw std::runtime_error("error writing " + md_path.string());
+  std::cout << "\nwrote " << csv_path.string() << ", " << running_path.string() << ", " << md_path.string() << "\n";
+  if (!o.no_plot) {
+    const fs::path script = FindPlotScript("plot_staggered_pbp.py", o.plot_script, argv[0]);
+    const fs::path png = output / "pbp_running.png";
+    const int status = RunPython(script, {running_path.string(), png.string(), "--title",
+                                          lattice.ToString() + " plaquette " + Fixed(plaq.total, 5) + ", " +
+                                              ToString(o.links) + " links, seed " + std::to_string(o.seed)});
+    if (status != 0) throw std::runtime_error("the plot script failed (exit status " + std::to_string(status) + ")");
+    std::cout << "wrote " << png.string() << " (running estimate of pbp)\n";
+  }
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << "total time: " << Fixed(total, 1) << " s\n";
   return all_converged ? 0 : 2;

@@ -1,7 +1,8 @@
 """The staggered_pbp binary end to end on a tiny lattice (4^4, a few sweeps): it prints the machine and the
-parameters, writes pbp.csv with the documented columns, every Z2-noise estimate lies within 5 standard errors
-of the exact value from the sparse LU (for naive and HISQ links), and bad flags are refused with one line
-naming the flag. Seconds."""
+parameters, writes pbp.csv with the documented columns, pbp.md, pbp_running.csv and the plot, every Z2-noise
+estimate of pbp and of the disconnected susceptibility lies within 5 standard errors of the exact value from the
+sparse LU (for naive and HISQ links), --block=N gives the same numbers as --block=1, and bad flags are refused
+with one line naming the flag. Seconds."""
 import csv
 import os
 import subprocess
@@ -15,7 +16,9 @@ if not os.path.exists(BINARY):
 TINY = ["--lattice=4x4x4x4", "--sweeps=5", "--or=1", "--vectors=16", "--masses=0.05,0.2", "--tolerance=1e-10",
         "--exact=yes"]
 COLUMNS = ["mass", "links", "vectors", "estimate", "standard_error", "cg_iterations", "max_full_residual",
-           "all_converged", "exact", "exact_error_bound", "deviation_sigma"]
+           "all_converged", "exact", "exact_error_bound", "deviation_sigma", "block", "chi_disc", "chi_disc_error",
+           "exact_chi_disc", "chi_disc_deviation_sigma"]
+RUNNING_COLUMNS = ["mass", "vectors", "estimate", "standard_error", "exact"]
 
 
 def run(args):
@@ -29,17 +32,26 @@ def read_rows(path):
 
 
 class StaggeredPbpSmokeTest(unittest.TestCase):
-    def check_run(self, links):
+    def check_run(self, links, extra=()):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "out")
-            r = run(TINY + ["--links=" + links, "--output=" + out])
+            r = run(TINY + ["--links=" + links, "--output=" + out] + list(extra))
             self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
             for needle in ("machine:", "lattice: 4x4x4x4", "plaquette <Re Tr U_p>/3", "links: " + links,
                            "noise: 16 Z2 vectors per mass", "tolerance 1.0e-10", "exact: yes", "dev/sigma",
-                           "total time"):
+                           "disconnected susceptibility", "pbp_running.png", "total time"):
                 self.assertIn(needle, r.stdout)
             self.assertEqual(r.stderr, "")
             columns, rows = read_rows(os.path.join(out, "pbp.csv"))
+            running_columns, running = read_rows(os.path.join(out, "pbp_running.csv"))
+            with open(os.path.join(out, "pbp.md")) as f:
+                markdown = f.read()
+            with open(os.path.join(out, "pbp_running.png"), "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        self.assertEqual(running_columns, RUNNING_COLUMNS)
+        self.assertEqual(len(running), 2 * 15)  # n = 2..16 per mass
+        self.assertIn("| mass | links | vectors | pbp estimate |", markdown)
+        self.assertEqual(markdown.count("| " + links + " |"), 2)
         self.assertEqual(columns, COLUMNS)
         self.assertEqual([float(row["mass"]) for row in rows], [0.05, 0.2])
         for row in rows:
@@ -55,6 +67,19 @@ class StaggeredPbpSmokeTest(unittest.TestCase):
             self.assertLess(abs(est - exact), 5 * se, row)
             self.assertLess(float(row["exact_error_bound"]), 1e-3 * se)
             self.assertAlmostEqual(float(row["deviation_sigma"]), (est - exact) / se, delta=1e-9)
+            # The last running estimate is the full one.
+            last = [x for x in running if float(x["mass"]) == float(row["mass"])][-1]
+            self.assertEqual(int(last["vectors"]), 16)
+            self.assertAlmostEqual(float(last["estimate"]), est, delta=1e-12 * abs(est))
+            self.assertAlmostEqual(float(last["exact"]), exact, delta=1e-12 * abs(exact))
+            # The pair estimator of (Re tr M^-1)^2 / V is unbiased; 5 jackknife errors (solvers/staggered_pbp_test
+            # derives k = 5 for it); the exact value is V pbp_exact^2 (V = 256).
+            chi, chi_se, chi_exact = (float(row["chi_disc"]), float(row["chi_disc_error"]),
+                                      float(row["exact_chi_disc"]))
+            self.assertGreater(chi_se, 0)
+            self.assertAlmostEqual(chi_exact, 256 * exact * exact, delta=1e-12 * chi_exact)
+            self.assertLess(abs(chi - chi_exact), 5 * chi_se, row)
+            self.assertAlmostEqual(float(row["chi_disc_deviation_sigma"]), (chi - chi_exact) / chi_se, delta=1e-9)
         return rows
 
     def test_hisq_estimates_agree_with_exact(self):
@@ -63,17 +88,27 @@ class StaggeredPbpSmokeTest(unittest.TestCase):
     def test_naive_estimates_agree_with_exact(self):
         self.check_run("naive")
 
+    def test_block_gives_the_same_numbers(self):
+        one = self.check_run("naive")
+        four = self.check_run("naive", ["--block=4"])
+        for a, b in zip(one, four):
+            self.assertEqual((a["block"], b["block"]), ("1", "4"))
+            for key in ("estimate", "standard_error", "cg_iterations", "chi_disc", "chi_disc_error"):
+                self.assertEqual(a[key], b[key], key)
+
     def test_exact_no_leaves_exact_columns_empty(self):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "out")
-            r = run(["--lattice=4x4x4x4", "--sweeps=2", "--vectors=2", "--masses=0.3", "--links=asqtad",
-                     "--exact=no", "--output=" + out])
+            r = run(["--lattice=4x4x4x4", "--sweeps=2", "--vectors=3", "--masses=0.3", "--links=asqtad",
+                     "--exact=no", "--no-plot", "--output=" + out])
             self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
             columns, rows = read_rows(os.path.join(out, "pbp.csv"))
             self.assertEqual(columns, COLUMNS)
             self.assertEqual(len(rows), 1)
-            self.assertEqual((rows[0]["exact"], rows[0]["exact_error_bound"], rows[0]["deviation_sigma"]),
-                             ("", "", ""))
+            self.assertEqual((rows[0]["exact"], rows[0]["exact_error_bound"], rows[0]["deviation_sigma"],
+                              rows[0]["exact_chi_disc"], rows[0]["chi_disc_deviation_sigma"]), ("", "", "", "", ""))
+            self.assertNotEqual(rows[0]["chi_disc"], "")
+            self.assertFalse(os.path.exists(os.path.join(out, "pbp_running.png")))
 
     def test_bad_flags_are_refused_before_any_work(self):
         with tempfile.TemporaryDirectory() as d:
@@ -84,6 +119,8 @@ class StaggeredPbpSmokeTest(unittest.TestCase):
                 (["--masses=0"], "--masses"),
                 (["--masses=0.1,,0.2"], "--masses"),
                 (["--vectors=1"], "--vectors"),
+                (["--vectors=2"], "--vectors"),
+                (["--block=0"], "--block"),
                 (["--vectors=abc"], "--vectors: not an integer"),
                 (["--tolerance=0"], "--tolerance = 0 is outside (0, 1)"),
                 (["--tolerance=nan"], "--tolerance: not a finite number"),
@@ -115,7 +152,7 @@ class StaggeredPbpSmokeTest(unittest.TestCase):
         r = run(["--help"])
         self.assertEqual(r.returncode, 0, r.stderr)
         for needle in ("--links=naive|asqtad|hisq", "(default: hisq)", "--masses=", "--vectors=N", "(default: 32)",
-                       "--seed=", "--tolerance=X", "--exact=auto|yes|no", "(default: auto)", "--output=DIR",
+                       "--seed=", "--block=N", "(default: 1)", "--no-plot", "--tolerance=X", "--exact=auto|yes|no", "(default: auto)", "--output=DIR",
                        "(default: pbp_out)", "--config=FILE"):
             self.assertIn(needle, r.stdout)
 

@@ -6,12 +6,36 @@
 //     b'_e = 2m b_e - D_eo b_o;   CG on M_ee x_e = b'_e;   x_o = (b_o - D_oe x_e) / (2m),
 //   with the Schur tolerance scaled so that the full residual |b - M x| / |b| meets solver.tolerance.
 //   Reports the CG record of the Schur system and the true full residual |b - M x| / |b| (ApplyStaggered).
+// SolveStaggeredEvenOddBlock: the same for n sources b_k at once: BlockCg (block_cg.h) on the even Schur
+//   operator as a block operator, each system with its own Schur tolerance (the one SolveStaggeredEvenOdd
+//   would use for that b_k) and its own stopping criterion. The block operator is LoopedBlockOperator over
+//   CpuStaggeredSchur (block_operators.h): the staggered site kernel is private to the oracle
+//   (reference/staggered/staggered_dslash.cc), so there is no link-reusing CPU block kernel here; BlockCg runs
+//   each system through exactly the operations of ConjugateGradient, so x_k is bit-identical to the
+//   one-at-a-time solve (staggered_pbp_test checks it). Model traffic per vector of M_ee (BytesPerApply(n)
+//   = n times it): two parity hops over V/2 sites, each reading the links (8 x 18 reals, twice that with long
+//   links) and 8 (16) neighbour vectors and writing one (6 reals each), plus 4m^2 x - y (two reads, one write):
+//   (V/2) 8 bytes [2 (144 h + 6 (8 h + 1)) + 18], h = 1 naive, 2 with long links.
 // Z2 noise (FillZ2Noise): every colour component of every site is +1 or -1 (real) with probability 1/2,
 //   from RandomStream(seed, site) (reproducible, independent of loop order); E[eta eta^dag] = 1.
 // EstimateChiralCondensate: for k = 0..N-1, eta_k = Z2 noise with seed (seed, k) mixed into one 64-bit seed
 //   (seed * 0x9E3779B97F4A7C15 + k + 1), x_k = M^{-1} eta_k (SolveStaggeredEvenOdd), sample
 //   s_k = (1/V) Re <eta_k, x_k>. E[s_k] = pbp exactly (unbiased: E[eta^dag A eta] = tr A). Returns the mean
-//   and its standard error sqrt(sum (s_k - mean)^2 / (N (N - 1))) (N >= 2).
+//   and its standard error sqrt(sum (s_k - mean)^2 / (N (N - 1))) (N >= 2). block = n solves the vectors
+//   k = 0..n-1, n..2n-1, ... with SolveStaggeredEvenOddBlock (the last block shorter); the samples do not
+//   depend on n (bit-identical, above).
+// EstimateDisconnectedSusceptibility: the disconnected chiral susceptibility's per-configuration piece
+//       chi_disc = (Re tr M^{-1})^2 / V = V pbp^2
+//   (the ensemble's disconnected susceptibility is <chi_disc> - V <pbp>^2; the V <pbp>^2 subtraction is an
+//   ensemble average and is not done here), estimated from the samples s_k of EstimateChiralCondensate by
+//   the distinct pairs only:
+//       chi = V (1 / (N (N - 1))) sum_{k != l} s_k s_l = V [(sum s)^2 - sum s^2] / (N (N - 1)),
+//   unbiased because s_k, s_l are independent for k != l: E[s_k s_l] = pbp^2 (the square of the mean,
+//   V mean^2, is biased by + V var(s) / N; chi = V mean^2 - V var(s) / N with var the N - 1 sample variance).
+//   Standard error: delete-one jackknife over the vectors, sqrt((N - 1) / N sum_i (chi_(i) - chi_(.))^2),
+//   chi_(i) the same estimator without vector i. Needs N >= 3.
+// ExactDisconnectedSusceptibility: V x^2 from an ExactPbp x (the square of the exact trace over V), with the
+//   bound V (2 |x| b + b^2) from x's bound b.
 // ExactChiralCondensate: (1/V) Re sum_i [M^{-1}]_ii with M^{-1} from Eigen's SparseLU applied to the 3V
 //   columns of the identity, and a rigorous a posteriori bound on its error: column j's computed x_j has
 //   |x_j - M^{-1} e_j| <= |r_j| / sigma_min(M), r_j = e_j - M x_j, and sigma_min(M) >= 2|m| (M^dag M =
@@ -29,7 +53,8 @@
 //   (4m^2 - D^2)^{-1} keeps it: zero diagonal), so with the V plane waves a basis and 3 colours
 //       pbp = (3/V) sum_p 2m / (4m^2 + 4 sum_mu s(p_mu)^2),
 //   p_mu = 2 pi k / L_mu (periodic) or 2 pi (k + 1/2) / L_mu (antiperiodic), k = 0..L_mu - 1.
-// Errors: std::invalid_argument for m = 0 or not finite, N < 2, mismatched links/fields.
+// Errors: std::invalid_argument for m = 0 or not finite, N < 2 (N < 3 for the susceptibility), block < 1,
+//   mismatched links/fields.
 #pragma once
 
 #include <Eigen/SparseCore>
@@ -46,6 +71,8 @@
 #include "reference/staggered/colour_vector_field.h"
 #include "reference/staggered/sparse_staggered.h"
 #include "reference/staggered/staggered_dslash.h"
+#include "solvers/block_cg.h"
+#include "solvers/block_operators.h"
 #include "solvers/cg.h"
 #include "solvers/cpu_staggered.h"
 
@@ -64,29 +91,83 @@ inline void RequireStaggeredMass(double mass, const char* where) {
   }
 }
 
+namespace pbp_detail {
+
+inline void RequireFullSource(const StaggeredLinks<double>& links, const ColourVectorField<double>& b,
+                              const char* where) {
+  if (b.subset() != Subset::kFull || b.lattice() != links.lattice()) {
+    throw std::invalid_argument(std::string(where) + ": needs a full-lattice source on " +
+                                links.lattice().ToString());
+  }
+}
+
+// The Schur tolerance that meets `solver.tolerance` on the full system. The full residual is the Schur one
+// divided by 2m on the even sites and zero on the odd ones, so |b - M x| / |b| = |r_e| / (2|m| |b|).
+inline double SchurTolerance(const ColourVectorField<double>& b_e, const ColourVectorField<double>& b, double mass,
+                             const SolverParams& solver) {
+  const double nb_e = std::sqrt(Norm2(b_e));
+  if (nb_e > 0) return std::min(solver.tolerance, solver.tolerance * 2 * std::fabs(mass) * std::sqrt(Norm2(b)) / nb_e);
+  return solver.tolerance;
+}
+
+// |b - M x| / |b| recomputed with the oracle (0 for b = 0).
+inline double FullResidual(const StaggeredLinks<double>& links, const StaggeredParams& params,
+                           const ColourVectorField<double>& x, const ColourVectorField<double>& b) {
+  ColourVectorField<double> mx(b.lattice());
+  ApplyStaggered(mx, links, x, params);
+  const double nb = Norm2(b);
+  return nb > 0 ? std::sqrt(Norm2(Difference(b, mx)) / nb) : 0;
+}
+
+// Bytes per vector of one M_ee application (file comment).
+inline double SchurBytesPerVector(const StaggeredLinks<double>& links) {
+  const double h = links.long_links ? 2 : 1;
+  return links.lattice().half_volume() * 8.0 * (2 * (144 * h + 6 * (8 * h + 1)) + 18);
+}
+
+}  // namespace pbp_detail
+
 inline StaggeredSolve SolveStaggeredEvenOdd(const StaggeredLinks<double>& links, const StaggeredParams& params,
                                             const ColourVectorField<double>& b, const SolverParams& solver) {
   RequireStaggeredMass(params.mass, "SolveStaggeredEvenOdd");
-  if (b.subset() != Subset::kFull || b.lattice() != links.lattice()) {
-    throw std::invalid_argument("SolveStaggeredEvenOdd: needs a full-lattice source on " +
-                                links.lattice().ToString());
-  }
+  pbp_detail::RequireFullSource(links, b, "SolveStaggeredEvenOdd");
   const CpuStaggeredSchur<double> op(links, params, Parity::kEven);
   ColourVectorField<double> b_e = op.NewField(), x_e = op.NewField();
   op.PrepareSource(b_e, b);
-  // The full residual is the Schur one divided by 2m on the even sites and zero on the odd ones, so
-  // |b - M x| / |b| = |r_e| / (2|m| |b|): the Schur tolerance that meets `solver.tolerance` on the full system.
   SolverParams schur_params = solver;
-  const double nb_e = std::sqrt(Norm2(b_e));
-  if (nb_e > 0) schur_params.tolerance = std::min(solver.tolerance, solver.tolerance * 2 * std::fabs(params.mass) *
-                                                                       std::sqrt(Norm2(b)) / nb_e);
+  schur_params.tolerance = pbp_detail::SchurTolerance(b_e, b, params.mass, solver);
   StaggeredSolve out{ColourVectorField<double>(b.lattice()), SolveResult{}, 0};
   out.schur = ConjugateGradient(op, x_e, b_e, schur_params);
   op.Reconstruct(out.x, x_e, b);
-  ColourVectorField<double> mx(b.lattice());
-  ApplyStaggered(mx, links, out.x, params);
-  const double nb = Norm2(b);
-  out.full_residual = nb > 0 ? std::sqrt(Norm2(Difference(b, mx)) / nb) : 0;
+  out.full_residual = pbp_detail::FullResidual(links, params, out.x, b);
+  return out;
+}
+
+inline std::vector<StaggeredSolve> SolveStaggeredEvenOddBlock(const StaggeredLinks<double>& links,
+                                                              const StaggeredParams& params,
+                                                              const std::vector<ColourVectorField<double>>& b,
+                                                              const SolverParams& solver) {
+  RequireStaggeredMass(params.mass, "SolveStaggeredEvenOddBlock");
+  if (b.empty()) throw std::invalid_argument("SolveStaggeredEvenOddBlock: no sources");
+  for (const auto& bk : b) pbp_detail::RequireFullSource(links, bk, "SolveStaggeredEvenOddBlock");
+  const CpuStaggeredSchur<double> op(links, params, Parity::kEven);
+  const LoopedBlockOperator<CpuStaggeredSchur<double>> block(op, pbp_detail::SchurBytesPerVector(links));
+  std::vector<ColourVectorField<double>> b_e, x_e;
+  std::vector<double> tolerances;
+  for (const auto& bk : b) {
+    b_e.push_back(op.NewField());
+    x_e.push_back(op.NewField());
+    op.PrepareSource(b_e.back(), bk);
+    tolerances.push_back(pbp_detail::SchurTolerance(b_e.back(), bk, params.mass, solver));
+  }
+  // params.tolerance is only the default BlockCg validates; every system has its own in `tolerances`.
+  const BlockSolveResult result = BlockCg(block, x_e, b_e, solver, tolerances);
+  std::vector<StaggeredSolve> out;
+  for (std::size_t k = 0; k < b.size(); ++k) {
+    out.push_back(StaggeredSolve{ColourVectorField<double>(b[k].lattice()), result.systems[k], 0});
+    op.Reconstruct(out.back().x, x_e[k], b[k]);
+    out.back().full_residual = pbp_detail::FullResidual(links, params, out.back().x, b[k]);
+  }
   return out;
 }
 
@@ -111,19 +192,33 @@ struct PbpEstimate {
 };
 
 inline PbpEstimate EstimateChiralCondensate(const StaggeredLinks<double>& links, const StaggeredParams& params,
-                                            int n_noise, std::uint64_t seed, const SolverParams& solver) {
+                                            int n_noise, std::uint64_t seed, const SolverParams& solver,
+                                            int block = 1) {
   if (n_noise < 2) throw std::invalid_argument("EstimateChiralCondensate: needs at least 2 noise vectors");
+  if (block < 1) throw std::invalid_argument("EstimateChiralCondensate: the block size must be >= 1");
   RequireStaggeredMass(params.mass, "EstimateChiralCondensate");
   PbpEstimate out;
   const double volume = links.lattice().volume();
-  for (int k = 0; k < n_noise; ++k) {
-    ColourVectorField<double> eta(links.lattice());
-    FillZ2Noise(eta, NoiseSeed(seed, k));
-    const StaggeredSolve s = SolveStaggeredEvenOdd(links, params, eta, solver);
-    out.samples.push_back(Dot(eta, s.x).real() / volume);
-    out.max_full_residual = std::max(out.max_full_residual, s.full_residual);
-    out.total_iterations += s.schur.iterations;
-    out.all_converged = out.all_converged && s.schur.status == SolveStatus::kConverged;
+  for (int k0 = 0; k0 < n_noise; k0 += block) {
+    const int n = std::min(block, n_noise - k0);
+    std::vector<ColourVectorField<double>> eta;
+    for (int k = k0; k < k0 + n; ++k) {
+      eta.emplace_back(links.lattice());
+      FillZ2Noise(eta.back(), NoiseSeed(seed, k));
+    }
+    std::vector<StaggeredSolve> solves;
+    if (block == 1) {
+      solves.push_back(SolveStaggeredEvenOdd(links, params, eta[0], solver));
+    } else {
+      solves = SolveStaggeredEvenOddBlock(links, params, eta, solver);
+    }
+    for (int j = 0; j < n; ++j) {
+      const StaggeredSolve& s = solves[j];
+      out.samples.push_back(Dot(eta[j], s.x).real() / volume);
+      out.max_full_residual = std::max(out.max_full_residual, s.full_residual);
+      out.total_iterations += s.schur.iterations;
+      out.all_converged = out.all_converged && s.schur.status == SolveStatus::kConverged;
+    }
   }
   double sum = 0;
   for (double v : out.samples) sum += v;
@@ -131,6 +226,36 @@ inline PbpEstimate EstimateChiralCondensate(const StaggeredLinks<double>& links,
   double ss = 0;
   for (double v : out.samples) ss += (v - out.mean) * (v - out.mean);
   out.standard_error = std::sqrt(ss / (static_cast<double>(n_noise) * (n_noise - 1)));
+  return out;
+}
+
+struct SusceptibilityEstimate {
+  double value = 0;           // V (1 / (N (N - 1))) sum_{k != l} s_k s_l, estimates (Re tr M^{-1})^2 / V
+  double standard_error = 0;  // delete-one jackknife over the vectors
+};
+
+inline SusceptibilityEstimate EstimateDisconnectedSusceptibility(const std::vector<double>& samples, double volume) {
+  const std::size_t n = samples.size();
+  if (n < 3) throw std::invalid_argument("EstimateDisconnectedSusceptibility: needs at least 3 noise vectors");
+  if (!(volume > 0)) throw std::invalid_argument("EstimateDisconnectedSusceptibility: the volume must be > 0");
+  double sum = 0, sum2 = 0;
+  for (double v : samples) {
+    sum += v;
+    sum2 += v * v;
+  }
+  const double nd = static_cast<double>(n);
+  SusceptibilityEstimate out;
+  out.value = volume * (sum * sum - sum2) / (nd * (nd - 1));
+  std::vector<double> jack(n);
+  double jack_mean = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double s = sum - samples[i], q = sum2 - samples[i] * samples[i];
+    jack[i] = volume * (s * s - q) / ((nd - 1) * (nd - 2));
+    jack_mean += jack[i] / nd;
+  }
+  double ss = 0;
+  for (double v : jack) ss += (v - jack_mean) * (v - jack_mean);
+  out.standard_error = std::sqrt((nd - 1) / nd * ss);
   return out;
 }
 
@@ -180,6 +305,14 @@ inline ExactPbp ExactChiralCondensate(const StaggeredLinks<double>& links, const
   RequireStaggeredMass(params.mass, "ExactChiralCondensate");
   const SparseComplexMatrix m = SparseStaggered(links, params);
   return pbp_detail::TraceOfInverse(m, 1.0, 2 * std::abs(params.mass), 49, links.lattice().volume());
+}
+
+// (Re tr M^{-1})^2 / V = V pbp^2 from the exact pbp and its bound (file comment).
+inline ExactPbp ExactDisconnectedSusceptibility(const ExactPbp& pbp, double volume) {
+  ExactPbp out;
+  out.value = volume * pbp.value * pbp.value;
+  out.error_bound = volume * (2 * std::abs(pbp.value) * pbp.error_bound + pbp.error_bound * pbp.error_bound);
+  return out;
 }
 
 inline ExactPbp ExactChiralCondensateEvenOdd(const StaggeredLinks<double>& links, const StaggeredParams& params) {
