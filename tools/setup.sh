@@ -14,6 +14,8 @@ PACKAGES=(
   python3-dev         # Python 3.11 C API headers (@python3) and
   pybind11-dev        #   pybind11 (@pybind11): the Python module //experiments/python:lqcd.so
   python3-pytest      # its tests (//experiments/python:lqcd_test)
+  jupyter-nbconvert   # the teaching notebooks run top to bottom in the tests (docs/notebooks/,
+  python3-ipykernel   #   //experiments/python:*_notebook_test) on the python3 kernel
   clang               # clang 14 and its fuzzer/sanitizer runtimes: the short libFuzzer run in the tests
   libclang-rt-14-dev  #   (//reference/io/fuzz:gauge_file_libfuzzer_short_run_test)
   libopenmpi-dev      # Open MPI 4.1: the multi-rank communicator (gpu/comm) and its tests
@@ -56,5 +58,6 @@ CUDA_ROOT="${CUDA_HOME:-/usr/local/cuda}"
 [[ -f "$CUDA_ROOT/lib64/libcudart_static.a" ]] || die "no static CUDA runtime at $CUDA_ROOT/lib64/libcudart_static.a"
 say "CUDA toolkit: $("$CUDA_ROOT/bin/nvcc" --version | tail -1) at $CUDA_ROOT"
 
-/usr/bin/python3 -c "import matplotlib, numpy, pytest" 2>/dev/null || die "/usr/bin/python3 cannot import matplotlib, numpy and pytest"
+/usr/bin/python3 -c "import matplotlib, numpy, pytest, nbconvert, ipykernel" 2>/dev/null ||
+  die "/usr/bin/python3 cannot import matplotlib, numpy, pytest, nbconvert and ipykernel"
 say "bazel $(bazel --version 2>/dev/null | awk '{print $2}'), eigen $(dpkg-query -W -f='${Version}' libeigen3-dev), gtest $(dpkg-query -W -f='${Version}' libgtest-dev): ready"
