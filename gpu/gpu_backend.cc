@@ -23,23 +23,13 @@ std::shared_ptr<const PartitionedWilsonDslash> RequirePartitioned(std::shared_pt
                                                                   const WilsonParams& params, Precision precision,
                                                                   const char* who) {
   if (!dslash) throw std::invalid_argument(std::string(who) + ": no partitioned Dslash");
-  RequirePrecision(std::shared_ptr<const DeviceGaugeField>(dslash, &dslash->gauge()), precision, who);
+  RequirePrecision(LinksOf(dslash), precision, who);
   if (dslash->boundary().condition != params.boundary.condition) {
     throw std::invalid_argument(std::string(who) + ": the partitioned Dslash has the fermion boundary " +
                                 dslash->boundary().ToString() + " but the parameters ask for " +
                                 params.boundary.ToString());
   }
   return dslash;
-}
-
-// The links of a partitioned Dslash, kept alive by (aliasing) the Dslash's own shared pointer.
-std::shared_ptr<const DeviceGaugeField> GaugeOf(const std::shared_ptr<const PartitionedWilsonDslash>& dslash) {
-  return std::shared_ptr<const DeviceGaugeField>(dslash, &dslash->gauge());
-}
-
-// " @1x1x2x2" for an operator on a partitioned Dslash (its process grid), "" on one GPU.
-std::string GridSuffix(const std::shared_ptr<const PartitionedWilsonDslash>& dslash) {
-  return dslash ? " @" + dslash->communicator().grid().ToString() : "";
 }
 
 template <typename P>
@@ -70,7 +60,7 @@ template <typename P>
 GpuWilson<P>::GpuWilson(std::shared_ptr<const PartitionedWilsonDslash> dslash, const WilsonParams& params)
     : partitioned_(RequirePartitioned(std::move(dslash), params, DevicePrecisionOf<P>::kValue, "GpuWilson")),
       params_(params) {
-  gauge_ = GaugeOf(partitioned_);
+  gauge_ = LinksOf(partitioned_);
   params_.kappa();  // validates the mass
 }
 
@@ -89,13 +79,8 @@ void GpuWilson<P>::Run(Field& out, const Field& in, Dagger dagger) const {
   }
   // out_p = (4 + m) in_p - (1/2) D_{p,p'} in_{p'}, one fused launch per parity.
   for (Parity p : {Parity::kEven, Parity::kOdd}) {
-    if (partitioned_) {
-      partitioned_->ApplyXpay(out.device().View(p), in.device().View(Opposite(p)), dagger, in.device().View(p),
-                              4.0 + params_.mass, -0.5);
-      continue;
-    }
-    ApplyWilsonDslashXpay(out.device().View(p), *gauge_, in.device().View(Opposite(p)), dagger, in.device().View(p),
-                          4.0 + params_.mass, -0.5, params_.boundary);
+    ApplyWilsonDslashXpayOn(partitioned_.get(), *gauge_, out.device().View(p), in.device().View(Opposite(p)), dagger,
+                            in.device().View(p), 4.0 + params_.mass, -0.5, params_.boundary);
   }
 }
 
@@ -117,18 +102,11 @@ GpuWilsonSchur<P>::GpuWilsonSchur(std::shared_ptr<const DeviceGaugeField> gauge,
 template <typename P>
 GpuWilsonSchur<P>::GpuWilsonSchur(std::shared_ptr<const PartitionedWilsonDslash> dslash, const WilsonParams& params,
                                   Parity parity)
-    : gauge_(GaugeOf(RequirePartitioned(dslash, params, DevicePrecisionOf<P>::kValue, "GpuWilsonSchur"))),
+    : gauge_(LinksOf(RequirePartitioned(dslash, params, DevicePrecisionOf<P>::kValue, "GpuWilsonSchur"))),
       partitioned_(std::move(dslash)),
       params_(params),
       parity_(parity),
       op_(*partitioned_, params.kappa(), parity) {}
-
-template <typename P>
-void GpuWilsonSchur<P>::DslashXpay(const SpinorView& out, const ConstSpinorView& in, const ConstSpinorView& x,
-                                   double a, double b) const {
-  if (partitioned_) return partitioned_->ApplyXpay(out, in, Dagger::kNo, x, a, b);
-  ApplyWilsonDslashXpay(out, *gauge_, in, Dagger::kNo, x, a, b, params_.boundary);
-}
 
 template <typename P>
 std::string GpuWilsonSchur<P>::Name() const {
@@ -160,8 +138,8 @@ void GpuWilsonSchur<P>::PrepareSource(Field& b_p, const Field& b_full) const {
   RequireParity(b_p, "PrepareSource");
   const double kappa = params_.kappa();
   // b'_p = 2 kappa b_p + 2 kappa^2 D_{p,p'} b_{p'}
-  DslashXpay(b_p.device().View(), b_full.device().View(Opposite(parity_)), b_full.device().View(parity_), 2 * kappa,
-             2 * kappa * kappa);
+  ApplyWilsonDslashXpayOn(partitioned_.get(), *gauge_, b_p.device().View(), b_full.device().View(Opposite(parity_)),
+                          Dagger::kNo, b_full.device().View(parity_), 2 * kappa, 2 * kappa * kappa, params_.boundary);
 }
 
 template <typename P>
@@ -181,7 +159,8 @@ void GpuWilsonSchur<P>::Reconstruct(Field& x_full, const Field& x_p, const Field
   blas::CopyParity(x_full.device().View(parity_), x_p.device().View());
   // x_{p'} = 2 kappa b_{p'} + kappa D_{p',p} x_p
   const Parity other = Opposite(parity_);
-  DslashXpay(x_full.device().View(other), x_p.device().View(), b_full.device().View(other), 2 * kappa, kappa);
+  ApplyWilsonDslashXpayOn(partitioned_.get(), *gauge_, x_full.device().View(other), x_p.device().View(), Dagger::kNo,
+                          b_full.device().View(other), 2 * kappa, kappa, params_.boundary);
 }
 
 template class GpuWilson<double>;

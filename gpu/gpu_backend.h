@@ -335,9 +335,6 @@ class GpuWilsonSchur {
   void Run(Field& out, const Field& in, Dagger dagger) const;
   void RequireFull(const Field& f, const char* where) const;
   void RequireParity(const Field& f, const char* where) const;
-  // out_p = a x_p + b D_{p,p'} in_{p'}, through the partitioned Dslash where there is one.
-  void DslashXpay(const SpinorView& out, const ConstSpinorView& in, const ConstSpinorView& x, double a,
-                  double b) const;
   std::shared_ptr<const DeviceGaugeField> gauge_;
   std::shared_ptr<const PartitionedWilsonDslash> partitioned_;  // null: single GPU
   WilsonParams params_;

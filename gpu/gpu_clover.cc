@@ -31,45 +31,18 @@ std::shared_ptr<const DeviceGaugeField> RequireLinks(std::shared_ptr<const Devic
   return gauge;
 }
 
-// The links of a partitioned Dslash, kept alive by (aliasing) the Dslash's own shared pointer.
-std::shared_ptr<const DeviceGaugeField> GaugeOf(const std::shared_ptr<const PartitionedWilsonDslash>& dslash) {
-  return std::shared_ptr<const DeviceGaugeField>(dslash, &dslash->gauge());
-}
-
 // RequireLinks for the partitioned Dslash's local links, and the clover term's boundary must be the Dslash's.
 std::shared_ptr<const PartitionedWilsonDslash> RequirePartitioned(std::shared_ptr<const PartitionedWilsonDslash> dslash,
                                                                   const GpuCloverTerm& clover, Precision precision,
                                                                   const std::string& who) {
   if (!dslash) throw std::invalid_argument(who + ": no partitioned Dslash");
-  RequireLinks(GaugeOf(dslash), clover, precision, who + " (this rank's clover term and local links)");
+  RequireLinks(LinksOf(dslash), clover, precision, who + " (this rank's clover term and local links)");
   if (dslash->boundary().condition != clover.params.boundary.condition) {
     throw std::invalid_argument(who + ": the partitioned Dslash has the fermion boundary " +
                                 dslash->boundary().ToString() + " but the clover term's parameters ask for " +
                                 clover.params.boundary.ToString());
   }
   return dslash;
-}
-
-// "double/12" on one GPU, "double/12 @1x1x2x2" on a partitioned Dslash (its process grid).
-std::string CloverLayoutName(const DeviceGaugeField& gauge,
-                             const std::shared_ptr<const PartitionedWilsonDslash>& dslash) {
-  return LayoutName(gauge) + (dslash ? " @" + dslash->communicator().grid().ToString() : "");
-}
-
-// Every hopping term of the operators below goes through these two: the partitioned Dslash where there is
-// one (this rank's sites, faces exchanged; its own boundary, which the constructors matched to the clover
-// term's), else the single-GPU kernel. The clover term alone (ApplyCloverTerm) is site-local: no exchange.
-void CloverDslash(const PartitionedWilsonDslash* partitioned, const DeviceGaugeField& gauge, const SpinorView& out,
-                  const ConstSpinorView& in, Dagger dagger, const CloverEpilogue& epilogue,
-                  const FermionBoundary& boundary) {
-  if (partitioned) return partitioned->ApplyClover(out, in, dagger, epilogue);
-  ApplyCloverDslash(out, gauge, in, dagger, epilogue, boundary);
-}
-void DslashXpay(const PartitionedWilsonDslash* partitioned, const DeviceGaugeField& gauge, const SpinorView& out,
-                const ConstSpinorView& in, Dagger dagger, const ConstSpinorView& x, double a, double b,
-                const FermionBoundary& boundary) {
-  if (partitioned) return partitioned->ApplyXpay(out, in, dagger, x, a, b);
-  ApplyWilsonDslashXpay(out, gauge, in, dagger, x, a, b, boundary);
 }
 
 }  // namespace
@@ -92,13 +65,13 @@ GpuClover<P>::GpuClover(std::shared_ptr<const DeviceGaugeField> gauge, GpuClover
 
 template <typename P>
 GpuClover<P>::GpuClover(std::shared_ptr<const PartitionedWilsonDslash> dslash, GpuCloverTerm clover)
-    : gauge_(GaugeOf(RequirePartitioned(dslash, clover, DevicePrecisionOf<P>::kValue, "GpuClover"))),
+    : gauge_(LinksOf(RequirePartitioned(dslash, clover, DevicePrecisionOf<P>::kValue, "GpuClover"))),
       partitioned_(std::move(dslash)),
       clover_(std::move(clover)) {}
 
 template <typename P>
 std::string GpuClover<P>::Name() const {
-  return "M_clover<" + CloverLayoutName(*gauge_, partitioned_) + ">";
+  return "M_clover<" + LayoutName(*gauge_) + GridSuffix(partitioned_) + ">";
 }
 
 template <typename P>
@@ -114,7 +87,7 @@ void GpuClover<P>::Run(Field& out, const Field& in, Dagger dagger) const {
     e.x = in.device().View(p);
     e.a = 1.0;
     e.b = -0.5;
-    CloverDslash(partitioned_.get(), *gauge_, out.device().View(p), in.device().View(Opposite(p)), dagger, e,
+    ApplyCloverDslashOn(partitioned_.get(), *gauge_, out.device().View(p), in.device().View(Opposite(p)), dagger, e,
                  clover_.params.boundary);
   }
 }
@@ -132,7 +105,7 @@ GpuCloverSchur<P>::GpuCloverSchur(std::shared_ptr<const DeviceGaugeField> gauge,
 template <typename P>
 GpuCloverSchur<P>::GpuCloverSchur(std::shared_ptr<const PartitionedWilsonDslash> dslash, GpuCloverTerm clover,
                                   CloverSchurForm form, Parity parity)
-    : gauge_(GaugeOf(RequirePartitioned(dslash, clover, DevicePrecisionOf<P>::kValue, "GpuCloverSchur"))),
+    : gauge_(LinksOf(RequirePartitioned(dslash, clover, DevicePrecisionOf<P>::kValue, "GpuCloverSchur"))),
       partitioned_(std::move(dslash)),
       clover_(std::move(clover)),
       form_(form),
@@ -141,7 +114,7 @@ GpuCloverSchur<P>::GpuCloverSchur(std::shared_ptr<const PartitionedWilsonDslash>
 template <typename P>
 std::string GpuCloverSchur<P>::Name() const {
   const std::string which = form_ == CloverSchurForm::kComplement ? "S" : "Mhat";
-  return which + (parity_ == Parity::kEven ? "_ee" : "_oo") + "_clover<" + CloverLayoutName(*gauge_, partitioned_) +
+  return which + (parity_ == Parity::kEven ? "_ee" : "_oo") + "_clover<" + LayoutName(*gauge_) + GridSuffix(partitioned_) +
          ">";
 }
 
@@ -195,12 +168,12 @@ void GpuCloverSchur<P>::Run(Field& out, const Field& in, Dagger dagger) const {
     // Mhat^dag in = in - (1/4) D^dag T_p'p'^{-1} D^dag T_pp^{-1} in
     DeviceSpinorField& s = Scratch(same_parity_, SubsetOf(parity_));
     ApplyCloverTerm(s.View(), *clover_.field, in.device().View(), /*inverse=*/true);
-    CloverDslash(partitioned_.get(), *gauge_, t.View(), s.View(), dagger, inverse_other, boundary);
-    DslashXpay(partitioned_.get(), *gauge_, out.device().View(), t.View(), dagger, in.device().View(), 1.0, -0.25,
+    ApplyCloverDslashOn(partitioned_.get(), *gauge_, t.View(), s.View(), dagger, inverse_other, boundary);
+    ApplyWilsonDslashXpayOn(partitioned_.get(), *gauge_, out.device().View(), t.View(), dagger, in.device().View(), 1.0, -0.25,
                boundary);
     return;
   }
-  CloverDslash(partitioned_.get(), *gauge_, t.View(), in.device().View(), dagger, inverse_other, boundary);
+  ApplyCloverDslashOn(partitioned_.get(), *gauge_, t.View(), in.device().View(), dagger, inverse_other, boundary);
   CloverEpilogue second;
   second.x = in.device().View();
   second.a = 1.0;
@@ -212,7 +185,7 @@ void GpuCloverSchur<P>::Run(Field& out, const Field& in, Dagger dagger) const {
     second.kind = DslashEpilogue::kXpayClover;
     second.clover = clover_.field->View(parity_, /*inverse=*/true);
   }
-  CloverDslash(partitioned_.get(), *gauge_, out.device().View(), t.View(), dagger, second, boundary);
+  ApplyCloverDslashOn(partitioned_.get(), *gauge_, out.device().View(), t.View(), dagger, second, boundary);
 }
 
 template <typename P>
@@ -223,7 +196,7 @@ void GpuCloverSchur<P>::PrepareSource(Field& b_p, const Field& b_full) const {
   DeviceSpinorField& s = Scratch(other_parity_, SubsetOf(other));
   // s = T_p'p'^{-1} b_p', then b'_p = b_p + (1/2) D_pp' s (unit diagonal: T_pp^{-1} of it, in place).
   ApplyCloverTerm(s.View(), *clover_.field, b_full.device().View(other), /*inverse=*/true);
-  DslashXpay(partitioned_.get(), *gauge_, b_p.device().View(), s.View(), Dagger::kNo, b_full.device().View(parity_),
+  ApplyWilsonDslashXpayOn(partitioned_.get(), *gauge_, b_p.device().View(), s.View(), Dagger::kNo, b_full.device().View(parity_),
              1.0, 0.5, clover_.params.boundary);
   if (form_ == CloverSchurForm::kUnitDiagonal) {
     ApplyCloverTerm(b_p.device().View(), *clover_.field, b_p.device().View(), /*inverse=*/true);
@@ -246,7 +219,7 @@ void GpuCloverSchur<P>::Reconstruct(Field& x_full, const Field& x_p, const Field
   blas::CopyParity(x_full.device().View(parity_), x_p.device().View());
   // x_p' = T_p'p'^{-1} (b_p' + (1/2) D_p'p x_p): the xpay into x_full's p' block, then T^{-1} in place.
   const Parity other = Opposite(parity_);
-  DslashXpay(partitioned_.get(), *gauge_, x_full.device().View(other), x_p.device().View(), Dagger::kNo,
+  ApplyWilsonDslashXpayOn(partitioned_.get(), *gauge_, x_full.device().View(other), x_p.device().View(), Dagger::kNo,
              b_full.device().View(other), 1.0, 0.5, clover_.params.boundary);
   ApplyCloverTerm(x_full.device().View(other), *clover_.field, x_full.device().View(other), /*inverse=*/true);
 }

@@ -387,6 +387,35 @@ void PartitionedWilsonDslash::Run(WilsonDslashLaunch launch, const ConstSpinorVi
   LaunchWilsonDslash(launch);
 }
 
+void ApplyWilsonDslashOn(const PartitionedWilsonDslash* partitioned, const DeviceGaugeField& gauge,
+                         const SpinorView& out, const ConstSpinorView& in, Dagger dagger,
+                         const FermionBoundary& boundary) {
+  if (partitioned != nullptr) return partitioned->Apply(out, in, dagger);
+  ApplyWilsonDslash(out, gauge, in, dagger, boundary);
+}
+
+void ApplyWilsonDslashXpayOn(const PartitionedWilsonDslash* partitioned, const DeviceGaugeField& gauge,
+                             const SpinorView& out, const ConstSpinorView& in, Dagger dagger,
+                             const ConstSpinorView& x, double a, double b, const FermionBoundary& boundary) {
+  if (partitioned != nullptr) return partitioned->ApplyXpay(out, in, dagger, x, a, b);
+  ApplyWilsonDslashXpay(out, gauge, in, dagger, x, a, b, boundary);
+}
+
+void ApplyCloverDslashOn(const PartitionedWilsonDslash* partitioned, const DeviceGaugeField& gauge,
+                         const SpinorView& out, const ConstSpinorView& in, Dagger dagger,
+                         const CloverEpilogue& epilogue, const FermionBoundary& boundary) {
+  if (partitioned != nullptr) return partitioned->ApplyClover(out, in, dagger, epilogue);
+  ApplyCloverDslash(out, gauge, in, dagger, epilogue, boundary);
+}
+
+std::shared_ptr<const DeviceGaugeField> LinksOf(const std::shared_ptr<const PartitionedWilsonDslash>& dslash) {
+  return std::shared_ptr<const DeviceGaugeField>(dslash, &dslash->gauge());
+}
+
+std::string GridSuffix(const std::shared_ptr<const PartitionedWilsonDslash>& dslash) {
+  return dslash ? " @" + dslash->communicator().grid().ToString() : "";
+}
+
 void PartitionedWilsonDslash::Handshake() const {
   State& s = *state_;
   for (int mu = 0; mu < 4; ++mu) {

@@ -98,4 +98,22 @@ class PartitionedWilsonDslash {
   std::unique_ptr<State> state_;
 };
 
+// For the operators that run on one GPU or on one rank of several (schur_operator.h, gpu_backend.h,
+// gpu_clover.h): one Dslash through `partitioned` when it is not null (this rank's sites, faces exchanged,
+// its own links and boundary), else the one-GPU kernel on `gauge` with `boundary` (wilson_dslash.h).
+void ApplyWilsonDslashOn(const PartitionedWilsonDslash* partitioned, const DeviceGaugeField& gauge,
+                         const SpinorView& out, const ConstSpinorView& in, Dagger dagger,
+                         const FermionBoundary& boundary);
+void ApplyWilsonDslashXpayOn(const PartitionedWilsonDslash* partitioned, const DeviceGaugeField& gauge,
+                             const SpinorView& out, const ConstSpinorView& in, Dagger dagger,
+                             const ConstSpinorView& x, double a, double b, const FermionBoundary& boundary);
+void ApplyCloverDslashOn(const PartitionedWilsonDslash* partitioned, const DeviceGaugeField& gauge,
+                         const SpinorView& out, const ConstSpinorView& in, Dagger dagger,
+                         const CloverEpilogue& epilogue, const FermionBoundary& boundary);
+
+// The local links of a partitioned Dslash as a shared pointer that keeps the Dslash alive (aliasing).
+std::shared_ptr<const DeviceGaugeField> LinksOf(const std::shared_ptr<const PartitionedWilsonDslash>& dslash);
+// " @PXxPYxPZxPT" (the process grid) for an operator's name; "" for null (one GPU).
+std::string GridSuffix(const std::shared_ptr<const PartitionedWilsonDslash>& dslash);
+
 }  // namespace lqcd::gpu

@@ -20,16 +20,6 @@ DeviceSchurOperator::DeviceSchurOperator(const PartitionedWilsonDslash& dslash, 
   partitioned_ = &dslash;
 }
 
-void DeviceSchurOperator::Dslash(const SpinorView& out, const ConstSpinorView& in, Dagger dagger,
-                                 const ConstSpinorView* x, double a, double b) const {
-  if (partitioned_ != nullptr) {
-    if (x == nullptr) return partitioned_->Apply(out, in, dagger);
-    return partitioned_->ApplyXpay(out, in, dagger, *x, a, b);
-  }
-  if (x == nullptr) return ApplyWilsonDslash(out, gauge_, in, dagger, boundary_);
-  ApplyWilsonDslashXpay(out, gauge_, in, dagger, *x, a, b, boundary_);
-}
-
 DeviceSpinorField& DeviceSchurOperator::Temporary(std::unique_ptr<DeviceSpinorField>& slot, Subset subset,
                                                   const ConstSpinorView& like) const {
   const int pad = like.stride - like.sites;
@@ -47,9 +37,8 @@ void DeviceSchurOperator::Apply(const SpinorView& out, const ConstSpinorView& in
                                 std::to_string(out.parity));
   }
   DeviceSpinorField& t = Temporary(other_parity_, SubsetOf(Opposite(parity_)), in);
-  Dslash(t.View(), in, dagger, nullptr, 0, 0);
-  const ConstSpinorView t_view = t.View();
-  Dslash(out, t_view, dagger, &in, 1.0, -kappa_ * kappa_);
+  ApplyWilsonDslashOn(partitioned_, gauge_, t.View(), in, dagger, boundary_);
+  ApplyWilsonDslashXpayOn(partitioned_, gauge_, out, t.View(), dagger, in, 1.0, -kappa_ * kappa_, boundary_);
 }
 
 void DeviceSchurOperator::ApplyNormal(const SpinorView& out, const ConstSpinorView& in) const {

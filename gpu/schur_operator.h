@@ -58,9 +58,6 @@ class DeviceSchurOperator {
   // A device field on `subset` matching `like`'s precision and padding, reused across calls.
   DeviceSpinorField& Temporary(std::unique_ptr<DeviceSpinorField>& slot, Subset subset,
                                const ConstSpinorView& like) const;
-  // out = D in (x null) or a x + b D in, through the partitioned Dslash where there is one.
-  void Dslash(const SpinorView& out, const ConstSpinorView& in, Dagger dagger, const ConstSpinorView* x, double a,
-              double b) const;
   const DeviceGaugeField& gauge_;
   const PartitionedWilsonDslash* partitioned_ = nullptr;
   double kappa_;
