@@ -57,20 +57,43 @@ BlasLaunch LaunchOf(Operation op, const DeviceSpinorField& first) {
 
 comm::Communicator* g_reduction_communicator = nullptr;
 
-// The local reduction of `launch` (count doubles into result), then, with a reduction communicator, the
-// rank-order sum of every rank's values in one SumDeterministic call (blas.h). Without one, nothing is
-// added to the local result: single-rank bits are those of the kernel.
-void Reduce(const BlasLaunch& launch, double* result, int count) {
-  LaunchBlas(launch, result);
-  if (g_reduction_communicator == nullptr) return;
-  const std::vector<double> global =
-      g_reduction_communicator->SumDeterministic(std::vector<double>(result, result + count));
-  std::copy(global.begin(), global.end(), result);
+// Queues the local reduction of `launch` (count doubles) into a fresh slot and returns the slot without
+// waiting. With a reduction communicator the host then waits for the local values and writes the rank-order
+// sum of every rank's values (one SumDeterministic call, blas.h) into both copies of the slot: a global
+// reduction is a host round trip by nature. Without one, the slot holds the kernel's bits.
+std::shared_ptr<ScalarSlot> Reduce(BlasLaunch launch, int count) {
+  std::shared_ptr<ScalarSlot> slot = ScalarSlot::Acquire();
+  launch.result_device = slot->device();
+  launch.result_host = slot->host_on_device();
+  LaunchBlas(launch);
+  slot->MarkWritten();
+  if (g_reduction_communicator != nullptr) {
+    slot->Wait();
+    const std::vector<double> global =
+        g_reduction_communicator->SumDeterministic(std::vector<double>(slot->host(), slot->host() + count));
+    slot->Set(global.data(), count);
+  }
+  return slot;
 }
 
-void SetScalar(double* slot, std::complex<double> z) {
-  slot[0] = z.real();
-  slot[1] = z.imag();
+// The operation's scalars a (and b): numbers when they are constants (the kernels take them as arguments);
+// otherwise one small kernel queued now evaluates both into a slot that the operation's kernel reads. The
+// returned slot (null for constants) must live until the operation is queued; later reuse is stream-ordered.
+std::shared_ptr<ScalarSlot> SetScalars(BlasLaunch& l, const DeviceComplex& a, const DeviceComplex* b = nullptr) {
+  std::complex<double> ca, cb;
+  if (a.IsConstant(&ca) && (b == nullptr || b->IsConstant(&cb))) {
+    l.a[0] = ca.real();
+    l.a[1] = ca.imag();
+    if (b != nullptr) {
+      l.b[0] = cb.real();
+      l.b[1] = cb.imag();
+    }
+    return nullptr;
+  }
+  std::shared_ptr<ScalarSlot> slot = ScalarSlot::Acquire();
+  scalar_detail::EvaluatePairIntoSlot(a.Program(), b != nullptr ? b->Program() : ScalarProgram{}, *slot);
+  l.scalars = slot->device();
+  return slot;
 }
 
 }  // namespace
@@ -100,6 +123,8 @@ OperationInfo InfoOf(Operation op) {
     case Operation::kCgUpdate: return {"CgUpdate", 6, 4, 2};
     case Operation::kBicgstabDirection: return {"BicgstabDirection", 8, 3, 1};
     case Operation::kBicgstabUpdate: return {"BicgstabUpdate", 18, 5, 2};
+    case Operation::kBicgstabResidual: return {"BicgstabResidual", 10, 3, 1};
+    case Operation::kBicgstabSolution: return {"BicgstabSolution", 8, 3, 1};
   }
   throw std::invalid_argument("blas::InfoOf: unknown operation");
 }
@@ -132,23 +157,21 @@ void Convert(DeviceSpinorField& y, const DeviceSpinorField& x) {
   l.in_precision = x.precision();
   l.field[0] = RefOf(y);
   l.field[1] = RefOf(x);
-  LaunchBlas(l, nullptr);
+  LaunchBlas(l);
 }
 
-double Norm2(const DeviceSpinorField& x) {
+DeviceReal Norm2Deferred(const DeviceSpinorField& x) {
   BlasLaunch l = LaunchOf(Operation::kNorm2, x);
   l.field[0] = RefOf(x);
-  double r = 0;
-  Reduce(l, &r, 1);
-  return r;
+  return DeviceReal::InSlot(Reduce(l, 1), 0);
 }
+
+double Norm2(const DeviceSpinorField& x) { return Norm2Deferred(x).Host(); }
 
 bool AllFinite(const DeviceSpinorField& x) {
   BlasLaunch l = LaunchOf(Operation::kAllFinite, x);
   l.field[0] = RefOf(x);
-  double r = 0;
-  Reduce(l, &r, 1);
-  return std::isfinite(r);
+  return std::isfinite(DeviceReal::InSlot(Reduce(l, 1), 0).Host());
 }
 
 std::complex<double> Dot(const DeviceSpinorField& x, const DeviceSpinorField& y) {
@@ -156,81 +179,87 @@ std::complex<double> Dot(const DeviceSpinorField& x, const DeviceSpinorField& y)
   BlasLaunch l = LaunchOf(Operation::kDot, x);
   l.field[0] = RefOf(x);
   l.field[1] = RefOf(y);
-  double r[2] = {0, 0};
-  Reduce(l, r, 2);
-  return {r[0], r[1]};
+  return DeviceComplex::InSlot(Reduce(l, 2), 0).Host();
 }
 
-double ReDot(const DeviceSpinorField& x, const DeviceSpinorField& y) {
+DeviceReal ReDotDeferred(const DeviceSpinorField& x, const DeviceSpinorField& y) {
   RequireSamePrecision("ReDot", x, y);
   BlasLaunch l = LaunchOf(Operation::kReDot, x);
   l.field[0] = RefOf(x);
   l.field[1] = RefOf(y);
-  double r = 0;
-  Reduce(l, &r, 1);
-  return r;
+  return DeviceReal::InSlot(Reduce(l, 1), 0);
 }
 
-DotAndNorm DotNorm(const DeviceSpinorField& x, const DeviceSpinorField& y) {
+double ReDot(const DeviceSpinorField& x, const DeviceSpinorField& y) { return ReDotDeferred(x, y).Host(); }
+
+DeferredDotAndNorm DotNormDeferred(const DeviceSpinorField& x, const DeviceSpinorField& y) {
   RequireSamePrecision("DotNorm", x, y);
   BlasLaunch l = LaunchOf(Operation::kDotNorm, x);
   l.field[0] = RefOf(x);
   l.field[1] = RefOf(y);
-  double r[3] = {0, 0, 0};
-  Reduce(l, r, 3);
-  return {{r[0], r[1]}, r[2]};
+  const std::shared_ptr<ScalarSlot> slot = Reduce(l, 3);
+  return {DeviceComplex::InSlot(slot, 0), DeviceReal::InSlot(slot, 2)};
 }
 
-void Axpy(double a, const DeviceSpinorField& x, DeviceSpinorField& y) {
+DotAndNorm DotNorm(const DeviceSpinorField& x, const DeviceSpinorField& y) {
+  const DeferredDotAndNorm d = DotNormDeferred(x, y);
+  return {d.dot.Host(), d.norm2.Host()};
+}
+
+void Axpy(const DeviceReal& a, const DeviceSpinorField& x, DeviceSpinorField& y) {
   RequireSamePrecision("Axpy", x, y);
   BlasLaunch l = LaunchOf(Operation::kAxpy, x);
   l.field[0] = RefOf(x);
   l.field[1] = RefOf(y);
-  l.a[0] = a;
-  LaunchBlas(l, nullptr);
+  const auto scalars = SetScalars(l, a);
+  LaunchBlas(l);
 }
 
-double AxpyNorm(double a, const DeviceSpinorField& x, DeviceSpinorField& y) {
+DeviceReal AxpyNormDeferred(const DeviceReal& a, const DeviceSpinorField& x, DeviceSpinorField& y) {
   RequireSamePrecision("AxpyNorm", x, y);
   BlasLaunch l = LaunchOf(Operation::kAxpyNorm, x);
   l.field[0] = RefOf(x);
   l.field[1] = RefOf(y);
-  l.a[0] = a;
-  double r = 0;
-  Reduce(l, &r, 1);
-  return r;
+  const auto scalars = SetScalars(l, a);
+  return DeviceReal::InSlot(Reduce(l, 1), 0);
 }
 
-void Xpay(const DeviceSpinorField& x, double a, DeviceSpinorField& y) {
+double AxpyNorm(const DeviceReal& a, const DeviceSpinorField& x, DeviceSpinorField& y) {
+  return AxpyNormDeferred(a, x, y).Host();
+}
+
+void Xpay(const DeviceSpinorField& x, const DeviceReal& a, DeviceSpinorField& y) {
   RequireSamePrecision("Xpay", x, y);
   BlasLaunch l = LaunchOf(Operation::kXpay, x);
   l.field[0] = RefOf(x);
   l.field[1] = RefOf(y);
-  l.a[0] = a;
-  LaunchBlas(l, nullptr);
+  const auto scalars = SetScalars(l, a);
+  LaunchBlas(l);
 }
 
-void Caxpy(std::complex<double> a, const DeviceSpinorField& x, DeviceSpinorField& y) {
+void Caxpy(const DeviceComplex& a, const DeviceSpinorField& x, DeviceSpinorField& y) {
   RequireSamePrecision("Caxpy", x, y);
   BlasLaunch l = LaunchOf(Operation::kCaxpy, x);
   l.field[0] = RefOf(x);
   l.field[1] = RefOf(y);
-  SetScalar(l.a, a);
-  LaunchBlas(l, nullptr);
+  const auto scalars = SetScalars(l, a);
+  LaunchBlas(l);
 }
 
-double CaxpyNorm(std::complex<double> a, const DeviceSpinorField& x, DeviceSpinorField& y) {
+DeviceReal CaxpyNormDeferred(const DeviceComplex& a, const DeviceSpinorField& x, DeviceSpinorField& y) {
   RequireSamePrecision("CaxpyNorm", x, y);
   BlasLaunch l = LaunchOf(Operation::kCaxpyNorm, x);
   l.field[0] = RefOf(x);
   l.field[1] = RefOf(y);
-  SetScalar(l.a, a);
-  double r = 0;
-  Reduce(l, &r, 1);
-  return r;
+  const auto scalars = SetScalars(l, a);
+  return DeviceReal::InSlot(Reduce(l, 1), 0);
 }
 
-double CgUpdate(double alpha, const DeviceSpinorField& p, const DeviceSpinorField& q, DeviceSpinorField& x,
+double CaxpyNorm(const DeviceComplex& a, const DeviceSpinorField& x, DeviceSpinorField& y) {
+  return CaxpyNormDeferred(a, x, y).Host();
+}
+
+double CgUpdate(const DeviceReal& alpha, const DeviceSpinorField& p, const DeviceSpinorField& q, DeviceSpinorField& x,
                 DeviceSpinorField& r) {
   RequireSamePrecision("CgUpdate", p, q);
   RequireSamePrecision("CgUpdate", p, x);
@@ -240,13 +269,11 @@ double CgUpdate(double alpha, const DeviceSpinorField& p, const DeviceSpinorFiel
   l.field[1] = RefOf(q);
   l.field[2] = RefOf(x);
   l.field[3] = RefOf(r);
-  l.a[0] = alpha;
-  double result = 0;
-  Reduce(l, &result, 1);
-  return result;
+  const auto scalars = SetScalars(l, alpha);
+  return DeviceReal::InSlot(Reduce(l, 1), 0).Host();
 }
 
-void BicgstabDirection(const DeviceSpinorField& r, std::complex<double> beta, std::complex<double> omega,
+void BicgstabDirection(const DeviceSpinorField& r, const DeviceComplex& beta, const DeviceComplex& omega,
                        const DeviceSpinorField& v, DeviceSpinorField& p) {
   RequireSamePrecision("BicgstabDirection", r, v);
   RequireSamePrecision("BicgstabDirection", r, p);
@@ -254,12 +281,11 @@ void BicgstabDirection(const DeviceSpinorField& r, std::complex<double> beta, st
   l.field[0] = RefOf(r);
   l.field[1] = RefOf(v);
   l.field[2] = RefOf(p);
-  SetScalar(l.a, beta);
-  SetScalar(l.b, omega);
-  LaunchBlas(l, nullptr);
+  const auto scalars = SetScalars(l, beta, &omega);
+  LaunchBlas(l);
 }
 
-NormAndDot BicgstabUpdate(std::complex<double> alpha, const DeviceSpinorField& p, std::complex<double> omega,
+NormAndDot BicgstabUpdate(const DeviceComplex& alpha, const DeviceSpinorField& p, const DeviceComplex& omega,
                           const DeviceSpinorField& t, DeviceSpinorField& x, DeviceSpinorField& r,
                           const DeviceSpinorField& r0) {
   RequireSamePrecision("BicgstabUpdate", p, t);
@@ -272,11 +298,34 @@ NormAndDot BicgstabUpdate(std::complex<double> alpha, const DeviceSpinorField& p
   l.field[2] = RefOf(x);
   l.field[3] = RefOf(r);
   l.field[4] = RefOf(r0);
-  SetScalar(l.a, alpha);
-  SetScalar(l.b, omega);
-  double result[3] = {0, 0, 0};
-  Reduce(l, result, 3);
-  return {result[0], {result[1], result[2]}};
+  const auto scalars = SetScalars(l, alpha, &omega);
+  const std::shared_ptr<ScalarSlot> slot = Reduce(l, 3);
+  return {DeviceReal::InSlot(slot, 0).Host(), DeviceComplex::InSlot(slot, 1).Host()};
+}
+
+DeferredNormAndDot BicgstabResidual(const DeviceComplex& omega, DeviceSpinorField& t, const DeviceSpinorField& s,
+                                    const DeviceSpinorField& r0) {
+  RequireSamePrecision("BicgstabResidual", t, s);
+  RequireSamePrecision("BicgstabResidual", t, r0);
+  BlasLaunch l = LaunchOf(Operation::kBicgstabResidual, t);
+  l.field[0] = RefOf(t);
+  l.field[1] = RefOf(s);
+  l.field[2] = RefOf(r0);
+  const auto scalars = SetScalars(l, DeviceComplex(0.0), &omega);
+  const std::shared_ptr<ScalarSlot> slot = Reduce(l, 3);
+  return {DeviceReal::InSlot(slot, 0), DeviceComplex::InSlot(slot, 1)};
+}
+
+void BicgstabSolution(const DeviceComplex& alpha, const DeviceSpinorField& p, const DeviceComplex& omega,
+                      const DeviceSpinorField& s, DeviceSpinorField& x) {
+  RequireSamePrecision("BicgstabSolution", p, s);
+  RequireSamePrecision("BicgstabSolution", p, x);
+  BlasLaunch l = LaunchOf(Operation::kBicgstabSolution, p);
+  l.field[0] = RefOf(p);
+  l.field[1] = RefOf(s);
+  l.field[2] = RefOf(x);
+  const auto scalars = SetScalars(l, alpha, &omega);
+  LaunchBlas(l);
 }
 
 void CopyParity(const SpinorView& to, const ConstSpinorView& from) {

@@ -5,14 +5,18 @@
 // compute type, stores the outputs (SiteIo::Store, which also hands back the values as stored) and adds
 // its contribution to the thread's double accumulators. Reductions then go through a fixed shared-memory
 // tree per block, and the last block to finish sums the per-block partials in a fixed order (blas.h
-// explains why this is deterministic).
+// explains why this is deterministic) into a ScalarSlot (device_scalar.h). The operations' scalars arrive
+// as kernel arguments (constants) or in device memory (deferred values, device_scalar.h), so a kernel can use
+// a scalar computed from a reduction that the host has not read.
 #include <cuda_runtime.h>
 
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "gpu/blas_launch.h"
 #include "gpu/cuda_check.h"
+#include "gpu/scalar_program.h"
 #include "gpu/spinor_accessor.cuh"
 
 namespace lqcd::gpu::blas {
@@ -74,6 +78,12 @@ struct SiteIo {
 template <Precision P>
 using RealOf = typename SiteIo<P>::Real;
 
+// The operation's scalars (a = a, alpha or beta; b = omega) rounded to the compute type.
+template <typename Real>
+struct Coefficients {
+  Real a_re, a_im, b_re, b_im;
+};
+
 template <Precision P>
 SiteIo<P> IoOf(const FieldRef& f) {
   SiteIo<P> io;
@@ -116,8 +126,9 @@ __device__ __forceinline__ void AddDot(double& re, double& im, const Real* a, co
 template <Precision P>
 struct Norm2Op {
   static constexpr int kReduce = 1;
+  using Real = RealOf<P>;
   SiteIo<P> x;
-  __device__ void operator()(int p, int cb, double* acc) const {
+  __device__ void operator()(int p, int cb, double* acc, const Coefficients<RealOf<P>>& k) const {
     RealOf<P> v[24];
     x.Load(p, cb, v);
     AddNorm2(acc[0], v);
@@ -128,8 +139,9 @@ struct Norm2Op {
 template <Precision P>
 struct AllFiniteOp {
   static constexpr int kReduce = 1;
+  using Real = RealOf<P>;
   SiteIo<P> x;
-  __device__ void operator()(int p, int cb, double* acc) const {
+  __device__ void operator()(int p, int cb, double* acc, const Coefficients<RealOf<P>>& k) const {
     RealOf<P> v[24];
     x.Load(p, cb, v);
 #pragma unroll
@@ -141,8 +153,9 @@ struct AllFiniteOp {
 template <Precision P, bool kReal, bool kNorm>
 struct DotOp {
   static constexpr int kReduce = kReal ? 1 : (kNorm ? 3 : 2);
+  using Real = RealOf<P>;
   SiteIo<P> x, y;
-  __device__ void operator()(int p, int cb, double* acc) const {
+  __device__ void operator()(int p, int cb, double* acc, const Coefficients<RealOf<P>>& k) const {
     RealOf<P> a[24], b[24];
     x.Load(p, cb, a);
     y.Load(p, cb, b);
@@ -159,15 +172,16 @@ struct DotOp {
 // y = y + a x (kNorm: and |y|^2).
 template <Precision P, bool kNorm>
 struct AxpyOp {
+  static constexpr bool kScalars = true;
   static constexpr int kReduce = kNorm ? 1 : 0;
+  using Real = RealOf<P>;
   SiteIo<P> x, y;
-  RealOf<P> a;
-  __device__ void operator()(int p, int cb, double* acc) const {
+  __device__ void operator()(int p, int cb, double* acc, const Coefficients<RealOf<P>>& k) const {
     RealOf<P> xv[24], yv[24];
     x.Load(p, cb, xv);
     y.Load(p, cb, yv);
 #pragma unroll
-    for (int i = 0; i < 24; ++i) yv[i] = yv[i] + a * xv[i];
+    for (int i = 0; i < 24; ++i) yv[i] = yv[i] + k.a_re * xv[i];
     y.Store(p, cb, yv);
     if constexpr (kNorm) AddNorm2(acc[0], yv);
   }
@@ -176,15 +190,16 @@ struct AxpyOp {
 // y = x + a y.
 template <Precision P>
 struct XpayOp {
+  static constexpr bool kScalars = true;
   static constexpr int kReduce = 0;
+  using Real = RealOf<P>;
   SiteIo<P> x, y;
-  RealOf<P> a;
-  __device__ void operator()(int p, int cb, double*) const {
+  __device__ void operator()(int p, int cb, double*, const Coefficients<RealOf<P>>& k) const {
     RealOf<P> xv[24], yv[24];
     x.Load(p, cb, xv);
     y.Load(p, cb, yv);
 #pragma unroll
-    for (int i = 0; i < 24; ++i) yv[i] = xv[i] + a * yv[i];
+    for (int i = 0; i < 24; ++i) yv[i] = xv[i] + k.a_re * yv[i];
     y.Store(p, cb, yv);
   }
 };
@@ -192,18 +207,19 @@ struct XpayOp {
 // y = y + a x with complex a (kNorm: and |y|^2).
 template <Precision P, bool kNorm>
 struct CaxpyOp {
+  static constexpr bool kScalars = true;
   static constexpr int kReduce = kNorm ? 1 : 0;
+  using Real = RealOf<P>;
   SiteIo<P> x, y;
-  RealOf<P> a_re, a_im;
-  __device__ void operator()(int p, int cb, double* acc) const {
+  __device__ void operator()(int p, int cb, double* acc, const Coefficients<RealOf<P>>& k) const {
     RealOf<P> xv[24], yv[24];
     x.Load(p, cb, xv);
     y.Load(p, cb, yv);
 #pragma unroll
     for (int c = 0; c < 12; ++c) {
       const RealOf<P> xr = xv[2 * c], xi = xv[2 * c + 1];
-      yv[2 * c] = yv[2 * c] + (a_re * xr - a_im * xi);
-      yv[2 * c + 1] = yv[2 * c + 1] + (a_re * xi + a_im * xr);
+      yv[2 * c] = yv[2 * c] + (k.a_re * xr - k.a_im * xi);
+      yv[2 * c + 1] = yv[2 * c + 1] + (k.a_re * xi + k.a_im * xr);
     }
     y.Store(p, cb, yv);
     if constexpr (kNorm) AddNorm2(acc[0], yv);
@@ -213,10 +229,11 @@ struct CaxpyOp {
 // x = x + alpha p; r = r - alpha q; |r|^2.
 template <Precision P>
 struct CgUpdateOp {
+  static constexpr bool kScalars = true;
   static constexpr int kReduce = 1;
+  using Real = RealOf<P>;
   SiteIo<P> p_, q, x, r;
-  RealOf<P> alpha;
-  __device__ void operator()(int p, int cb, double* acc) const {
+  __device__ void operator()(int p, int cb, double* acc, const Coefficients<RealOf<P>>& k) const {
     RealOf<P> pv[24], qv[24], xv[24], rv[24];
     p_.Load(p, cb, pv);
     q.Load(p, cb, qv);
@@ -224,8 +241,8 @@ struct CgUpdateOp {
     r.Load(p, cb, rv);
 #pragma unroll
     for (int i = 0; i < 24; ++i) {
-      xv[i] = xv[i] + alpha * pv[i];
-      rv[i] = rv[i] - alpha * qv[i];
+      xv[i] = xv[i] + k.a_re * pv[i];
+      rv[i] = rv[i] - k.a_re * qv[i];
     }
     x.Store(p, cb, xv);
     r.Store(p, cb, rv);
@@ -236,10 +253,11 @@ struct CgUpdateOp {
 // p = r + beta (p - omega v).
 template <Precision P>
 struct BicgstabDirectionOp {
+  static constexpr bool kScalars = true;
   static constexpr int kReduce = 0;
+  using Real = RealOf<P>;
   SiteIo<P> r, v, p_;
-  RealOf<P> beta_re, beta_im, omega_re, omega_im;
-  __device__ void operator()(int p, int cb, double*) const {
+  __device__ void operator()(int p, int cb, double*, const Coefficients<RealOf<P>>& k) const {
     RealOf<P> rv[24], vv[24], pv[24];
     r.Load(p, cb, rv);
     v.Load(p, cb, vv);
@@ -247,10 +265,10 @@ struct BicgstabDirectionOp {
 #pragma unroll
     for (int c = 0; c < 12; ++c) {
       const RealOf<P> vr = vv[2 * c], vi = vv[2 * c + 1];
-      const RealOf<P> tr = pv[2 * c] - (omega_re * vr - omega_im * vi);
-      const RealOf<P> ti = pv[2 * c + 1] - (omega_re * vi + omega_im * vr);
-      pv[2 * c] = rv[2 * c] + (beta_re * tr - beta_im * ti);
-      pv[2 * c + 1] = rv[2 * c + 1] + (beta_re * ti + beta_im * tr);
+      const RealOf<P> tr = pv[2 * c] - (k.b_re * vr - k.b_im * vi);
+      const RealOf<P> ti = pv[2 * c + 1] - (k.b_re * vi + k.b_im * vr);
+      pv[2 * c] = rv[2 * c] + (k.a_re * tr - k.a_im * ti);
+      pv[2 * c + 1] = rv[2 * c + 1] + (k.a_re * ti + k.a_im * tr);
     }
     p_.Store(p, cb, pv);
   }
@@ -259,10 +277,11 @@ struct BicgstabDirectionOp {
 // r holds s: x = x + alpha p + omega s; r = s - omega t; |r|^2 and (r0, r).
 template <Precision P>
 struct BicgstabUpdateOp {
+  static constexpr bool kScalars = true;
   static constexpr int kReduce = 3;
+  using Real = RealOf<P>;
   SiteIo<P> p_, t, x, r, r0;
-  RealOf<P> alpha_re, alpha_im, omega_re, omega_im;
-  __device__ void operator()(int p, int cb, double* acc) const {
+  __device__ void operator()(int p, int cb, double* acc, const Coefficients<RealOf<P>>& k) const {
     RealOf<P> pv[24], tv[24], xv[24], sv[24], r0v[24];
     p_.Load(p, cb, pv);
     t.Load(p, cb, tv);
@@ -273,10 +292,10 @@ struct BicgstabUpdateOp {
     for (int c = 0; c < 12; ++c) {
       const RealOf<P> pr = pv[2 * c], pi = pv[2 * c + 1], sr = sv[2 * c], si = sv[2 * c + 1];
       const RealOf<P> tr = tv[2 * c], ti = tv[2 * c + 1];
-      xv[2 * c] = (xv[2 * c] + (alpha_re * pr - alpha_im * pi)) + (omega_re * sr - omega_im * si);
-      xv[2 * c + 1] = (xv[2 * c + 1] + (alpha_re * pi + alpha_im * pr)) + (omega_re * si + omega_im * sr);
-      sv[2 * c] = sr - (omega_re * tr - omega_im * ti);
-      sv[2 * c + 1] = si - (omega_re * ti + omega_im * tr);
+      xv[2 * c] = (xv[2 * c] + (k.a_re * pr - k.a_im * pi)) + (k.b_re * sr - k.b_im * si);
+      xv[2 * c + 1] = (xv[2 * c + 1] + (k.a_re * pi + k.a_im * pr)) + (k.b_re * si + k.b_im * sr);
+      sv[2 * c] = sr - (k.b_re * tr - k.b_im * ti);
+      sv[2 * c + 1] = si - (k.b_re * ti + k.b_im * tr);
     }
     x.Store(p, cb, xv);
     r.Store(p, cb, sv);  // sv now holds the stored new r
@@ -285,14 +304,63 @@ struct BicgstabUpdateOp {
   }
 };
 
+// The two halves of BicgstabUpdate, for a solver that checks omega on the host while the residual is
+// computed and updates x only afterwards (solvers/bicgstab.h). Same arithmetic as BicgstabUpdate, term by term.
+// t = s - omega t (t becomes the new residual); |t|^2 and (r0, t).
+template <Precision P>
+struct BicgstabResidualOp {
+  static constexpr bool kScalars = true;
+  static constexpr int kReduce = 3;
+  using Real = RealOf<P>;
+  SiteIo<P> t, s, r0;
+  __device__ void operator()(int p, int cb, double* acc, const Coefficients<RealOf<P>>& k) const {
+    RealOf<P> tv[24], sv[24], r0v[24];
+    t.Load(p, cb, tv);
+    s.Load(p, cb, sv);
+    r0.Load(p, cb, r0v);
+#pragma unroll
+    for (int c = 0; c < 12; ++c) {
+      const RealOf<P> tr = tv[2 * c], ti = tv[2 * c + 1];
+      tv[2 * c] = sv[2 * c] - (k.b_re * tr - k.b_im * ti);
+      tv[2 * c + 1] = sv[2 * c + 1] - (k.b_re * ti + k.b_im * tr);
+    }
+    t.Store(p, cb, tv);  // tv now holds the stored new residual
+    AddNorm2(acc[0], tv);
+    AddDot<RealOf<P>, true>(acc[1], acc[2], r0v, tv);
+  }
+};
+
+// x = x + alpha p + omega s.
+template <Precision P>
+struct BicgstabSolutionOp {
+  static constexpr bool kScalars = true;
+  static constexpr int kReduce = 0;
+  using Real = RealOf<P>;
+  SiteIo<P> p_, s, x;
+  __device__ void operator()(int p, int cb, double*, const Coefficients<RealOf<P>>& k) const {
+    RealOf<P> pv[24], sv[24], xv[24];
+    p_.Load(p, cb, pv);
+    s.Load(p, cb, sv);
+    x.Load(p, cb, xv);
+#pragma unroll
+    for (int c = 0; c < 12; ++c) {
+      const RealOf<P> pr = pv[2 * c], pi = pv[2 * c + 1], sr = sv[2 * c], si = sv[2 * c + 1];
+      xv[2 * c] = (xv[2 * c] + (k.a_re * pr - k.a_im * pi)) + (k.b_re * sr - k.b_im * si);
+      xv[2 * c + 1] = (xv[2 * c + 1] + (k.a_re * pi + k.a_im * pr)) + (k.b_re * si + k.b_im * sr);
+    }
+    x.Store(p, cb, xv);
+  }
+};
+
 // y = x rounded to y's precision (through y's compute type: a double input for a half output is first
 // rounded to float, as the CPU backend does).
 template <Precision Out, Precision In>
 struct ConvertOp {
   static constexpr int kReduce = 0;
+  using Real = RealOf<Out>;
   SiteIo<Out> y;
   SiteIo<In> x;
-  __device__ void operator()(int p, int cb, double*) const {
+  __device__ void operator()(int p, int cb, double*, const Coefficients<Real>&) const {
     RealOf<In> xv[24];
     x.Load(p, cb, xv);
     RealOf<Out> yv[24];
@@ -321,23 +389,44 @@ __device__ __forceinline__ void BlockSum(double* acc, double (*shared)[kBlasBloc
 }
 
 // Where a reduction leaves its numbers: one partial per block, an arrival counter (zero between
-// reductions), and the result, written straight into pinned host memory mapped into the device.
+// reductions), and the result, written into a ScalarSlot: its device copy (for later kernels) and its pinned
+// host copy mapped into the device (for the host, without a copy after the kernel).
 struct ReductionTarget {
   double* partials;
   unsigned int* arrivals;
-  double* result;
+  double* result_device;
+  double* result_host;
 };
+
+// Whether an operation takes scalars (Op::kScalars; false when not declared).
+template <class Op, class = void>
+struct TakesScalars : std::false_type {};
+template <class Op>
+struct TakesScalars<Op, std::void_t<decltype(Op::kScalars)>> : std::bool_constant<Op::kScalars> {};
 
 // Each block writes its partial sums; the LAST block to arrive (integer atomic counter) then sums all
 // partials, block 0 first, in the same fixed tree, and writes the result. Which block is last depends on
 // timing, but not what it sums nor in which order: the result is deterministic.
-template <class Op>
-__global__ void __launch_bounds__(kBlasBlock) BlasKernel(Op op, int sites, int n, ReductionTarget target) {
+// The scalars arrive either as arguments already rounded to the compute type (constants: `immediate`), or,
+// kDeviceScalars, as 4 doubles in device memory that a ScalarSlot holds (a deferred value, evaluated there by
+// the small kernel blas.cc queues first), rounded here. Evaluating the programs inside this kernel instead
+// would cost the site loop registers: it raised a half kernel from 48 to 63 registers and ~20% of its
+// bandwidth on the H100.
+template <class Op, bool kDeviceScalars>
+__global__ void __launch_bounds__(kBlasBlock) BlasKernel(Op op, int sites, int n, ReductionTarget target,
+                                                         Coefficients<typename Op::Real> immediate,
+                                                         const double* __restrict__ scalars) {
   constexpr int N = Op::kReduce;
+  using Real = typename Op::Real;
+  Coefficients<Real> k = immediate;
+  if constexpr (kDeviceScalars) {
+    k = {static_cast<Real>(__ldg(scalars)), static_cast<Real>(__ldg(scalars + 1)),
+         static_cast<Real>(__ldg(scalars + 2)), static_cast<Real>(__ldg(scalars + 3))};
+  }
   double acc[N > 0 ? N : 1] = {};
   for (int i = blockIdx.x * kBlasBlock + threadIdx.x; i < n; i += gridDim.x * kBlasBlock) {
     const int parity = i >= sites ? 1 : 0;
-    op(parity, i - parity * sites, acc);
+    op(parity, i - parity * sites, acc, k);
   }
   if constexpr (N > 0) {
     __shared__ double shared[N][kBlasBlock];
@@ -359,7 +448,10 @@ __global__ void __launch_bounds__(kBlasBlock) BlasKernel(Op op, int sites, int n
       BlockSum<N>(total, shared);
       if (threadIdx.x == 0) {
 #pragma unroll
-        for (int k = 0; k < N; ++k) target.result[k] = shared[k][0];
+        for (int k = 0; k < N; ++k) {
+          target.result_device[k] = shared[k][0];
+          target.result_host[k] = shared[k][0];
+        }
         *target.arrivals = 0;  // ready for the next reduction (kernels on the stream run one after another)
       }
     }
@@ -368,23 +460,20 @@ __global__ void __launch_bounds__(kBlasBlock) BlasKernel(Op op, int sites, int n
 
 constexpr int kMaxReduce = 4;
 
-// Device memory for the partials and the counter, pinned host memory for the result (mapped, so the
-// kernel writes it directly: no copy after the kernel, only a stream synchronisation); allocated on first
-// use and kept for the life of the process (never freed: freeing at exit would race the CUDA runtime's
-// own teardown). One reduction at a time (the default stream serialises them): not thread-safe.
+// Device memory for the partials and the counter, allocated on first use and kept for the life of the
+// process (never freed: freeing at exit would race the CUDA runtime's own teardown). One reduction at a time
+// (the default stream serialises them): not thread-safe.
 struct ReductionScratch {
-  ReductionTarget target{};
-  double* host = nullptr;
+  double* partials = nullptr;
+  unsigned int* arrivals = nullptr;
 };
 
 ReductionScratch& Scratch() {
   static ReductionScratch* scratch = [] {
     auto* s = new ReductionScratch;
-    LQCD_CUDA_CHECK(cudaMalloc(&s->target.partials, sizeof(double) * kMaxReduce * kBlasMaxBlocks));
-    LQCD_CUDA_CHECK(cudaMalloc(&s->target.arrivals, sizeof(unsigned int)));
-    LQCD_CUDA_CHECK(cudaMemset(s->target.arrivals, 0, sizeof(unsigned int)));
-    LQCD_CUDA_CHECK(cudaHostAlloc(&s->host, sizeof(double) * kMaxReduce, cudaHostAllocMapped));
-    LQCD_CUDA_CHECK(cudaHostGetDevicePointer(&s->target.result, s->host, 0));
+    LQCD_CUDA_CHECK(cudaMalloc(&s->partials, sizeof(double) * kMaxReduce * kBlasMaxBlocks));
+    LQCD_CUDA_CHECK(cudaMalloc(&s->arrivals, sizeof(unsigned int)));
+    LQCD_CUDA_CHECK(cudaMemset(s->arrivals, 0, sizeof(unsigned int)));
     return s;
   }();
   return *scratch;
@@ -408,60 +497,69 @@ const char* NameOf(Operation op) {
     case Operation::kCgUpdate: return "CgUpdate";
     case Operation::kBicgstabDirection: return "BicgstabDirection";
     case Operation::kBicgstabUpdate: return "BicgstabUpdate";
+    case Operation::kBicgstabResidual: return "BicgstabResidual";
+    case Operation::kBicgstabSolution: return "BicgstabSolution";
   }
   return "?";
 }
 
 template <class Op>
-void Run(const Op& op, const BlasLaunch& l, double* result) {
+void Run(const Op& op, const BlasLaunch& l) {
   static_assert(Op::kReduce <= kMaxReduce, "scratch holds kMaxReduce doubles per block");
+  static_assert(Op::kReduce <= kScalarSlotDoubles, "a slot holds kScalarSlotDoubles doubles");
+  if ((Op::kReduce > 0) != (l.result_device != nullptr && l.result_host != nullptr)) {
+    throw std::logic_error(std::string("LaunchBlas: result addresses do not match ") + NameOf(l.op));
+  }
   const int n = l.sites * l.parities;
   const int blocks = BlocksFor(n);
-  ReductionScratch& s = Scratch();
-  BlasKernel<Op><<<blocks, kBlasBlock>>>(op, l.sites, n, s.target);
+  const ReductionScratch& s = Scratch();
+  const ReductionTarget target{s.partials, s.arrivals, l.result_device, l.result_host};
+  using Real = typename Op::Real;
+  const Coefficients<Real> immediate{static_cast<Real>(l.a[0]), static_cast<Real>(l.a[1]), static_cast<Real>(l.b[0]),
+                                     static_cast<Real>(l.b[1])};
+  if constexpr (TakesScalars<Op>::value) {
+    if (l.scalars != nullptr) {
+      BlasKernel<Op, true><<<blocks, kBlasBlock>>>(op, l.sites, n, target, immediate, l.scalars);
+    } else {
+      BlasKernel<Op, false><<<blocks, kBlasBlock>>>(op, l.sites, n, target, immediate, nullptr);
+    }
+  } else {
+    BlasKernel<Op, false><<<blocks, kBlasBlock>>>(op, l.sites, n, target, immediate, nullptr);
+  }
   const std::string what = std::string("launch of blas ") + NameOf(l.op) + " (" + ToString(l.precision) + ")";
   CheckCuda(cudaGetLastError(), what.c_str(), __FILE__, __LINE__);
-  if constexpr (Op::kReduce > 0) {
-    // Waits for the kernel (and reports a fault in it); its result is then in host memory.
-    LQCD_CUDA_CHECK(cudaStreamSynchronize(nullptr));
-    const volatile double* host = s.host;
-    for (int k = 0; k < Op::kReduce; ++k) result[k] = host[k];
-  }
 }
 
 template <Precision P>
-void LaunchFor(const BlasLaunch& l, double* result) {
-  using Real = RealOf<P>;
-  const Real a = static_cast<Real>(l.a[0]), ai = static_cast<Real>(l.a[1]);
-  const Real b = static_cast<Real>(l.b[0]), bi = static_cast<Real>(l.b[1]);
+void LaunchFor(const BlasLaunch& l) {
   const FieldRef* f = l.field;
   switch (l.op) {
-    case Operation::kNorm2: return Run(Norm2Op<P>{IoOf<P>(f[0])}, l, result);
-    case Operation::kAllFinite: return Run(AllFiniteOp<P>{IoOf<P>(f[0])}, l, result);
-    case Operation::kDot: return Run(DotOp<P, false, false>{IoOf<P>(f[0]), IoOf<P>(f[1])}, l, result);
-    case Operation::kReDot: return Run(DotOp<P, true, false>{IoOf<P>(f[0]), IoOf<P>(f[1])}, l, result);
-    case Operation::kDotNorm: return Run(DotOp<P, false, true>{IoOf<P>(f[0]), IoOf<P>(f[1])}, l, result);
-    case Operation::kAxpy: return Run(AxpyOp<P, false>{IoOf<P>(f[0]), IoOf<P>(f[1]), a}, l, result);
-    case Operation::kAxpyNorm: return Run(AxpyOp<P, true>{IoOf<P>(f[0]), IoOf<P>(f[1]), a}, l, result);
-    case Operation::kXpay: return Run(XpayOp<P>{IoOf<P>(f[0]), IoOf<P>(f[1]), a}, l, result);
-    case Operation::kCaxpy: return Run(CaxpyOp<P, false>{IoOf<P>(f[0]), IoOf<P>(f[1]), a, ai}, l, result);
-    case Operation::kCaxpyNorm: return Run(CaxpyOp<P, true>{IoOf<P>(f[0]), IoOf<P>(f[1]), a, ai}, l, result);
+    case Operation::kNorm2: return Run(Norm2Op<P>{IoOf<P>(f[0])}, l);
+    case Operation::kAllFinite: return Run(AllFiniteOp<P>{IoOf<P>(f[0])}, l);
+    case Operation::kDot: return Run(DotOp<P, false, false>{IoOf<P>(f[0]), IoOf<P>(f[1])}, l);
+    case Operation::kReDot: return Run(DotOp<P, true, false>{IoOf<P>(f[0]), IoOf<P>(f[1])}, l);
+    case Operation::kDotNorm: return Run(DotOp<P, false, true>{IoOf<P>(f[0]), IoOf<P>(f[1])}, l);
+    case Operation::kAxpy: return Run(AxpyOp<P, false>{IoOf<P>(f[0]), IoOf<P>(f[1])}, l);
+    case Operation::kAxpyNorm: return Run(AxpyOp<P, true>{IoOf<P>(f[0]), IoOf<P>(f[1])}, l);
+    case Operation::kXpay: return Run(XpayOp<P>{IoOf<P>(f[0]), IoOf<P>(f[1])}, l);
+    case Operation::kCaxpy: return Run(CaxpyOp<P, false>{IoOf<P>(f[0]), IoOf<P>(f[1])}, l);
+    case Operation::kCaxpyNorm: return Run(CaxpyOp<P, true>{IoOf<P>(f[0]), IoOf<P>(f[1])}, l);
     case Operation::kCgUpdate:
-      return Run(CgUpdateOp<P>{IoOf<P>(f[0]), IoOf<P>(f[1]), IoOf<P>(f[2]), IoOf<P>(f[3]), a}, l, result);
+      return Run(CgUpdateOp<P>{IoOf<P>(f[0]), IoOf<P>(f[1]), IoOf<P>(f[2]), IoOf<P>(f[3])}, l);
     case Operation::kBicgstabDirection:
-      return Run(BicgstabDirectionOp<P>{IoOf<P>(f[0]), IoOf<P>(f[1]), IoOf<P>(f[2]), a, ai, b, bi}, l, result);
+      return Run(BicgstabDirectionOp<P>{IoOf<P>(f[0]), IoOf<P>(f[1]), IoOf<P>(f[2])}, l);
     case Operation::kBicgstabUpdate:
-      return Run(BicgstabUpdateOp<P>{IoOf<P>(f[0]), IoOf<P>(f[1]), IoOf<P>(f[2]), IoOf<P>(f[3]), IoOf<P>(f[4]), a,
-                                     ai, b, bi},
-                 l, result);
+      return Run(BicgstabUpdateOp<P>{IoOf<P>(f[0]), IoOf<P>(f[1]), IoOf<P>(f[2]), IoOf<P>(f[3]), IoOf<P>(f[4])}, l);
+    case Operation::kBicgstabResidual:
+      return Run(BicgstabResidualOp<P>{IoOf<P>(f[0]), IoOf<P>(f[1]), IoOf<P>(f[2])}, l);
+    case Operation::kBicgstabSolution:
+      return Run(BicgstabSolutionOp<P>{IoOf<P>(f[0]), IoOf<P>(f[1]), IoOf<P>(f[2])}, l);
     case Operation::kConvert: {
       const SiteIo<P> y = IoOf<P>(f[0]);
       switch (l.in_precision) {
-        case Precision::kDouble:
-          return Run(ConvertOp<P, Precision::kDouble>{y, IoOf<Precision::kDouble>(f[1])}, l, result);
-        case Precision::kSingle:
-          return Run(ConvertOp<P, Precision::kSingle>{y, IoOf<Precision::kSingle>(f[1])}, l, result);
-        case Precision::kHalf: return Run(ConvertOp<P, Precision::kHalf>{y, IoOf<Precision::kHalf>(f[1])}, l, result);
+        case Precision::kDouble: return Run(ConvertOp<P, Precision::kDouble>{y, IoOf<Precision::kDouble>(f[1])}, l);
+        case Precision::kSingle: return Run(ConvertOp<P, Precision::kSingle>{y, IoOf<Precision::kSingle>(f[1])}, l);
+        case Precision::kHalf: return Run(ConvertOp<P, Precision::kHalf>{y, IoOf<Precision::kHalf>(f[1])}, l);
       }
       return;
     }
@@ -473,11 +571,11 @@ void LaunchFor(const BlasLaunch& l, double* result) {
 
 }  // namespace
 
-void LaunchBlas(const BlasLaunch& launch, double* result) {
+void LaunchBlas(const BlasLaunch& launch) {
   switch (launch.precision) {
-    case Precision::kDouble: return LaunchFor<Precision::kDouble>(launch, result);
-    case Precision::kSingle: return LaunchFor<Precision::kSingle>(launch, result);
-    case Precision::kHalf: return LaunchFor<Precision::kHalf>(launch, result);
+    case Precision::kDouble: return LaunchFor<Precision::kDouble>(launch);
+    case Precision::kSingle: return LaunchFor<Precision::kSingle>(launch);
+    case Precision::kHalf: return LaunchFor<Precision::kHalf>(launch);
   }
 }
 

@@ -22,7 +22,7 @@
 // sums its threads in a fixed shared-memory tree and writes one partial per block; the last block to
 // finish (an integer atomic counter: which block that is varies with timing, what it sums and in which
 // order does not) sums the partials, block 0 first, in the same fixed tree and writes the result into
-// pinned host memory mapped into the device, which the host reads after a stream synchronisation. No
+// a ScalarSlot (device_scalar.h: device memory for later kernels, pinned host memory for the host). No
 // floating-point atomics, no tuner: the same inputs give the same bits on every run, whatever else ran
 // before, on any device. The launch tuner is therefore not
 // used here: the block size decides the summation order. (The element-wise kernels share the geometry;
@@ -59,6 +59,7 @@
 
 #include "gpu/blas_operation.h"
 #include "gpu/comm/communicator.h"
+#include "gpu/device_scalar.h"
 #include "gpu/device_spinor_field.h"
 #include "gpu/precision.h"
 
@@ -88,30 +89,57 @@ struct NormAndDot {
   double norm2;              // |r|^2 of the new r
   std::complex<double> dot;  // (r0, r) of the new r
 };
+struct DeferredDotAndNorm {
+  DeviceComplex dot;
+  DeviceReal norm2;
+};
+struct DeferredNormAndDot {
+  DeviceReal norm2;
+  DeviceComplex dot;
+};
+
+// Scalars: every operation takes its scalars as DeviceReal / DeviceComplex (device_scalar.h), so a plain
+// number and a value computed from reductions the host has not read are both accepted. A constant goes to the
+// kernel as an argument; any other value is first evaluated on the device by a one-thread kernel queued
+// ahead (about 2-3 us of device time, no host wait). Reductions come in two forms: the plain one waits and returns numbers; the
+// ...Deferred one queues the kernel and returns device values at once (read them with Host(), which waits
+// for that reduction only). Both give the same bits. With a reduction communicator every reduction waits
+// (the sum over ranks is made on the host), deferred or not.
 
 void Zero(DeviceSpinorField& x);                                    // x = 0 (memset: +0.0, half q = 0, norm 0)
 void Copy(DeviceSpinorField& y, const DeviceSpinorField& x);        // y = x bit for bit (raw words and norms)
 void Convert(DeviceSpinorField& y, const DeviceSpinorField& x);     // y = x rounded to y's precision
 double Norm2(const DeviceSpinorField& x);                            // |x|^2
+DeviceReal Norm2Deferred(const DeviceSpinorField& x);
 std::complex<double> Dot(const DeviceSpinorField& x, const DeviceSpinorField& y);  // (x, y)
 double ReDot(const DeviceSpinorField& x, const DeviceSpinorField& y);              // Re (x, y)
+DeviceReal ReDotDeferred(const DeviceSpinorField& x, const DeviceSpinorField& y);
 DotAndNorm DotNorm(const DeviceSpinorField& x, const DeviceSpinorField& y);        // (x, y) and |x|^2
+DeferredDotAndNorm DotNormDeferred(const DeviceSpinorField& x, const DeviceSpinorField& y);
 bool AllFinite(const DeviceSpinorField& x);  // no NaN or Inf among the loaded values (sum of 0 * x_i is 0)
-void Axpy(double a, const DeviceSpinorField& x, DeviceSpinorField& y);                    // y += a x
-double AxpyNorm(double a, const DeviceSpinorField& x, DeviceSpinorField& y);              // y += a x; |y|^2
-void Xpay(const DeviceSpinorField& x, double a, DeviceSpinorField& y);                    // y = x + a y
-void Caxpy(std::complex<double> a, const DeviceSpinorField& x, DeviceSpinorField& y);     // y += a x
-double CaxpyNorm(std::complex<double> a, const DeviceSpinorField& x, DeviceSpinorField& y);
+void Axpy(const DeviceReal& a, const DeviceSpinorField& x, DeviceSpinorField& y);                 // y += a x
+double AxpyNorm(const DeviceReal& a, const DeviceSpinorField& x, DeviceSpinorField& y);           // y += a x; |y|^2
+DeviceReal AxpyNormDeferred(const DeviceReal& a, const DeviceSpinorField& x, DeviceSpinorField& y);
+void Xpay(const DeviceSpinorField& x, const DeviceReal& a, DeviceSpinorField& y);                 // y = x + a y
+void Caxpy(const DeviceComplex& a, const DeviceSpinorField& x, DeviceSpinorField& y);             // y += a x
+double CaxpyNorm(const DeviceComplex& a, const DeviceSpinorField& x, DeviceSpinorField& y);
+DeviceReal CaxpyNormDeferred(const DeviceComplex& a, const DeviceSpinorField& x, DeviceSpinorField& y);
 // x += alpha p; r -= alpha q; returns |r|^2.
-double CgUpdate(double alpha, const DeviceSpinorField& p, const DeviceSpinorField& q, DeviceSpinorField& x,
+double CgUpdate(const DeviceReal& alpha, const DeviceSpinorField& p, const DeviceSpinorField& q, DeviceSpinorField& x,
                 DeviceSpinorField& r);
 // p = r + beta (p - omega v).
-void BicgstabDirection(const DeviceSpinorField& r, std::complex<double> beta, std::complex<double> omega,
+void BicgstabDirection(const DeviceSpinorField& r, const DeviceComplex& beta, const DeviceComplex& omega,
                        const DeviceSpinorField& v, DeviceSpinorField& p);
 // r holds s on entry: x += alpha p + omega s; r = s - omega t; returns |r|^2 and (r0, r).
-NormAndDot BicgstabUpdate(std::complex<double> alpha, const DeviceSpinorField& p, std::complex<double> omega,
+NormAndDot BicgstabUpdate(const DeviceComplex& alpha, const DeviceSpinorField& p, const DeviceComplex& omega,
                           const DeviceSpinorField& t, DeviceSpinorField& x, DeviceSpinorField& r,
                           const DeviceSpinorField& r0);
+// BicgstabUpdate in two kernels, same arithmetic: t = s - omega t, returning |t|^2 and (r0, t) (deferred);
+// then x += alpha p + omega s.
+DeferredNormAndDot BicgstabResidual(const DeviceComplex& omega, DeviceSpinorField& t, const DeviceSpinorField& s,
+                                    const DeviceSpinorField& r0);
+void BicgstabSolution(const DeviceComplex& alpha, const DeviceSpinorField& p, const DeviceComplex& omega,
+                      const DeviceSpinorField& s, DeviceSpinorField& x);
 
 // Global reductions (see the file comment). null = one rank (the default).
 void SetReductionCommunicator(comm::Communicator* communicator);

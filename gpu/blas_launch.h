@@ -22,17 +22,25 @@ struct BlasLaunch {
   int sites = 0;                                // per parity block
   int parities = 1;                             // 1 or 2
   // Fields in the order of the operation's arguments in blas.h, e.g. Axpy: {x, y}; CgUpdate: {p, q, x, r};
-  // BicgstabDirection: {r, v, p}; BicgstabUpdate: {p, t, x, r, r0}; Convert: {y, x}.
+  // BicgstabDirection: {r, v, p}; BicgstabUpdate: {p, t, x, r, r0};
+  // BicgstabResidual: {t, s, r0}; BicgstabSolution: {p, s, x}; Convert: {y, x}.
   FieldRef field[5];
-  // Scalars: a = (re, im) of the first scalar (a, alpha, beta), b = of the second (omega).
+  // Scalars: a = (re, im) of the first scalar (a, alpha, beta), b = of the second (omega); or, when `scalars`
+  // is not null, the 4 doubles (a re, a im, b re, b im) there in device memory (a deferred value's slot,
+  // written by a kernel queued before this one).
   double a[2] = {0, 0};
   double b[2] = {0, 0};
+  const double* scalars = nullptr;
+  // Reductions: where the last block writes the result (a ScalarSlot's device copy and the device address of
+  // its pinned host copy). Null for element-wise operations.
+  double* result_device = nullptr;
+  double* result_host = nullptr;
 };
 
-// Runs the operation; reductions write their doubles to result (Norm2, ReDot, AllFinite, AxpyNorm,
-// CaxpyNorm, CgUpdate: 1; Dot: re, im; DotNorm: re, im, norm2; BicgstabUpdate: norm2, re, im) after
-// waiting for the device. Element-wise operations return at once (queued on the default stream).
-void LaunchBlas(const BlasLaunch& launch, double* result);
+// Queues the operation on the default stream and returns at once; a reduction writes its doubles (Norm2,
+// ReDot, AllFinite, AxpyNorm, CaxpyNorm, CgUpdate: 1; Dot: re, im; DotNorm: re, im, norm2; BicgstabUpdate and
+// BicgstabResidual: norm2, re, im) to both result addresses when it completes.
+void LaunchBlas(const BlasLaunch& launch);
 
 // Raw copy of one parity block (words and norms) between views of the same precision and any strides.
 void CopyParityStorage(const SpinorView& to, const ConstSpinorView& from);

@@ -30,6 +30,8 @@ enum class Operation {
   kCgUpdate,
   kBicgstabDirection,
   kBicgstabUpdate,
+  kBicgstabResidual,  // t = s - omega t; |t|^2 and (r0, t)
+  kBicgstabSolution,  // x = x + alpha p + omega s
 };
 
 }  // namespace lqcd::gpu::blas

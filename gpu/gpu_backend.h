@@ -109,6 +109,11 @@ class GpuSpinorField {
 struct GpuBackend {
   template <typename P>
   using Field = GpuSpinorField<P>;
+  // Deferred scalars (solvers/README.md): values on the device that the next kernels read without the host.
+  using RealScalar = DeviceReal;
+  using ComplexScalar = DeviceComplex;
+  static double HostValue(const DeviceReal& x) { return x.Host(); }
+  static std::complex<double> HostValue(const DeviceComplex& z) { return z.Host(); }
 
   static const char* Name() { return "gpu"; }
 
@@ -172,42 +177,72 @@ struct GpuBackend {
   static DotAndNorm DotNorm(const Field<P>& x, const Field<P>& y) {
     return blas::DotNorm(x.device(), y.device());
   }
+  template <typename P>
+  static DeviceReal DeferredNorm2(const Field<P>& x) {
+    return blas::Norm2Deferred(x.device());
+  }
+  template <typename P>
+  static DeviceReal DeferredReDot(const Field<P>& x, const Field<P>& y) {
+    return blas::ReDotDeferred(x.device(), y.device());
+  }
+  template <typename P>
+  static blas::DeferredDotAndNorm DeferredDotNorm(const Field<P>& x, const Field<P>& y) {
+    return blas::DotNormDeferred(x.device(), y.device());
+  }
 
   // ---- updates ----
   template <typename P>
-  static void Axpy(double a, const Field<P>& x, Field<P>& y) {
+  static void Axpy(const DeviceReal& a, const Field<P>& x, Field<P>& y) {
     blas::Axpy(a, x.device(), y.device());
   }
   template <typename P>
-  static double AxpyNorm(double a, const Field<P>& x, Field<P>& y) {
+  static double AxpyNorm(const DeviceReal& a, const Field<P>& x, Field<P>& y) {
     return blas::AxpyNorm(a, x.device(), y.device());
   }
   template <typename P>
-  static void Xpay(const Field<P>& x, double a, Field<P>& y) {
+  static DeviceReal DeferredAxpyNorm(const DeviceReal& a, const Field<P>& x, Field<P>& y) {
+    return blas::AxpyNormDeferred(a, x.device(), y.device());
+  }
+  template <typename P>
+  static void Xpay(const Field<P>& x, const DeviceReal& a, Field<P>& y) {
     blas::Xpay(x.device(), a, y.device());
   }
   template <typename P>
-  static void Caxpy(std::complex<double> a, const Field<P>& x, Field<P>& y) {
+  static void Caxpy(const DeviceComplex& a, const Field<P>& x, Field<P>& y) {
     blas::Caxpy(a, x.device(), y.device());
   }
   template <typename P>
-  static double CaxpyNorm(std::complex<double> a, const Field<P>& x, Field<P>& y) {
+  static double CaxpyNorm(const DeviceComplex& a, const Field<P>& x, Field<P>& y) {
     return blas::CaxpyNorm(a, x.device(), y.device());
   }
   template <typename P>
-  static double CgUpdate(double alpha, const Field<P>& p, const Field<P>& q, Field<P>& x, Field<P>& r) {
+  static DeviceReal DeferredCaxpyNorm(const DeviceComplex& a, const Field<P>& x, Field<P>& y) {
+    return blas::CaxpyNormDeferred(a, x.device(), y.device());
+  }
+  template <typename P>
+  static double CgUpdate(const DeviceReal& alpha, const Field<P>& p, const Field<P>& q, Field<P>& x, Field<P>& r) {
     return blas::CgUpdate(alpha, p.device(), q.device(), x.device(), r.device());
   }
   template <typename P>
-  static void BicgstabDirection(const Field<P>& r, std::complex<double> beta, std::complex<double> omega,
+  static void BicgstabDirection(const Field<P>& r, const DeviceComplex& beta, const DeviceComplex& omega,
                                 const Field<P>& v, Field<P>& p) {
     blas::BicgstabDirection(r.device(), beta, omega, v.device(), p.device());
   }
   using NormAndDot = blas::NormAndDot;
   template <typename P>
-  static NormAndDot BicgstabUpdate(std::complex<double> alpha, const Field<P>& p, std::complex<double> omega,
+  static NormAndDot BicgstabUpdate(const DeviceComplex& alpha, const Field<P>& p, const DeviceComplex& omega,
                                    const Field<P>& t, Field<P>& x, Field<P>& r, const Field<P>& r0) {
     return blas::BicgstabUpdate(alpha, p.device(), omega, t.device(), x.device(), r.device(), r0.device());
+  }
+  template <typename P>
+  static blas::DeferredNormAndDot BicgstabResidual(const DeviceComplex& omega, Field<P>& t, const Field<P>& s,
+                                                   const Field<P>& r0) {
+    return blas::BicgstabResidual(omega, t.device(), s.device(), r0.device());
+  }
+  template <typename P>
+  static void BicgstabSolution(const DeviceComplex& alpha, const Field<P>& p, const DeviceComplex& omega,
+                               const Field<P>& s, Field<P>& x) {
+    blas::BicgstabSolution(alpha, p.device(), omega, s.device(), x.device());
   }
 };
 

@@ -1,12 +1,19 @@
 // solver_benchmark: time to solution of the even-odd Wilson system on the GPU, the paper's Figure 7
 // analogue: solver specs (solvers/solver_spec.h; default: double BiCGstab, reliable-update BiCGstab at
 // delta = 0.1 with a half/12 and a single/8 inner operator) to eps = 1e-12 in the full-lattice true
-// residual (double), on Haar-random SU(3) links for a few kappas; then the bandwidth of the fused vector
-// kernels.
+// residual (double), on Haar-random SU(3) links (or the links of a configuration file) for a few kappas; then
+// the bandwidth of the fused vector kernels.
 //
 //   solver_benchmark [--lattice=24x24x24x32] [--kappas=0.2,0.22,0.23,0.24] [--solvers=SPEC,...]
 //                    [--repetitions=3] [--seed=1] [--tolerance=1e-12] [--max-iterations=20000]
 //                    [--fermion=wilson|clover] [--csw=1] [--clover-form=complement|unit-diagonal]
+//                    [--gauge=PATH]
+//
+// --gauge=PATH replaces the Haar-random links by those of a configuration file, read with
+// reference/io/gauge_io.h (NERSC, LIME or MILC, detected from the file's first bytes; checksums and SU(3)
+// verified): the lattice is then the file's (a --lattice that differs is refused before the GPU is looked
+// for), and --seed sets only the source. Thermalised links make the system, and so the iteration counts,
+// those of a real ensemble instead of the hot start's.
 //
 // --fermion=clover times the Wilson-clover system instead (reference/clover.h, M = (4 + m) + A - D/2 with
 // c_sw = --csw, traceless field strength), even-odd in the --clover-form Schur form: per kappa the clover term is
@@ -45,6 +52,7 @@
 #include "reference/cli/command_line.h"
 #include "reference/clover.h"
 #include "reference/gauge_transform.h"
+#include "reference/io/gauge_io.h"
 #include "reference/su3_random.h"
 #include "solvers/solver_spec.h"
 
@@ -88,9 +96,10 @@ CloverParams CloverParamsOf(double kappa, double c_sw) {
   }
 }
 
-void SolveTable(const Lattice& lattice, const std::vector<double>& kappas, const std::vector<SolverSpec>& specs,
-                int repetitions, std::uint64_t seed, const Action& action) {
-  const GaugeField<double> links = RandomGaugeField<double>(lattice, seed);
+// `links` are the Haar-random links or those of a file, `links_source` says which (for the header).
+void SolveTable(const GaugeField<double>& links, const std::string& links_source, const std::vector<double>& kappas,
+                const std::vector<SolverSpec>& specs, int repetitions, std::uint64_t seed, const Action& action) {
+  const Lattice& lattice = links.lattice();
   std::unique_ptr<TemporalGauge<double>> fixed;  // for /gf specs, made on first use
   SpinorField<double> source(lattice);
   FillGaussian(source, seed + 1);
@@ -104,9 +113,8 @@ void SolveTable(const Lattice& lattice, const std::vector<double>& kappas, const
     text << ", Wilson-clover c_sw = " << action.c_sw << " (traceless F), " << ToString(action.form) << " form";
     fermion = text.str();
   }
-  std::printf("\nlattice %s, Haar-random links (seed %llu), Gaussian source, eps = %.0e, median of %d%s\n",
-              lattice.ToString().c_str(), static_cast<unsigned long long>(seed), specs.front().tolerance, repetitions,
-              fermion.c_str());
+  std::printf("\nlattice %s, %s, Gaussian source, eps = %.0e, median of %d%s\n", lattice.ToString().c_str(),
+              links_source.c_str(), specs.front().tolerance, repetitions, fermion.c_str());
   std::printf("%6s %-34s %-11s %6s %6s %6s %9s %8s %8s  %s\n", "kappa", "solver", "status", "iters", "updts",
               "lowapp", "time s", "GFLOPS", "speedup", "true residual");
   for (double kappa : kappas) {
@@ -215,6 +223,7 @@ int main(int argc, char** argv) {
     Coordinates extents{24, 24, 24, 32};
     std::vector<double> kappas = {0.2, 0.22, 0.23, 0.24};
     std::string solver_list = "bicgstab,bicgstab-reliable:half/12:0.1,bicgstab-reliable:single/8:0.1";
+    std::string gauge_path;
     int repetitions = 3, max_iterations = 20000;
     std::uint64_t seed = 1;
     double tolerance = 1e-12;
@@ -229,7 +238,7 @@ int main(int argc, char** argv) {
     flags.String("solvers", &solver_list, "SPEC,...",
                  "solver specs (solvers/solver_spec.h); the first is the baseline of the speed-up");
     flags.Int("repetitions", &repetitions, 1, 1000, "timed solves per spec and kappa (the median is reported)");
-    flags.Unsigned64("seed", &seed, "seed of the random links and source");
+    flags.Unsigned64("seed", &seed, "seed of the random links (seed) and source (seed + 1; with --gauge only that)");
     flags.Double("tolerance", &tolerance, "eps: full-lattice true residual", command_line::Range::Open(0, 1));
     flags.Int("max-iterations", &max_iterations, 1, 100000000, "iteration budget per solve");
     flags.Choice<Fermion>("fermion", &fermion, {{"wilson", Fermion::kWilson}, {"clover", Fermion::kClover}},
@@ -239,6 +248,9 @@ int main(int argc, char** argv) {
                                   {{"complement", CloverSchurForm::kComplement},
                                    {"unit-diagonal", CloverSchurForm::kUnitDiagonal}},
                                   "even-odd form of the clover matrix (clover only)");
+    flags.String("gauge", &gauge_path, "PATH",
+                 "read the links from this configuration file (NERSC, LIME or MILC; its lattice is used) instead "
+                 "of Haar-random ones");
     if (!flags.Parse(argc, argv, std::cout)) return 0;
     action.clover = fermion == Fermion::kClover;
     if (flags.Given("csw") && !action.clover) {
@@ -263,7 +275,17 @@ int main(int argc, char** argv) {
       solvers::RequireSupported(spec, GpuCapabilities(), false);
       specs.push_back(spec);
     }
-    const Lattice lattice(extents);
+    // The configuration file is read, and its lattice checked, before the GPU is looked for.
+    std::unique_ptr<GaugeConfiguration> file;
+    if (!gauge_path.empty()) {
+      file = std::make_unique<GaugeConfiguration>(ReadGaugeConfiguration(gauge_path));
+      if (flags.Given("lattice") && extents != file->field.lattice().extents()) {
+        throw std::invalid_argument("--lattice=" + Lattice(extents).ToString() +
+                                    " differs from the lattice of --gauge=" + gauge_path + " (" +
+                                    file->field.lattice().ToString() + "): leave --lattice out or give that one");
+      }
+    }
+    const Lattice lattice = file ? file->field.lattice() : Lattice(extents);
     if (const std::string why = NoDeviceReason(); !why.empty()) {
       std::printf("solver_benchmark: %s\n", why.c_str());
       return 1;
@@ -271,7 +293,14 @@ int main(int argc, char** argv) {
     std::printf("solver_benchmark: %s\n", Describe(CurrentDeviceInfo()).c_str());
     const CopyBandwidth copy = MeasureCopyBandwidth(std::size_t{1} << 30, 10);
     std::printf("copy kernel %.0f GB/s (read + write, 1 GiB buffers, best of 10)\n", copy.kernel_gbs);
-    SolveTable(lattice, kappas, specs, repetitions, seed, action);
+    if (file) {
+      std::printf("links: read from %s\n%s\n", gauge_path.c_str(), file->metadata.Describe().c_str());
+      SolveTable(file->field, "links read from " + gauge_path, kappas, specs, repetitions, seed, action);
+    } else {
+      const GaugeField<double> links = RandomGaugeField<double>(lattice, seed);
+      SolveTable(links, "Haar-random links (seed " + std::to_string(seed) + ")", kappas, specs, repetitions, seed,
+                 action);
+    }
     BlasTable(lattice, copy.kernel_gbs);
     return 0;
   });

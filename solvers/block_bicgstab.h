@@ -2,19 +2,20 @@
 // lockstep so that every operator application serves all systems at once (block operator,
 // block_operators.h).
 //
-// Each system runs EXACTLY the algorithm of bicgstab.h through the same code: the two halves of an
-// iteration (detail::BicgstabFirstHalf after v = A p, detail::BicgstabSecondHalf after t = A s, with the
-// half-step exit and the breakdown tests), detail::BicgstabNewDirection, and the true-residual
-// verification of detail::VerifyTrueResidual are shared with BiCGstab; only the two operator applications
-// are batched. Each system has its own Krylov space and shadow residual; as for block_cg.h this shares the operator's memory traffic, not the Krylov space, so every
-// record equals the one BiCGstab would return for that system alone (a test checks it).
+// Each system runs EXACTLY the algorithm of bicgstab.h through the same code: the pieces of an iteration
+// (detail::BicgstabQueueFirstHalf after v = A p, detail::BicgstabCheckFirstHalf and
+// detail::BicgstabSecondHalf after t = A s, with the half-step exit and the breakdown tests),
+// detail::BicgstabNewDirection, and the true-residual verification of detail::VerifyTrueResidual are shared
+// with BiCGstab; only the two operator applications are batched. Each system has its own Krylov space and
+// shadow residual; as for block_cg.h this shares the operator's memory traffic, not the Krylov space, so
+// every record equals the one BiCGstab would return for that system alone (a test checks it).
 // Per-system state machine (one pass of the outer loop advances every system by one step):
 //     kVerify:   r = b - A x (batched); converged / NaN / stagnating -> done; else r0 = p = r,
 //                rho = |r|^2 -> kNeedV
-//     kNeedV:    [iterations >= max: -> kConclude]  v = A p (batched); alpha = rho / (r0, v) [~0: breakdown];
-//                s = r - alpha v;  |s| <= tol |b|: x += alpha p -> kVerify;  else -> kNeedT
-//     kNeedT:    t = A s (batched); omega = (t, s) / (t, t) [~0: breakdown];
-//                x += alpha p + omega s; r = s - omega t;  |r| <= tol |b| -> kVerify;
+//     kNeedV:    [iterations >= max: -> kConclude]  v = A p (batched); alpha = rho / (r0, v);
+//                s = r - alpha v; t = A s (batched); [(r0, v) ~ 0: breakdown]
+//                |s| <= tol |b|: x += alpha p -> kVerify; omega = (t, s) / (t, t) [~0: breakdown];
+//                r = s - omega t; x += alpha p + omega s;  |r| <= tol |b| -> kVerify;
 //                rho' = (r0, r) [~0: breakdown]; p = r + beta (p - omega v) -> kNeedV
 //     kConclude: r = b - A x (batched), status kept, detail::Conclude -> done
 // A system that is done is frozen (fields and record). tolerances[k] (optional) per system.
@@ -41,7 +42,7 @@ BlockSolveResult BlockBiCGstab(const BlockOp& A, std::vector<typename BlockOp::F
                                const std::vector<double>& tolerances = {}) {
   using B = typename BlockOp::Backend;
   using Field = typename BlockOp::Field;
-  enum class Phase { kVerify, kNeedV, kNeedT, kConclude, kDone };
+  enum class Phase { kVerify, kNeedV, kConclude, kDone };
   const std::vector<double> tol = block_detail::CheckBlockSystem(A, x, b, params, tolerances, "BlockBiCGstab");
   detail::Stopwatch clock;
   const std::size_t n = b.size();
@@ -51,7 +52,7 @@ BlockSolveResult BlockBiCGstab(const BlockOp& A, std::vector<typename BlockOp::F
   out.systems.resize(n);
   struct System {
     detail::BicgstabFields<Field> f;
-    detail::BicgstabScalars s;
+    detail::BicgstabScalars<B> s;
     Phase phase = Phase::kVerify;
     double b_norm2 = 0, stop_rr = 0, true_rr = 0;
     detail::Verification verification;
@@ -86,7 +87,7 @@ BlockSolveResult BlockBiCGstab(const BlockOp& A, std::vector<typename BlockOp::F
         s.phase = Phase::kDone;
         continue;
       }
-      s.s = detail::BicgstabScalars{};
+      s.s = detail::BicgstabScalars<B>{};
       detail::BicgstabStart<B>(s.f, s.s);
       s.phase = s.s.rr <= s.stop_rr ? Phase::kVerify : Phase::kNeedV;
     }
@@ -96,7 +97,7 @@ BlockSolveResult BlockBiCGstab(const BlockOp& A, std::vector<typename BlockOp::F
       detail::Conclude(out.systems[k], std::sqrt(sys[k].true_rr / sys[k].b_norm2), tol[k]);
       sys[k].phase = Phase::kDone;
     }
-    // First half of an iteration: one batched v = A p, then detail::BicgstabFirstHalf each.
+    // An iteration: one batched v = A p, then detail::BicgstabQueueFirstHalf each.
     std::vector<std::size_t> need_v;
     for (std::size_t k : systems_in(Phase::kNeedV)) {
       if (detail::BudgetSpent(out.systems[k], params.max_iterations, sys[k].s.rr, sys[k].b_norm2)) {
@@ -108,36 +109,32 @@ BlockSolveResult BlockBiCGstab(const BlockOp& A, std::vector<typename BlockOp::F
     block_detail::ApplyToSystems(
         A, need_v, [&](std::size_t k) -> Field& { return sys[k].f.v; },
         [&](std::size_t k) -> const Field& { return sys[k].f.p; }, out);
+    for (std::size_t k : need_v) detail::BicgstabQueueFirstHalf<B>(sys[k].f, sys[k].s, out.systems[k]);
+    // One batched t = A s (queued before the first half's host tests, as in detail::BicgstabAdvance), then
+    // the tests, detail::BicgstabSecondHalf and the new direction each.
+    block_detail::ApplyToSystems(
+        A, need_v, [&](std::size_t k) -> Field& { return sys[k].f.t; },
+        [&](std::size_t k) -> const Field& { return sys[k].f.r; }, out);
     for (std::size_t k : need_v) {
       System& s = sys[k];
-      switch (detail::BicgstabFirstHalf<B>(x[k], s.f, s.s, s.stop_rr, s.b_norm2, params.record_history,
-                                           out.systems[k])) {
-        case detail::BicgstabOutcome::kIterated: s.phase = Phase::kNeedT; break;
-        case detail::BicgstabOutcome::kConvergedOnHalfStep: s.phase = Phase::kVerify; break;
-        case detail::BicgstabOutcome::kFailed: s.phase = Phase::kConclude; break;
-      }
-    }
-    // Second half: one batched t = A s, then detail::BicgstabSecondHalf and the new direction each.
-    const std::vector<std::size_t> need_t = systems_in(Phase::kNeedT);
-    if (need_t.empty() && need_v.empty() && systems_in(Phase::kVerify).empty() &&
-        systems_in(Phase::kConclude).empty() && systems_in(Phase::kNeedV).empty()) {
-      break;
-    }
-    block_detail::ApplyToSystems(
-        A, need_t, [&](std::size_t k) -> Field& { return sys[k].f.t; },
-        [&](std::size_t k) -> const Field& { return sys[k].f.r; }, out);
-    for (std::size_t k : need_t) {
-      System& s = sys[k];
       SolveResult& rec = out.systems[k];
-      std::complex<double> rho_new;
-      if (detail::BicgstabSecondHalf<B>(x[k], s.f, s.s, rho_new, s.b_norm2, params.record_history, rec) ==
+      switch (detail::BicgstabCheckFirstHalf<B>(x[k], s.f, s.s, s.stop_rr, s.b_norm2, params.record_history, rec)) {
+        case detail::BicgstabOutcome::kIterated: break;
+        case detail::BicgstabOutcome::kConvergedOnHalfStep: s.phase = Phase::kVerify; continue;
+        case detail::BicgstabOutcome::kFailed: s.phase = Phase::kConclude; continue;
+      }
+      if (detail::BicgstabSecondHalf<B>(x[k], s.f, s.s, s.b_norm2, params.record_history, rec) ==
           detail::BicgstabOutcome::kFailed) {
         s.phase = Phase::kConclude;
       } else if (s.s.rr <= s.stop_rr) {
         s.phase = Phase::kVerify;
       } else {
-        s.phase = detail::BicgstabNewDirection<BlockOp>(s.f, s.s, rho_new, rec) ? Phase::kNeedV : Phase::kConclude;
+        s.phase = detail::BicgstabNewDirection<B>(s.f, s.s, rec) ? Phase::kNeedV : Phase::kConclude;
       }
+    }
+    if (need_v.empty() && systems_in(Phase::kVerify).empty() && systems_in(Phase::kConclude).empty() &&
+        systems_in(Phase::kNeedV).empty()) {
+      break;
     }
   }
   for (const SolveResult& rec : out.systems) out.flops += rec.flops;

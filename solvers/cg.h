@@ -5,8 +5,9 @@
 //     r = b - A x                                  ResidualNorm2 (A.Apply, Xpay, Norm2)
 //     p = r                                        Copy
 //     loop:
-//       q = A p;  alpha = (r, r) / (p, q)          A.Apply, ReDot        [(p, q) <= 0: kNonPositiveCurvature]
-//       x = x + alpha p;  r = r - alpha q          CgUpdate (returns (r, r))
+//       q = A p;  alpha = (r, r) / (p, q)          A.Apply, DeferredReDot [(p, q) <= 0: kNonPositiveCurvature]
+//       r = r - alpha q                            DeferredAxpyNorm (returns (r, r))
+//       x = x + alpha p                            Axpy
 //       stop if |r| <= tol |b|
 //       beta = (r_new, r_new) / (r, r)
 //       p = r + beta p                             Xpay
@@ -44,29 +45,35 @@ enum class StepOutcome { kContinue, kConverged, kFailed };
 // The two parts of a CG iteration after q = A p (the caller applies A and counts it), written once for the
 // single solver (CgIterate), the block solver (block_cg.h) and reliable-update CG (reliable_update.h, which
 // replaces the residual between them):
-//   CgAdvance:       alpha = rr / (p, q) [(p, q) <= 0: kNonPositiveCurvature], x += alpha p, r -= alpha q;
-//                    rr_new = |r|^2; counts the iteration. kContinue, or kFailed with the status set.
+//   CgAdvance:       alpha = rr / (p, q); r -= alpha q and rr_new = |r|^2 are queued before the host tests
+//                    (p, q) [<= 0: kNonPositiveCurvature; r is then scratch]; x += alpha p is queued before
+//                    the host reads rr_new; counts the iteration. kContinue, or kFailed with the status set.
 //   CgNewDirection:  p = r + (rr_new / rr) p.
+// (p, q) and alpha are the backend's deferred scalars (README.md): on the GPU the device computes alpha
+// itself and never waits for the host; x changes only after its alpha passed the test.
 template <typename B, typename Field>
 StepOutcome CgAdvance(Field& x, Field& r, const Field& p, const Field& q, double rr, double& rr_new, double b_norm2,
                       bool record_history, SolveResult& result) {
   namespace vf = vector_flops;
   const double reals = B::Reals(r);
-  const double pAp = B::ReDot(p, q);
-  result.flops += vf::kReDot * reals;
-  if (!Finite(pAp)) {
-    Stop(result, SolveStatus::kNotFinite, "p^dag A p = " + Num(pAp));
+  const typename B::RealScalar pAp = B::DeferredReDot(p, q);
+  const typename B::RealScalar alpha = typename B::RealScalar(rr) / pAp;
+  const typename B::RealScalar rr_queued = B::DeferredAxpyNorm(-alpha, q, r);  // r = r - alpha q
+  result.flops += (vf::kReDot + vf::kAxpyNorm) * reals;
+  const double pAp_host = B::HostValue(pAp);
+  if (!Finite(pAp_host)) {
+    Stop(result, SolveStatus::kNotFinite, "p^dag A p = " + Num(pAp_host));
     return StepOutcome::kFailed;
   }
-  if (pAp <= 0) {
+  if (pAp_host <= 0) {
     Stop(result, SolveStatus::kNonPositiveCurvature,
-         "p^dag A p = " + Num(pAp) + " <= 0 at iteration " + std::to_string(result.iterations) +
+         "p^dag A p = " + Num(pAp_host) + " <= 0 at iteration " + std::to_string(result.iterations) +
              ": the operator is not positive definite");
     return StepOutcome::kFailed;
   }
-  const double alpha = rr / pAp;
-  rr_new = B::CgUpdate(alpha, p, q, x, r);
-  result.flops += vf::kCgUpdate * reals;
+  B::Axpy(alpha, p, x);  // x = x + alpha p
+  result.flops += vf::kAxpy * reals;
+  rr_new = B::HostValue(rr_queued);
   RecordIteration(result, rr_new, b_norm2, record_history);
   if (!Finite(rr_new)) {
     Stop(result, SolveStatus::kNotFinite, "|r|^2 = " + Num(rr_new) + " at iteration " +

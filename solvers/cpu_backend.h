@@ -111,6 +111,11 @@ GaugeField<GaugeReal<P>> GaugeIn(const GaugeField<double>& u) {
 struct CpuBackend {
   template <typename P>
   using Field = typename cpu_detail::FieldOf<P>::type;
+  // Deferred scalars (README.md): on the CPU every scalar is on the host already.
+  using RealScalar = double;
+  using ComplexScalar = Complex<double>;
+  static double HostValue(double x) { return x; }
+  static Complex<double> HostValue(Complex<double> z) { return z; }
 
   static const char* Name() { return "cpu-reference"; }
 
@@ -210,6 +215,20 @@ struct CpuBackend {
     return out;
   }
 
+  // The deferred forms (README.md): the same values, at once.
+  template <typename F>
+  static double DeferredNorm2(const F& x) {
+    return Norm2(x);
+  }
+  template <typename F>
+  static double DeferredReDot(const F& x, const F& y) {
+    return ReDot(x, y);
+  }
+  template <typename F>
+  static DotAndNorm DeferredDotNorm(const F& x, const F& y) {
+    return DotNorm(x, y);
+  }
+
   // ---- updates (element-wise; y may alias x) ----
   // y += a x
   template <typename F>
@@ -221,6 +240,10 @@ struct CpuBackend {
   static double AxpyNorm(double a, const F& x, F& y) {
     AxpyImpl(a, x, y, "AxpyNorm");
     return Norm2(y);
+  }
+  template <typename F>
+  static double DeferredAxpyNorm(double a, const F& x, F& y) {
+    return AxpyNorm(a, x, y);
   }
   // y = x + a y
   template <typename F>
@@ -243,6 +266,10 @@ struct CpuBackend {
   static double CaxpyNorm(Complex<double> a, const F& x, F& y) {
     Caxpy(a, x, y);
     return Norm2(y);
+  }
+  template <typename F>
+  static double DeferredCaxpyNorm(Complex<double> a, const F& x, F& y) {
+    return CaxpyNorm(a, x, y);
   }
   // CG: x += alpha p; r -= alpha q; returns |r|^2.
   template <typename F>
@@ -289,6 +316,26 @@ struct CpuBackend {
     }
     const DotAndNorm d = DotNorm(r, r0);  // (r, r0) and |r|^2; (r0, r) = conj((r, r0))
     return NormAndDot{d.norm2, std::conj(d.dot)};
+  }
+  // BicgstabUpdate in two steps with the same arithmetic (README.md): t = s - omega t, returning |t|^2 and
+  // (r0, t); then x += alpha p + omega s.
+  template <typename F>
+  static NormAndDot BicgstabResidual(Complex<double> omega, F& t, const F& s, const F& r0) {
+    cpu_detail::RequireSameShape(t, s, "BicgstabResidual");
+    cpu_detail::RequireSameShape(t, r0, "BicgstabResidual");
+    using S = cpu_detail::Site<F>;
+    const auto wt = cpu_detail::Scalar<F>(omega);
+    for (int i = 0; i < t.sites(); ++i) S::Store(t, i, S::Load(s, i) - wt * S::Load(t, i));
+    const DotAndNorm d = DotNorm(t, r0);
+    return NormAndDot{d.norm2, std::conj(d.dot)};
+  }
+  template <typename F>
+  static void BicgstabSolution(Complex<double> alpha, const F& p, Complex<double> omega, const F& s, F& x) {
+    cpu_detail::RequireSameShape(p, s, "BicgstabSolution");
+    cpu_detail::RequireSameShape(p, x, "BicgstabSolution");
+    using S = cpu_detail::Site<F>;
+    const auto at = cpu_detail::Scalar<F>(alpha), wt = cpu_detail::Scalar<F>(omega);
+    for (int i = 0; i < p.sites(); ++i) S::Store(x, i, S::Load(x, i) + at * S::Load(p, i) + wt * S::Load(s, i));
   }
 
  private:

@@ -38,6 +38,11 @@ namespace lqcd::solvers {
 struct CpuStaggeredBackend {
   template <typename P>
   using Field = ColourVectorField<P>;
+  // Deferred scalars (README.md): host values here.
+  using RealScalar = double;
+  using ComplexScalar = Complex<double>;
+  static double HostValue(double x) { return x; }
+  static Complex<double> HostValue(Complex<double> z) { return z; }
 
   static const char* Name() { return "cpu-reference-staggered"; }
 
@@ -139,6 +144,19 @@ struct CpuStaggeredBackend {
   static double CaxpyNorm(Complex<double> a, const ColourVectorField<T>& x, ColourVectorField<T>& y) {
     Caxpy(a, x, y);
     return Norm2(y);
+  }
+  // The deferred forms CG uses (README.md): the same values, at once.
+  template <typename T>
+  static double DeferredNorm2(const ColourVectorField<T>& x) {
+    return Norm2(x);
+  }
+  template <typename T>
+  static double DeferredReDot(const ColourVectorField<T>& x, const ColourVectorField<T>& y) {
+    return ReDot(x, y);
+  }
+  template <typename T>
+  static double DeferredAxpyNorm(double a, const ColourVectorField<T>& x, ColourVectorField<T>& y) {
+    return AxpyNorm(a, x, y);
   }
   // x += alpha p; r -= alpha q; returns |r|^2.
   template <typename T>

@@ -186,7 +186,7 @@ SolveResult ReliableBiCGstab(const HighOp& A, const LowOp& A_low, typename HighO
     return result;
   }
   B::Convert(f.r, r);  // r^ = r, x^ = 0
-  detail::BicgstabScalars s;
+  detail::BicgstabScalars<B> s;
   detail::BicgstabStart<B>(f, s);
   double max_r = std::sqrt(rr);
   bool done = false;
@@ -197,9 +197,8 @@ SolveResult ReliableBiCGstab(const HighOp& A, const LowOp& A_low, typename HighO
       break;
     }
     const long long apps_before = result.operator_applications;
-    std::complex<double> rho_new;
     const detail::BicgstabOutcome o =
-        detail::BicgstabAdvance(A_low, x_low, f, s, rho_new, stop_rr, b_norm2, params.record_history, result);
+        detail::BicgstabAdvance(A_low, x_low, f, s, stop_rr, b_norm2, params.record_history, result);
     result.low_precision_applications += result.operator_applications - apps_before;
     if (o == detail::BicgstabOutcome::kFailed) break;
     const double r_norm = std::sqrt(s.rr);
@@ -214,12 +213,13 @@ SolveResult ReliableBiCGstab(const HighOp& A, const LowOp& A_low, typename HighO
         detail::BicgstabStart<B>(f, s);  // the iteration's second half never happened: restart from r^
         continue;
       }
-      rho_new = B::Dot(f.r0, f.r);  // rho of the replaced residual
+      s.rho_new_host = B::Dot(f.r0, f.r);  // rho of the replaced residual
+      s.rho_new = s.rho_new_host;
       result.flops += vector_flops::kDot * B::Reals(x);
     } else {
       max_r = std::max(max_r, r_norm);  // (a half-step exit always claims convergence: not here)
     }
-    if (!detail::BicgstabNewDirection<LowOp>(f, s, rho_new, result)) break;
+    if (!detail::BicgstabNewDirection<B>(f, s, result)) break;
   }
   updater.Finish(x_low, done);
   result.seconds = clock.Seconds();

@@ -18,6 +18,8 @@ inline constexpr double kCaxpyNorm = 6;
 inline constexpr double kCgUpdate = 6;           // x += a p; r -= a q; |r|^2
 inline constexpr double kBicgstabDirection = 8;  // p = r + beta (p - omega v)
 inline constexpr double kBicgstabUpdate = 18;    // x += alpha p + omega s; r = s - omega t; |r|^2; (r0, r)
+inline constexpr double kBicgstabResidual = 10;  // t = s - omega t; |t|^2; (r0, t)
+inline constexpr double kBicgstabSolution = 8;   // x += alpha p + omega s
 inline constexpr double kCopy = 0;
 inline constexpr double kConvert = 0;
 
