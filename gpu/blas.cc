@@ -125,6 +125,7 @@ OperationInfo InfoOf(Operation op) {
     case Operation::kBicgstabUpdate: return {"BicgstabUpdate", 18, 5, 2};
     case Operation::kBicgstabResidual: return {"BicgstabResidual", 10, 3, 1};
     case Operation::kBicgstabSolution: return {"BicgstabSolution", 8, 3, 1};
+    case Operation::kSumPartials: return {"SumPartials", 0, 0, 0};
   }
   throw std::invalid_argument("blas::InfoOf: unknown operation");
 }
@@ -326,6 +327,18 @@ void BicgstabSolution(const DeviceComplex& alpha, const DeviceSpinorField& p, co
   l.field[2] = RefOf(x);
   const auto scalars = SetScalars(l, alpha, &omega);
   LaunchBlas(l);
+}
+
+DeferredDotAndNorm SumDotNormPartials(const double* partials, int groups) {
+  if (partials == nullptr || groups < 1) throw std::invalid_argument("blas::SumDotNormPartials: no partial sums");
+  BlasLaunch l;
+  l.op = Operation::kSumPartials;
+  l.precision = Precision::kDouble;
+  l.sites = groups;
+  l.parities = 1;
+  l.partials = partials;
+  const std::shared_ptr<ScalarSlot> slot = Reduce(l, 3);
+  return {DeviceComplex::InSlot(slot, 0), DeviceReal::InSlot(slot, 2)};
 }
 
 void CopyParity(const SpinorView& to, const ConstSpinorView& from) {

@@ -352,6 +352,18 @@ struct BicgstabSolutionOp {
   }
 };
 
+// The sum of partial sums, 3 doubles per index (Re, Im of a dot product and a norm): a fused Dslash reduction's
+// per-warp partials (wilson_dslash.h), added here in the fixed order of every reduction.
+struct SumPartialsOp {
+  static constexpr int kReduce = 3;
+  using Real = double;
+  const double* partials;
+  __device__ void operator()(int, int i, double* acc, const Coefficients<double>&) const {
+#pragma unroll
+    for (int k = 0; k < 3; ++k) acc[k] += partials[3 * i + k];
+  }
+};
+
 // y = x rounded to y's precision (through y's compute type: a double input for a half output is first
 // rounded to float, as the CPU backend does).
 template <Precision Out, Precision In>
@@ -499,6 +511,7 @@ const char* NameOf(Operation op) {
     case Operation::kBicgstabUpdate: return "BicgstabUpdate";
     case Operation::kBicgstabResidual: return "BicgstabResidual";
     case Operation::kBicgstabSolution: return "BicgstabSolution";
+    case Operation::kSumPartials: return "SumPartials";
   }
   return "?";
 }
@@ -563,6 +576,7 @@ void LaunchFor(const BlasLaunch& l) {
       }
       return;
     }
+    case Operation::kSumPartials:  // LaunchBlas
     case Operation::kZero:
     case Operation::kCopy: break;  // memset / memcpy on the host side
   }
@@ -572,6 +586,7 @@ void LaunchFor(const BlasLaunch& l) {
 }  // namespace
 
 void LaunchBlas(const BlasLaunch& launch) {
+  if (launch.op == Operation::kSumPartials) return Run(SumPartialsOp{launch.partials}, launch);
   switch (launch.precision) {
     case Precision::kDouble: return LaunchFor<Precision::kDouble>(launch);
     case Precision::kSingle: return LaunchFor<Precision::kSingle>(launch);

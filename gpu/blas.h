@@ -141,6 +141,11 @@ DeferredNormAndDot BicgstabResidual(const DeviceComplex& omega, DeviceSpinorFiel
 void BicgstabSolution(const DeviceComplex& alpha, const DeviceSpinorField& p, const DeviceComplex& omega,
                       const DeviceSpinorField& s, DeviceSpinorField& x);
 
+// The sum of `groups` partial sums of 3 doubles (Re, Im of a dot product, a norm), e.g. those of a Dslash with the
+// fused dot products (wilson_dslash.h, ApplyWilsonDslashXpayDotNorm), as a deferred dot and norm: the same
+// fixed-order reduction (and, with a reduction communicator, the same sum over ranks) as every reduction here.
+DeferredDotAndNorm SumDotNormPartials(const double* partials, int groups);
+
 // Global reductions (see the file comment). null = one rank (the default).
 void SetReductionCommunicator(comm::Communicator* communicator);
 comm::Communicator* ReductionCommunicator();

@@ -31,6 +31,8 @@ struct BlasLaunch {
   double a[2] = {0, 0};
   double b[2] = {0, 0};
   const double* scalars = nullptr;
+  // kSumPartials: `sites` groups of 3 doubles at `partials` (no fields; parities 1, precision double).
+  const double* partials = nullptr;
   // Reductions: where the last block writes the result (a ScalarSlot's device copy and the device address of
   // its pinned host copy). Null for element-wise operations.
   double* result_device = nullptr;

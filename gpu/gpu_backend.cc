@@ -133,6 +133,21 @@ void GpuWilsonSchur<P>::Run(Field& out, const Field& in, Dagger dagger) const {
 }
 
 template <typename P>
+blas::DeferredDotAndNorm GpuWilsonSchur<P>::ApplyDotNorm(Field& out, const Field& in, const Field& w) const {
+  if (&out == &in) throw std::invalid_argument(Name() + ": out and in must be different fields");
+  if (&out == &w) throw std::invalid_argument(Name() + "::ApplyDotNorm: w must differ from out");
+  RequireParity(in, "ApplyDotNorm");
+  RequireParity(out, "ApplyDotNorm");
+  RequireParity(w, "ApplyDotNorm");
+  if (partitioned_ != nullptr || !fused_dot_products_) {
+    op_.Apply(out.device().View(), in.device().View(), Dagger::kNo);
+    return blas::DotNormDeferred(out.device(), w.device());
+  }
+  const double* partials = op_.ApplyDotNorm(out.device().View(), in.device().View(), w.device().View());
+  return blas::SumDotNormPartials(partials, op_.DotNormGroups());
+}
+
+template <typename P>
 void GpuWilsonSchur<P>::PrepareSource(Field& b_p, const Field& b_full) const {
   RequireFull(b_full, "PrepareSource");
   RequireParity(b_p, "PrepareSource");

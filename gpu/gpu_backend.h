@@ -350,6 +350,13 @@ class GpuWilsonSchur {
 
   void Apply(Field& out, const Field& in) const { Run(out, in, Dagger::kNo); }
   void ApplyDagger(Field& out, const Field& in) const { Run(out, in, Dagger::kYes); }
+  // out = M_pp in, and (out, w), |out|^2 of the stored out as deferred scalars (solvers/README.md, the
+  // optional ApplyDotNorm): on one GPU the dot products are fused into the second Dslash (per-warp partial
+  // sums, then one fixed-order reduction), saving the two field reads of a separate DotNorm; on a partitioned
+  // Dslash (or after set_fused_dot_products(false)) Apply then blas::DotNormDeferred, which sums in another
+  // order (different roundings, same bound). w must differ from out.
+  blas::DeferredDotAndNorm ApplyDotNorm(Field& out, const Field& in, const Field& w) const;
+  void set_fused_dot_products(bool fused) { fused_dot_products_ = fused; }
   Field NewField() const { return Field(gauge_->lattice(), SubsetOf(parity_), gauge_->layout().pad); }
   double FlopsPerApply() const {
     return (2 * kDslashFlopsPerSite + kXpayFlopsPerSite) * gauge_->lattice().half_volume();
@@ -375,6 +382,7 @@ class GpuWilsonSchur {
   WilsonParams params_;
   Parity parity_;
   DeviceSchurOperator op_;
+  bool fused_dot_products_ = true;
 };
 
 }  // namespace lqcd::gpu

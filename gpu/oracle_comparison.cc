@@ -467,7 +467,10 @@ SiteErrors DslashEpilogueErrors(const Lattice& lat, const EpilogueBoundInputs& i
     Parts out{0, 0};
     switch (in.epilogue) {
       case DslashEpilogue::kNone: out = d; break;
-      case DslashEpilogue::kXpay: out = Combination(uc, in.a, in.b, x_size, x, d_size, d); break;
+      case DslashEpilogue::kXpay:
+      case DslashEpilogue::kXpayDotNorm:  // the same output (the dot products come on top)
+        out = Combination(uc, in.a, in.b, x_size, x, d_size, d);
+        break;
       case DslashEpilogue::kClover: {
         const CloverSiteBlocks& blocks = (*in.clover)[site];
         out.device = DeviceCloverError(p, blocks, d_size, d.device);

@@ -2,6 +2,7 @@
 #include "gpu/schur_operator.h"
 
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -39,6 +40,26 @@ void DeviceSchurOperator::Apply(const SpinorView& out, const ConstSpinorView& in
   DeviceSpinorField& t = Temporary(other_parity_, SubsetOf(Opposite(parity_)), in);
   ApplyWilsonDslashOn(partitioned_, gauge_, t.View(), in, dagger, boundary_);
   ApplyWilsonDslashXpayOn(partitioned_, gauge_, out, t.View(), dagger, in, 1.0, -kappa_ * kappa_, boundary_);
+}
+
+const double* DeviceSchurOperator::ApplyDotNorm(const SpinorView& out, const ConstSpinorView& in,
+                                                const ConstSpinorView& w) const {
+  if (partitioned_ != nullptr) {
+    throw std::logic_error("DeviceSchurOperator::ApplyDotNorm: no fused reduction on a partitioned Dslash");
+  }
+  const int p = static_cast<int>(parity_);
+  if (in.parity != p || out.parity != p) {
+    throw std::invalid_argument(std::string("DeviceSchurOperator::ApplyDotNorm: operator on the ") +
+                                ToString(parity_) + " sites, but in/out are on parities " + std::to_string(in.parity) +
+                                "/" + std::to_string(out.parity));
+  }
+  const std::size_t bytes = sizeof(double) * 3 * static_cast<std::size_t>(DotNormGroups());
+  if (!partials_ || partials_->bytes() < bytes) partials_ = std::make_unique<DeviceBuffer>(bytes);
+  double* partials = static_cast<double*>(partials_->data());
+  DeviceSpinorField& t = Temporary(other_parity_, SubsetOf(Opposite(parity_)), in);
+  ApplyWilsonDslash(t.View(), gauge_, in, Dagger::kNo, boundary_);
+  ApplyWilsonDslashXpayDotNorm(out, gauge_, t.View(), in, 1.0, -kappa_ * kappa_, w, partials, boundary_);
+  return partials;
 }
 
 void DeviceSchurOperator::ApplyNormal(const SpinorView& out, const ConstSpinorView& in) const {

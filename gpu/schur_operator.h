@@ -22,10 +22,12 @@
 
 #include <memory>
 
+#include "gpu/device_buffer.h"
 #include "gpu/device_gauge_field.h"
 #include "gpu/device_spinor_field.h"
 #include "gpu/partitioned_dslash.h"
 #include "gpu/wilson_dslash.h"
+#include "gpu/wilson_dslash_launch.h"
 #include "reference/fermion_boundary.h"
 #include "reference/lattice.h"
 
@@ -45,6 +47,12 @@ class DeviceSchurOperator {
   void Apply(const SpinorView& out, const ConstSpinorView& in, Dagger dagger) const;
   // out_p = M_pp^dag M_pp in_p.
   void ApplyNormal(const SpinorView& out, const ConstSpinorView& in) const;
+  // out_p = M_pp in_p with, fused into the second Dslash (wilson_dslash.h, ApplyWilsonDslashXpayDotNorm), the
+  // partial sums of (out, w) and |out|^2 of the stored out per group of 32 sites, in memory the operator owns:
+  // returns it (3 doubles per group, DotNormGroups() groups), valid until the next call. in, out and w on
+  // parity p, w not out. One GPU only: std::logic_error when partitioned().
+  const double* ApplyDotNorm(const SpinorView& out, const ConstSpinorView& in, const ConstSpinorView& w) const;
+  int DotNormGroups() const { return (gauge_.lattice().half_volume() + kDotNormGroup - 1) / kDotNormGroup; }
 
   KernelCost Cost(Precision precision) const;  // of one Apply
 
@@ -65,6 +73,7 @@ class DeviceSchurOperator {
   FermionBoundary boundary_;
   mutable std::unique_ptr<DeviceSpinorField> other_parity_;  // t = D_{p',p} in
   mutable std::unique_ptr<DeviceSpinorField> same_parity_;   // M in, for the normal operator
+  mutable std::unique_ptr<DeviceBuffer> partials_;           // ApplyDotNorm's partial sums
 };
 
 }  // namespace lqcd::gpu

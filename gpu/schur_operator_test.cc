@@ -6,10 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include <complex>
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "gpu/blas.h"
 #include "gpu/device.h"
 #include "gpu/oracle_comparison.h"
 #include "reference/spinor_field.h"
@@ -143,6 +145,61 @@ TEST_F(SchurOperatorTest, NormalOperatorMatchesTheOracle) {
   }
 }
 
+// ApplyDotNorm: out is bit for bit Apply's (the same kernel arithmetic and store), and the fused (out, w),
+// |out|^2 are those of the stored out: the host sums the same products of the downloaded values (in the UKQCD
+// basis Download returns exactly what the device stores and decodes) in another order, so with n = 24 terms per
+// site per sum and S the sum of the terms' magnitudes each side is within (n V/2 + 1) u_d S of the exact sum
+// and the two within twice that. w = a second field and w = in (BiCGstab's (t, s)); 432 sites per parity, so
+// the last group of 32 sites is partial.
+TEST_F(SchurOperatorTest, FusedDotProductsAreThoseOfTheStoredOutput) {
+  const Lattice lattice(6, 6, 6, 4);
+  constexpr double kUd = 0x1p-53;
+  for (bool gauge_fixed : {false, true}) {
+    const GaugeField<double> u = testing::RandomLinks(lattice, 507, gauge_fixed);
+    SpinorField<double> in(lattice, Subset::kEven), w(lattice, Subset::kEven);
+    FillGaussian(in, 508);
+    FillGaussian(w, 509);
+    for (Precision precision : {Precision::kDouble, Precision::kSingle, Precision::kHalf}) {
+      for (Reconstruct reconstruct : {Reconstruct::k18, Reconstruct::k12, Reconstruct::k8}) {
+        SCOPED_TRACE(std::string(ToString(precision)) + "/" + ToString(reconstruct) + (gauge_fixed ? "/gf" : ""));
+        const DeviceGaugeField gauge(u, {precision, reconstruct, gauge_fixed, 0});
+        const DeviceSchurOperator m(gauge, kKappa, Parity::kEven);
+        DeviceSpinorField in_d(lattice, Subset::kEven, precision), w_d(lattice, Subset::kEven, precision);
+        DeviceSpinorField plain(lattice, Subset::kEven, precision), fused(lattice, Subset::kEven, precision);
+        in_d.Upload(in);
+        w_d.Upload(w);
+        m.Apply(plain.View(), in_d.View(), Dagger::kNo);
+        const SpinorField<double> o = plain.Download(GammaBasis::kUkqcd);
+        for (const DeviceSpinorField* second : {&w_d, &in_d}) {
+          fused.FillBytes(0xff);
+          const blas::DeferredDotAndNorm d =
+              blas::SumDotNormPartials(m.ApplyDotNorm(fused.View(), in_d.View(), second->View()), m.DotNormGroups());
+          const SpinorField<double> f = fused.Download(GammaBasis::kUkqcd), v = second->Download(GammaBasis::kUkqcd);
+          int differing = 0;
+          std::complex<double> dot = 0;
+          double norm2 = 0, dot_terms = 0;
+          for (int i = 0; i < o.sites(); ++i) {
+            differing += o[i] == f[i] ? 0 : 1;
+            for (int k = 0; k < 12; ++k) {
+              dot += std::conj(o[i](k)) * v[i](k);
+              norm2 += std::norm(o[i](k));
+              dot_terms += (std::abs(o[i](k).real()) + std::abs(o[i](k).imag())) *
+                           (std::abs(v[i](k).real()) + std::abs(v[i](k).imag()));
+            }
+          }
+          EXPECT_EQ(differing, 0);
+          const double n = 24.0 * o.sites();
+          const double dot_bound = 2 * (n + 1) * kUd * dot_terms, norm_bound = 2 * (n + 1) * kUd * norm2;
+          const std::complex<double> fused_dot = d.dot.Host();
+          EXPECT_LE(std::abs(fused_dot.real() - dot.real()), dot_bound);
+          EXPECT_LE(std::abs(fused_dot.imag() - dot.imag()), dot_bound);
+          EXPECT_LE(std::abs(d.norm2.Host() - norm2), norm_bound);
+        }
+      }
+    }
+  }
+}
+
 TEST_F(SchurOperatorTest, InPlaceEqualsOutOfPlace) {
   const GaugeField<double> u = testing::RandomLinks(lattice_, 505, true);
   SpinorField<double> in(lattice_, Subset::kOdd);
@@ -170,6 +227,9 @@ TEST_F(SchurOperatorTest, MisuseIsRefused) {
   const DeviceSchurOperator m(gauge, kKappa, Parity::kEven);
   DeviceSpinorField odd(lattice_, Subset::kOdd, Precision::kSingle), odd2(lattice_, Subset::kOdd, Precision::kSingle);
   EXPECT_THROW(m.Apply(odd.View(), odd2.View(), Dagger::kNo), std::invalid_argument);
+  DeviceSpinorField even(lattice_, Subset::kEven, Precision::kSingle), even2(lattice_, Subset::kEven, Precision::kSingle);
+  EXPECT_THROW(m.ApplyDotNorm(even.View(), even2.View(), even.View()), std::invalid_argument);  // w is out
+  EXPECT_THROW(m.ApplyDotNorm(even.View(), even2.View(), odd.View()), std::invalid_argument);   // w on parity odd
   const KernelCost cost = m.Cost(Precision::kSingle);
   EXPECT_DOUBLE_EQ(cost.flops, (2 * 1320 + 48) * lattice_.half_volume());
 }

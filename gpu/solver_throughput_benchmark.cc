@@ -30,15 +30,15 @@
 //             written once, 24 reals per site, + a 4-byte norm per site in half):
 //               CG:       ReDot(p, q) 2 reads, AxpyNorm (r -= alpha q) 2 + 1, Axpy (x += alpha p) 2 + 1,
 //                         Xpay 2 + 1                                                              = 11 fields
-//               BiCGstab: DotNorm(v, r0) 2 reads, CaxpyNorm 2 + 1, DotNorm(t, s) 2 reads,
-//                         BicgstabResidual 3 + 1, BicgstabSolution 3 + 1, BicgstabDirection 3 + 1 = 19 fields
+//               BiCGstab: (v, r0), |v|^2 fused into v = M_ee p (r0 read once), CaxpyNorm 2 + 1, (t, s), |t|^2
+//                         fused into t = M_ee s (nothing more), BicgstabResidual 3 + 1, BicgstabSolution 3 + 1,
+//                         BicgstabDirection 3 + 1                                                 = 16 fields
 //             (solvers/cg.h and bicgstab.h: x is updated in its own kernel after the host has tested the
-//             scalars, so no kernel waits for the host; one BiCGstab field more than the fused update).
+//             scalars, so no kernel waits for the host).
 //   min       the same with each dot product that follows an operator application fused into the operator's
-//             kernels, which hold its input and output in registers: CG's (p, q) = |M_ee p|^2, taken while
-//             M_ee p is written, reads nothing extra (9 fields); BiCGstab's (r0, v), |v|^2 with v = M_ee p reads
-//             only r0, and (t, s), |t|^2 with t = M_ee s nothing (16 fields). Operator bytes are the same in both
-//             models: the difference is the traffic such fusion would save.
+//             kernels: CG's (p, q) = |M_ee p|^2, taken while M_ee p is written, would read nothing extra (9
+//             fields; not fused yet); BiCGstab's are fused already (min = model). Operator bytes are the same in
+//             both models: the difference is the traffic such fusion would save.
 //   us/it = solve seconds / iterations; GB/s = model bytes per iteration / us/it; % copy = that GB/s over the
 //   copy-kernel bandwidth measured at the start of this run (gpu/copy_bandwidth.h).
 //
@@ -104,12 +104,12 @@ IterationBytes CgBytes(double operator_bytes, Precision precision, double sites)
 IterationBytes BicgstabBytes(double operator_bytes, Precision precision, double sites) {
   auto bytes = [&](blas::Operation op) { return blas::Cost(op, precision, sites).bytes; };
   using blas::Operation;
-  const double vectors = 2 * bytes(Operation::kDotNorm) + bytes(Operation::kCaxpyNorm) +
-                         bytes(Operation::kBicgstabResidual) + bytes(Operation::kBicgstabSolution) +
-                         bytes(Operation::kBicgstabDirection);
+  // The dot products are fused into M_ee (GpuWilsonSchur::ApplyDotNorm): (v, r0), |v|^2 read r0 once more, (t, s)
+  // and |t|^2 re-read s at the site the xpay has just read (a cache hit, not counted).
   const double one_field = bytes(Operation::kNorm2);  // one field read once
-  // Fused: (r0, v), |v|^2 while v = M p is written (reads r0 only); (t, s), |t|^2 while t = M s is written.
-  return {2 * operator_bytes + vectors, 2 * operator_bytes + vectors - 2 * bytes(Operation::kDotNorm) + one_field};
+  const double vectors = one_field + bytes(Operation::kCaxpyNorm) + bytes(Operation::kBicgstabResidual) +
+                         bytes(Operation::kBicgstabSolution) + bytes(Operation::kBicgstabDirection);
+  return {2 * operator_bytes + vectors, 2 * operator_bytes + vectors};
 }
 
 // A solver's measurement: the median record and what follows from it.

@@ -356,6 +356,41 @@ struct SpinorAccessor {
       for (int w = 0; w < kWords; ++w) data[w * stride + cb] = WordMaker<Word>::Make(r + w * kRealsPerWord);
     }
   }
+
+  // Store, and return the values as a later Load of this site returns them (half: each level times the stored
+  // norm / 32767, as LoadReals decodes; single and double store exactly).
+  __device__ __forceinline__ ColorSpinor<Real> StoreReturningStored(int cb, const ColorSpinor<Real>& psi) const {
+    if constexpr (Storage::kHasNorm) {
+      Real r[24];
+#pragma unroll
+      for (int s = 0; s < 4; ++s) {
+#pragma unroll
+        for (int c = 0; c < 3; ++c) {
+          r[2 * (3 * s + c)] = psi.v[s][c].re;
+          r[2 * (3 * s + c) + 1] = psi.v[s][c].im;
+        }
+      }
+      short q[24];
+      const float stored_norm = QuantizeHalfSite(r, q);
+      norm[cb] = stored_norm;
+#pragma unroll
+      for (int w = 0; w < kWords; ++w) data[w * stride + cb] = make_short4(q[4 * w], q[4 * w + 1], q[4 * w + 2], q[4 * w + 3]);
+      const Real scale = stored_norm * (1.0f / kHalfScale);
+      ColorSpinor<Real> stored;
+#pragma unroll
+      for (int s = 0; s < 4; ++s) {
+#pragma unroll
+        for (int c = 0; c < 3; ++c) {
+          stored.v[s][c] = {__fmul_rn(LevelToFloat(q[2 * (3 * s + c)]), scale),
+                            __fmul_rn(LevelToFloat(q[2 * (3 * s + c) + 1]), scale)};
+        }
+      }
+      return stored;
+    } else {
+      Store(cb, psi);
+      return psi;
+    }
+  }
 };
 
 // The accessor of a view. One accessor type serves inputs and outputs; kernels never write through an

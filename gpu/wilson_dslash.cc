@@ -148,6 +148,21 @@ void ApplyWilsonDslash(const SpinorView& out, const DeviceGaugeField& gauge, con
   Launch("ApplyWilsonDslash", out, gauge, in, dagger, DslashEpilogue::kNone, nullptr, 0, 0, nullptr, boundary);
 }
 
+void ApplyWilsonDslashXpayDotNorm(const SpinorView& out, const DeviceGaugeField& gauge, const ConstSpinorView& in,
+                                  const ConstSpinorView& x, double a, double b, const ConstSpinorView& w,
+                                  double* partials, const FermionBoundary& boundary) {
+  const char* where = "ApplyWilsonDslashXpayDotNorm";
+  WilsonDslashLaunch l =
+      CheckedLaunch(where, out, gauge, in, Dagger::kNo, DslashEpilogue::kXpayDotNorm, &x, a, b, nullptr, boundary);
+  CheckSpinor(where, "w", w, l.gauge);
+  if (w.parity != out.parity) Reject(where, "w must be on the parity of out");
+  if (w.data == out.data) Reject(where, "w and out are the same memory");
+  if (partials == nullptr) Reject(where, "no memory for the partial sums");
+  l.w = w;
+  l.partials = partials;
+  LaunchWilsonDslash(l);
+}
+
 void ApplyWilsonDslashXpay(const SpinorView& out, const DeviceGaugeField& gauge, const ConstSpinorView& in,
                            Dagger dagger, const ConstSpinorView& x, double a, double b,
                            const FermionBoundary& boundary) {

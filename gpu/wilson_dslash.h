@@ -76,6 +76,15 @@ void ApplyWilsonDslashXpay(const SpinorView& out, const DeviceGaugeField& gauge,
                            Dagger dagger, const ConstSpinorView& x, double a, double b,
                            const FermionBoundary& boundary = FermionBoundary::AntiperiodicTime());
 
+// ApplyWilsonDslashXpay (D, not D^dag) that also writes, per group of kDotNormGroup = 32 consecutive output
+// sites, Re (out, w), Im (out, w) and |out|^2 of the STORED out into partials[3 g .. 3 g + 2] (double
+// accumulation, fixed order: each group is one warp summed in a fixed shuffle tree), ceil(sites / 32) groups;
+// blas::SumDotNormPartials adds them up. w: a field on out's parity, not out itself. One GPU only (a
+// partitioned Dslash has no such epilogue).
+void ApplyWilsonDslashXpayDotNorm(const SpinorView& out, const DeviceGaugeField& gauge, const ConstSpinorView& in,
+                                  const ConstSpinorView& x, double a, double b, const ConstSpinorView& w,
+                                  double* partials, const FermionBoundary& boundary = FermionBoundary::AntiperiodicTime());
+
 // The clover epilogue of ApplyCloverDslash: kind kClover (x, a, b unused), kCloverXpay or kXpayClover
 // (D only). The clover view must be on out's parity, in the fields' precision and lattice.
 struct CloverEpilogue {

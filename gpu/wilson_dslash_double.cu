@@ -5,7 +5,8 @@
 namespace lqcd::gpu {
 
 void LaunchWilsonDslashDouble(const WilsonDslashLaunch& launch) {
-  LaunchDslashFor<Precision::kDouble, true, DslashEpilogue::kNone, DslashEpilogue::kXpay>(launch);
+  LaunchDslashFor<Precision::kDouble, true, DslashEpilogue::kNone, DslashEpilogue::kXpay,
+                  DslashEpilogue::kXpayDotNorm>(launch);
 }
 
 }  // namespace lqcd::gpu

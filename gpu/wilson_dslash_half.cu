@@ -5,7 +5,8 @@
 namespace lqcd::gpu {
 
 void LaunchWilsonDslashHalf(const WilsonDslashLaunch& launch) {
-  LaunchDslashFor<Precision::kHalf, true, DslashEpilogue::kNone, DslashEpilogue::kXpay>(launch);
+  LaunchDslashFor<Precision::kHalf, true, DslashEpilogue::kNone, DslashEpilogue::kXpay,
+                  DslashEpilogue::kXpayDotNorm>(launch);
 }
 
 }  // namespace lqcd::gpu

@@ -79,6 +79,15 @@ struct DslashCloverTerm<P, true> {
   CloverAccessor<P> clover;
 };
 
+// The second field and the partial sums of the kXpayDotNorm epilogue, else nothing.
+template <Precision P, bool kWithDotNorm>
+struct DslashDotNorm {};
+template <Precision P>
+struct DslashDotNorm<P, true> {
+  SpinorAccessor<P> w;
+  double* partials;  // 3 per group of kDotNormGroup sites: Re (out, w), Im (out, w), |out|^2
+};
+
 // The ghost zones of a partitioned launch (halo.cuh), else nothing.
 template <Precision P, Reconstruct R, bool kPartitioned>
 struct DslashHalo {};
@@ -96,6 +105,7 @@ template <Precision P, Reconstruct R, bool kGaugeFixedFlag, bool kDaggerFlag, Ds
           DslashArithmetic kArithmetic = ProductionArithmetic(P), bool kPartitionedFlag = false>
 struct WilsonDslashArg : DslashDivisors<UsesFastIndexing(kArithmetic, R)>,
                          DslashCloverTerm<P, UsesClover(kEpilogueKind)>,
+                         DslashDotNorm<P, kEpilogueKind == DslashEpilogue::kXpayDotNorm>,
                          DslashHalo<P, R, kPartitionedFlag> {
   static_assert(kArithmetic == DslashArithmetic::kValues || P == Precision::kHalf, "levels exist in half only");
   using Real = typename SpinorStorage<P>::Real;
@@ -412,7 +422,7 @@ template <class Arg>
 __device__ __forceinline__ void ApplyEpilogue(const Arg& arg, int cb, ColorSpinor<typename Arg::Real>& d) {
   using Real = typename Arg::Real;
   using X = decltype(arg.x);
-  if constexpr (Arg::kEpilogue == DslashEpilogue::kXpay) {
+  if constexpr (Arg::kEpilogue == DslashEpilogue::kXpay || Arg::kEpilogue == DslashEpilogue::kXpayDotNorm) {
     // a x = (a * raw scale) * raw x: the scale of a half x joins a (exactly a when the scale is 1).
     const ColorSpinor<Real> x = X::RawToReal(arg.x.LoadRaw(cb));
     const Real a = X::kScaled ? arg.a * arg.x.RawScale(cb) : arg.a;
@@ -426,12 +436,31 @@ __device__ __forceinline__ void ApplyEpilogue(const Arg& arg, int cb, ColorSpino
   }
 }
 
+// (out, w) = sum conj(out) w and |out|^2 of one site, added to acc[0..2] in double in a fixed order with explicit
+// fused multiply-adds (as gpu/blas.cu accumulates).
+template <typename Real>
+__device__ __forceinline__ void AddSiteDotNorm(double* acc, const ColorSpinor<Real>& o, const ColorSpinor<Real>& w) {
+#pragma unroll
+  for (int s = 0; s < 4; ++s) {
+#pragma unroll
+    for (int c = 0; c < 3; ++c) {
+      const double orr = o.v[s][c].re, oi = o.v[s][c].im, wr = w.v[s][c].re, wi = w.v[s][c].im;
+      acc[0] = fma(orr, wr, acc[0]);
+      acc[0] = fma(oi, wi, acc[0]);
+      acc[1] = fma(orr, wi, acc[1]);
+      acc[1] = fma(-oi, wr, acc[1]);
+      acc[2] = fma(orr, orr, acc[2]);
+      acc[2] = fma(oi, oi, acc[2]);
+    }
+  }
+}
+
 // The site functor: computes and stores the output spinor of the site of thread `thread`: checkerboard
 // index cb = thread, or for a partitioned exterior launch the thread-th exterior site (an interior launch
-// skips the exterior sites).
+// skips the exterior sites). kXpayDotNorm adds the site's (out, w) and |out|^2 of the stored out to acc.
 template <class Arg>
 struct WilsonDslashSite {
-  __device__ __forceinline__ void operator()(const Arg& arg, int thread) const {
+  __device__ __forceinline__ void operator()(const Arg& arg, int thread, double* acc = nullptr) const {
     using Real = typename Arg::Real;
     int cb = thread;
     if constexpr (Arg::kPartitioned) {
@@ -452,7 +481,11 @@ struct WilsonDslashSite {
     SpatialHops<2>(arg, site, cb, out);
     TemporalHops(arg, site, cb, out);
     ApplyEpilogue(arg, cb, out);
-    arg.out.Store(cb, out);
+    if constexpr (Arg::kEpilogue == DslashEpilogue::kXpayDotNorm) {
+      AddSiteDotNorm(acc, arg.out.StoreReturningStored(cb, out), arg.w.Load(cb));
+    } else {
+      arg.out.Store(cb, out);
+    }
   }
 };
 
@@ -461,6 +494,28 @@ __global__ void WilsonDslashKernel(const Arg arg) {
   const int thread = blockIdx.x * blockDim.x + threadIdx.x;
   if (thread >= arg.sites) return;
   WilsonDslashSite<Arg>{}(arg, thread);
+}
+
+// kXpayDotNorm: every thread of a warp takes part (a thread past the last site adds nothing); the warp's 32
+// sites are summed in a fixed shuffle tree and lane 0 writes the group's partials. Block sizes are multiples
+// of 32 (tune.h), so a warp is always the group of sites 32 g .. 32 g + 31: the partials do not depend on the
+// block size, and gpu/blas.cu sums them in a fixed order.
+template <class Arg>
+__global__ void WilsonDslashDotNormKernel(const Arg arg) {
+  static_assert(Arg::kEpilogue == DslashEpilogue::kXpayDotNorm && !Arg::kPartitioned, "unpartitioned xpay-dotnorm");
+  const int thread = blockIdx.x * blockDim.x + threadIdx.x;
+  double acc[3] = {0, 0, 0};
+  if (thread < arg.sites) WilsonDslashSite<Arg>{}(arg, thread, acc);
+#pragma unroll
+  for (int offset = kDotNormGroup / 2; offset > 0; offset /= 2) {
+#pragma unroll
+    for (int k = 0; k < 3; ++k) acc[k] += __shfl_down_sync(0xffffffffu, acc[k], offset);
+  }
+  const int group = thread / kDotNormGroup;
+  if (thread % kDotNormGroup == 0 && group * kDotNormGroup < arg.sites) {
+#pragma unroll
+    for (int k = 0; k < 3; ++k) arg.partials[3 * group + k] = acc[k];
+  }
 }
 
 }  // namespace lqcd::gpu

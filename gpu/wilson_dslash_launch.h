@@ -18,13 +18,19 @@ enum class DslashEpilogue {
   kClover,      // out = C D in                  (even-odd clover: T^{-1} D in)
   kCloverXpay,  // out = a C x + b D in          (clover M = T - D/2; the Schur complement T - D T^{-1} D / 4)
   kXpayClover,  // out = a x + b C D in          (the unit-diagonal form 1 - T^{-1} D T^{-1} D / 4)
+  kXpayDotNorm,  // out = a x + b D in, and per 32 consecutive output sites (out, w) and |out|^2 of the stored
+                 // out into `partials` (the dot products BiCGstab needs after an M_pp application)
 };
 constexpr bool UsesClover(DslashEpilogue e) {
   return e == DslashEpilogue::kClover || e == DslashEpilogue::kCloverXpay || e == DslashEpilogue::kXpayClover;
 }
 constexpr bool UsesX(DslashEpilogue e) {
-  return e == DslashEpilogue::kXpay || e == DslashEpilogue::kCloverXpay || e == DslashEpilogue::kXpayClover;
+  return e == DslashEpilogue::kXpay || e == DslashEpilogue::kCloverXpay || e == DslashEpilogue::kXpayClover ||
+         e == DslashEpilogue::kXpayDotNorm;
 }
+// Sites per partial sum of kXpayDotNorm: one warp, summed in a fixed shuffle tree, so the partials and their
+// order depend only on the site numbering, not on the tuned block size (a multiple of 32).
+inline constexpr int kDotNormGroup = 32;
 inline const char* ToString(DslashEpilogue e) {
   switch (e) {
     case DslashEpilogue::kNone: return "none";
@@ -32,6 +38,7 @@ inline const char* ToString(DslashEpilogue e) {
     case DslashEpilogue::kClover: return "clover";
     case DslashEpilogue::kCloverXpay: return "clover-xpay";
     case DslashEpilogue::kXpayClover: return "xpay-clover";
+    case DslashEpilogue::kXpayDotNorm: return "xpay-dotnorm";
   }
   return "unknown";
 }
@@ -62,6 +69,8 @@ struct WilsonDslashLaunch {
   ConstSpinorView x;  // epilogues with x only
   GaugeView gauge;
   CloverView clover;  // clover epilogues only
+  ConstSpinorView w;  // kXpayDotNorm only: the second field of the dot product
+  double* partials = nullptr;  // kXpayDotNorm only: 3 doubles (Re, Im (out, w), |out|^2) per group of sites
   bool dagger = false;
   DslashEpilogue epilogue = DslashEpilogue::kNone;
   double a = 0, b = 0;

@@ -67,6 +67,16 @@ inline std::string DslashTuneKey(const WilsonDslashLaunch& l, DslashArithmetic a
   return key;
 }
 
+// The kernel of a variant: the plain one, or the one that sums kXpayDotNorm's partials per warp.
+template <class Arg>
+auto DslashKernelOf() {
+  if constexpr (Arg::kEpilogue == DslashEpilogue::kXpayDotNorm) {
+    return &WilsonDslashDotNormKernel<Arg>;
+  } else {
+    return &WilsonDslashKernel<Arg>;
+  }
+}
+
 template <Precision P, Reconstruct R, bool kGaugeFixed, bool kDagger, DslashEpilogue E,
           DslashArithmetic A = ProductionArithmetic(P), bool kPartitioned = false>
 void LaunchWilsonDslashVariant(const WilsonDslashLaunch& l) {
@@ -77,6 +87,10 @@ void LaunchWilsonDslashVariant(const WilsonDslashLaunch& l) {
   arg.in = SpinorAccessorOf<P>(l.in);
   arg.x = UsesX(E) ? SpinorAccessorOf<P>(l.x) : SpinorAccessor<P>{};
   if constexpr (UsesClover(E)) arg.clover = CloverAccessorOf<P>(l.clover);
+  if constexpr (E == DslashEpilogue::kXpayDotNorm) {
+    arg.w = SpinorAccessorOf<P>(l.w);
+    arg.partials = l.partials;
+  }
   arg.gauge.data = static_cast<typename GaugeAccessor<P, R>::Word*>(l.gauge.data);
   arg.gauge.stride = l.gauge.stride;
   for (int mu = 0; mu < 4; ++mu) {
@@ -93,13 +107,14 @@ void LaunchWilsonDslashVariant(const WilsonDslashLaunch& l) {
   arg.a = static_cast<Real>(l.a);
   arg.b = static_cast<Real>(l.b);
 
+  const auto kernel = DslashKernelOf<Arg>();
   cudaFuncAttributes attributes;
-  LQCD_CUDA_CHECK(cudaFuncGetAttributes(&attributes, WilsonDslashKernel<Arg>));
+  LQCD_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
   const std::string key = DslashTuneKey(l, A);
   if (arg.sites == 0) return;  // an empty region
   auto launch = [&](int block) {
     const int grid = (arg.sites + block - 1) / block;
-    WilsonDslashKernel<Arg><<<grid, block>>>(arg);
+    kernel<<<grid, block>>>(arg);
     const std::string what = "launch of " + key + " with " + std::to_string(block) + " threads per block";
     CheckCuda(cudaGetLastError(), what.c_str(), __FILE__, __LINE__);
   };
@@ -133,6 +148,8 @@ void LaunchDslashFor(const WilsonDslashLaunch& l) {
             constexpr bool kPartitioned = std::decay_t<decltype(partitioned)>::value;
             if constexpr (kEpilogue == DslashEpilogue::kXpayClover && kDagger) {
               throw std::logic_error("Dslash: the xpay-clover epilogue is compiled for D only, not D^dag");
+            } else if constexpr (kEpilogue == DslashEpilogue::kXpayDotNorm && (kDagger || kPartitioned)) {
+              throw std::logic_error("Dslash: the xpay-dotnorm epilogue is compiled for D on one GPU only");
             } else if constexpr (kPartitioned && !kWithHalo) {
               throw std::logic_error("Dslash: partitioned variant not compiled");
             } else {

@@ -5,7 +5,8 @@
 namespace lqcd::gpu {
 
 void LaunchWilsonDslashSingle(const WilsonDslashLaunch& launch) {
-  LaunchDslashFor<Precision::kSingle, true, DslashEpilogue::kNone, DslashEpilogue::kXpay>(launch);
+  LaunchDslashFor<Precision::kSingle, true, DslashEpilogue::kNone, DslashEpilogue::kXpay,
+                  DslashEpilogue::kXpayDotNorm>(launch);
 }
 
 }  // namespace lqcd::gpu

@@ -5,10 +5,10 @@
 // backend call that does each line:
 //     r = b - A x;  r0 = r (shadow residual, fixed);  p = r;  rho = (r0, r)     ResidualNorm2, Copy, Dot
 //     loop:
-//       v = A p;  alpha = rho / (r0, v)                          A.Apply, DeferredDotNorm [(r0, v) ~ 0: breakdown]
+//       v = A p;  alpha = rho / (r0, v)                          ApplyDotNorm   [(r0, v) ~ 0: breakdown]
 //       s = r - alpha v                                          DeferredCaxpyNorm (s overwrites r)
 //       (if |s| <= tol |b|: x = x + alpha p, stop)               Caxpy
-//       t = A s;  omega = (t, s) / (t, t)                        A.Apply, DeferredDotNorm [omega ~ 0: breakdown]
+//       t = A s;  omega = (t, s) / (t, t)                        ApplyDotNorm   [omega ~ 0: breakdown]
 //       r = s - omega t;  rho' = (r0, r)                         BicgstabResidual
 //       x = x + alpha p + omega s                                BicgstabSolution
 //       stop if |r| <= tol |b|                                                    [rho' ~ 0: breakdown]
@@ -32,6 +32,7 @@
 #include <cmath>
 #include <complex>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "solvers/cg.h"
@@ -76,6 +77,27 @@ struct BicgstabScalars {
 
 enum class BicgstabOutcome { kIterated, kConvergedOnHalfStep, kFailed };
 
+// Whether the operator has the optional ApplyDotNorm(out, in, w) (README.md).
+template <typename Op, typename = void>
+struct HasApplyDotNorm : std::false_type {};
+template <typename Op>
+struct HasApplyDotNorm<Op, std::void_t<decltype(std::declval<const Op&>().ApplyDotNorm(
+                               std::declval<typename Op::Field&>(), std::declval<const typename Op::Field&>(),
+                               std::declval<const typename Op::Field&>()))>> : std::true_type {};
+
+// out = A in, then (out, w) and |out|^2 as deferred scalars (.dot, .norm2): the operator's ApplyDotNorm when
+// it has one (it may fuse the reduction into the application), else Apply and B::DeferredDotNorm. The caller
+// counts the application and the DotNorm's flops.
+template <typename Op>
+auto ApplyDotNorm(const Op& A, typename Op::Field& out, const typename Op::Field& in, const typename Op::Field& w) {
+  if constexpr (HasApplyDotNorm<Op>::value) {
+    return A.ApplyDotNorm(out, in, w);
+  } else {
+    A.Apply(out, in);
+    return Op::Backend::DeferredDotNorm(out, w);
+  }
+}
+
 // (Re)starts the recurrence from the current r: r0 = p = r, rho = |r|^2.
 template <typename B, typename Field>
 void BicgstabStart(BicgstabFields<Field>& f, BicgstabScalars<B>& s) {
@@ -92,19 +114,20 @@ void BicgstabStart(BicgstabFields<Field>& f, BicgstabScalars<B>& s) {
 // queued, so the device is never idle waiting for the host: a test guards only what cannot be undone (x),
 // and a failed test leaves r, t, p or v as scratch that the caller recomputes from x.
 //
-// First half, after v = A p, queued without a host read: alpha = rho / (r0, v), s = r - alpha v (r holds
-// s), |s|^2. The caller then queues t = A s and calls BicgstabCheckFirstHalf.
-template <typename B, typename Field>
-void BicgstabQueueFirstHalf(BicgstabFields<Field>& f, BicgstabScalars<B>& s, SolveResult& result) {
+// First half, after v = A p with vr0 = (v, r0) and |v|^2 (ApplyDotNorm), queued without a host read:
+// alpha = rho / (r0, v), s = r - alpha v (r holds s), |s|^2. The caller then queues t = A s and calls
+// BicgstabCheckFirstHalf.
+template <typename B, typename Field, typename DotNorm>
+void BicgstabQueueFirstHalf(BicgstabFields<Field>& f, BicgstabScalars<B>& s, const DotNorm& vr0,
+                            SolveResult& result) {
   namespace vf = vector_flops;
   using std::conj;
   const double reals = B::Reals(f.r);
-  const auto vr0 = B::DeferredDotNorm(f.v, f.r0);  // (v, r0) and |v|^2 in one pass
   s.r0v = conj(vr0.dot);
   s.v_norm2 = vr0.norm2;
   s.alpha = s.rho / s.r0v;
   s.ss = B::DeferredCaxpyNorm(-s.alpha, f.v, f.r);  // r now holds s
-  result.flops += (vf::kDotNorm + vf::kCaxpyNorm) * reals;
+  result.flops += vf::kCaxpyNorm * reals;
 }
 
 // The tests of the first half: (r0, v) ~ 0 is a breakdown; kConvergedOnHalfStep (x += alpha p, iteration
@@ -138,20 +161,20 @@ BicgstabOutcome BicgstabCheckFirstHalf(Field& x, BicgstabFields<Field>& f, Bicgs
   return BicgstabOutcome::kIterated;
 }
 
-// Second half, after t = A s: omega = (t, s) / (t, t); the new residual t = s - omega t with |r|^2 and
-// rho_new = (r0, r) is queued before the host tests omega [~0: breakdown]; then x += alpha p + omega s, r and
-// t swap, and the host reads |r|^2 while the device updates x. Counts the iteration. The search direction
-// is advanced separately (BicgstabNewDirection) so that a reliable update can replace r in between.
-template <typename B, typename Field>
-BicgstabOutcome BicgstabSecondHalf(Field& x, BicgstabFields<Field>& f, BicgstabScalars<B>& s, double b_norm2,
-                                   bool record_history, SolveResult& result) {
+// Second half, after t = A s with ts = (t, s) and |t|^2 (ApplyDotNorm): omega = (t, s) / (t, t); the new
+// residual t = s - omega t with |r|^2 and rho_new = (r0, r) is queued before the host tests omega [~0:
+// breakdown]; then x += alpha p + omega s, r and t swap, and the host reads |r|^2 while the device updates x.
+// Counts the iteration. The search direction is advanced separately (BicgstabNewDirection) so that a
+// reliable update can replace r in between.
+template <typename B, typename Field, typename DotNorm>
+BicgstabOutcome BicgstabSecondHalf(Field& x, BicgstabFields<Field>& f, BicgstabScalars<B>& s, const DotNorm& ts,
+                                   double b_norm2, bool record_history, SolveResult& result) {
   namespace vf = vector_flops;
   const double reals = B::Reals(x);
   const double ss = s.rr;
-  const auto ts = B::DeferredDotNorm(f.t, f.r);  // (t, s), |t|^2
   s.omega = ts.dot / ts.norm2;
   const auto update = B::BicgstabResidual(s.omega, f.t, f.r, f.r0);  // t = s - omega t: the new residual
-  result.flops += (vf::kDotNorm + vf::kBicgstabResidual) * reals;
+  result.flops += vf::kBicgstabResidual * reals;
   const std::complex<double> t_s = B::HostValue(ts.dot);
   const double t_norm2 = B::HostValue(ts.norm2);
   if (!Finite(t_norm2) || !Finite(std::abs(t_s))) {
@@ -187,14 +210,13 @@ BicgstabOutcome BicgstabAdvance(const Op& A, typename Op::Field& x, BicgstabFiel
                                 BicgstabScalars<typename Op::Backend>& s, double stop_rr, double b_norm2,
                                 bool record_history, SolveResult& result) {
   using B = typename Op::Backend;
-  A.Apply(f.v, f.p);
-  BicgstabQueueFirstHalf<B>(f, s, result);
-  A.Apply(f.t, f.r);
+  BicgstabQueueFirstHalf<B>(f, s, ApplyDotNorm(A, f.v, f.p, f.r0), result);  // v = A p; (v, r0), |v|^2
+  const auto ts = ApplyDotNorm(A, f.t, f.r, f.r);                              // t = A s; (t, s), |t|^2
   result.operator_applications += 2;
-  result.flops += 2 * A.FlopsPerApply();
+  result.flops += 2 * A.FlopsPerApply() + 2 * vector_flops::kDotNorm * B::Reals(x);
   const BicgstabOutcome first = BicgstabCheckFirstHalf<B>(x, f, s, stop_rr, b_norm2, record_history, result);
   if (first != BicgstabOutcome::kIterated) return first;
-  return BicgstabSecondHalf<B>(x, f, s, b_norm2, record_history, result);
+  return BicgstabSecondHalf<B>(x, f, s, ts, b_norm2, record_history, result);
 }
 
 // beta = (rho_new / rho) (alpha / omega); p = r + beta (p - omega v); rho = rho_new.

@@ -109,7 +109,11 @@ BlockSolveResult BlockBiCGstab(const BlockOp& A, std::vector<typename BlockOp::F
     block_detail::ApplyToSystems(
         A, need_v, [&](std::size_t k) -> Field& { return sys[k].f.v; },
         [&](std::size_t k) -> const Field& { return sys[k].f.p; }, out);
-    for (std::size_t k : need_v) detail::BicgstabQueueFirstHalf<B>(sys[k].f, sys[k].s, out.systems[k]);
+    for (std::size_t k : need_v) {
+      System& s = sys[k];
+      detail::BicgstabQueueFirstHalf<B>(s.f, s.s, B::DeferredDotNorm(s.f.v, s.f.r0), out.systems[k]);
+      out.systems[k].flops += vector_flops::kDotNorm * B::Reals(s.f.v);
+    }
     // One batched t = A s (queued before the first half's host tests, as in detail::BicgstabAdvance), then
     // the tests, detail::BicgstabSecondHalf and the new direction each.
     block_detail::ApplyToSystems(
@@ -118,12 +122,14 @@ BlockSolveResult BlockBiCGstab(const BlockOp& A, std::vector<typename BlockOp::F
     for (std::size_t k : need_v) {
       System& s = sys[k];
       SolveResult& rec = out.systems[k];
+      const auto ts = B::DeferredDotNorm(s.f.t, s.f.r);  // (t, s), |t|^2, as detail::BicgstabAdvance
+      rec.flops += vector_flops::kDotNorm * B::Reals(s.f.t);
       switch (detail::BicgstabCheckFirstHalf<B>(x[k], s.f, s.s, s.stop_rr, s.b_norm2, params.record_history, rec)) {
         case detail::BicgstabOutcome::kIterated: break;
         case detail::BicgstabOutcome::kConvergedOnHalfStep: s.phase = Phase::kVerify; continue;
         case detail::BicgstabOutcome::kFailed: s.phase = Phase::kConclude; continue;
       }
-      if (detail::BicgstabSecondHalf<B>(x[k], s.f, s.s, s.b_norm2, params.record_history, rec) ==
+      if (detail::BicgstabSecondHalf<B>(x[k], s.f, s.s, ts, s.b_norm2, params.record_history, rec) ==
           detail::BicgstabOutcome::kFailed) {
         s.phase = Phase::kConclude;
       } else if (s.s.rr <= s.stop_rr) {
