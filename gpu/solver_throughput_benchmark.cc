@@ -28,17 +28,15 @@
 //   operator  2 x Cost().bytes of M_ee: CG applies M_ee and M_ee^dag (same bytes), BiCGstab M_ee twice.
 //   vectors   the fused vector kernels each iteration launches, blas::Cost(op).bytes (every field read once and
 //             written once, 24 reals per site, + a 4-byte norm per site in half):
-//               CG:       ReDot(p, q) 2 reads, AxpyNorm (r -= alpha q) 2 + 1, Axpy (x += alpha p) 2 + 1,
-//                         Xpay 2 + 1                                                              = 11 fields
+//               CG:       (p, q) = |M_ee p|^2 fused into M_ee p (nothing more), AxpyNorm (r -= alpha q)
+//                         2 + 1, Axpy (x += alpha p) 2 + 1, Xpay 2 + 1                             =  9 fields
 //               BiCGstab: (v, r0), |v|^2 fused into v = M_ee p (r0 read once), CaxpyNorm 2 + 1, (t, s), |t|^2
 //                         fused into t = M_ee s (nothing more), BicgstabResidual 3 + 1, BicgstabSolution 3 + 1,
 //                         BicgstabDirection 3 + 1                                                 = 16 fields
 //             (solvers/cg.h and bicgstab.h: x is updated in its own kernel after the host has tested the
 //             scalars, so no kernel waits for the host).
-//   min       the same with each dot product that follows an operator application fused into the operator's
-//             kernels: CG's (p, q) = |M_ee p|^2, taken while M_ee p is written, would read nothing extra (9
-//             fields; not fused yet); BiCGstab's are fused already (min = model). Operator bytes are the same in
-//             both models: the difference is the traffic such fusion would save.
+//   min       the model with every dot product that follows an operator application fused into the
+//             operator's kernels; both solvers do that now, so min = model.
 //   us/it = solve seconds / iterations; GB/s = model bytes per iteration / us/it; % copy = that GB/s over the
 //   copy-kernel bandwidth measured at the start of this run (gpu/copy_bandwidth.h).
 //
@@ -95,10 +93,9 @@ struct IterationBytes {
 IterationBytes CgBytes(double operator_bytes, Precision precision, double sites) {
   auto bytes = [&](blas::Operation op) { return blas::Cost(op, precision, sites).bytes; };
   using blas::Operation;
-  const double vectors = bytes(Operation::kReDot) + bytes(Operation::kAxpyNorm) + bytes(Operation::kAxpy) +
-                         bytes(Operation::kXpay);
-  // Fused: (p, q) = (p, M^dag M p) = |M p|^2, taken while M p is written.
-  return {2 * operator_bytes + vectors, 2 * operator_bytes + vectors - bytes(Operation::kReDot)};
+  // (p, q) = (p, M^dag M p) = |M p|^2 is fused into M p (NormalOperator::ApplyCurvature): no field pass.
+  const double vectors = bytes(Operation::kAxpyNorm) + bytes(Operation::kAxpy) + bytes(Operation::kXpay);
+  return {2 * operator_bytes + vectors, 2 * operator_bytes + vectors};
 }
 
 IterationBytes BicgstabBytes(double operator_bytes, Precision precision, double sites) {

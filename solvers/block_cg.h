@@ -192,8 +192,9 @@ BlockSolveResult BlockCg(const BlockOp& A, std::vector<typename BlockOp::Field>&
         [&](std::size_t k) -> const typename BlockOp::Field& { return sys[k].p; }, out);
     for (std::size_t k : iterate) {
       System& s = sys[k];
-      switch (detail::CgStep<B>(x[k], s.r, s.p, s.q, s.rr, s.stop_rr, s.b_norm2, params.record_history,
-                                out.systems[k])) {
+      out.systems[k].flops += vector_flops::kReDot * B::Reals(s.p);
+      switch (detail::CgStep<B>(x[k], s.r, s.p, s.q, B::DeferredReDot(s.p, s.q), s.rr, s.stop_rr, s.b_norm2,
+                                params.record_history, out.systems[k])) {
         case detail::StepOutcome::kContinue: break;
         case detail::StepOutcome::kConverged: s.phase = Phase::kVerify; break;
         case detail::StepOutcome::kFailed: s.phase = Phase::kConclude; break;

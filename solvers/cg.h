@@ -5,7 +5,7 @@
 //     r = b - A x                                  ResidualNorm2 (A.Apply, Xpay, Norm2)
 //     p = r                                        Copy
 //     loop:
-//       q = A p;  alpha = (r, r) / (p, q)          A.Apply, DeferredReDot [(p, q) <= 0: kNonPositiveCurvature]
+//       q = A p;  alpha = (r, r) / (p, q)          ApplyCurvature         [(p, q) <= 0: kNonPositiveCurvature]
 //       r = r - alpha q                            DeferredAxpyNorm (returns (r, r))
 //       x = x + alpha p                            Axpy
 //       stop if |r| <= tol |b|
@@ -23,6 +23,8 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "solvers/solve_result.h"
 #include "solvers/solver_common.h"
@@ -42,9 +44,30 @@ inline void RecordIteration(SolveResult& result, double r_norm2, double b_norm2,
 
 enum class StepOutcome { kContinue, kConverged, kFailed };
 
-// The two parts of a CG iteration after q = A p (the caller applies A and counts it), written once for the
-// single solver (CgIterate), the block solver (block_cg.h) and reliable-update CG (reliable_update.h, which
-// replaces the residual between them):
+// Whether the operator has the optional ApplyCurvature(out, in) (README.md).
+template <typename Op, typename = void>
+struct HasApplyCurvature : std::false_type {};
+template <typename Op>
+struct HasApplyCurvature<Op, std::void_t<decltype(std::declval<const Op&>().ApplyCurvature(
+                                 std::declval<typename Op::Field&>(), std::declval<const typename Op::Field&>()))>>
+    : std::true_type {};
+
+// q = A p and CG's curvature (p, A p) as a deferred scalar: the operator's ApplyCurvature when it has one (it
+// may fuse the reduction into the application), else Apply and B::DeferredReDot. The caller counts the
+// application and the ReDot's flops.
+template <typename Op>
+typename Op::Backend::RealScalar ApplyCurvature(const Op& A, typename Op::Field& q, const typename Op::Field& p) {
+  if constexpr (HasApplyCurvature<Op>::value) {
+    return A.ApplyCurvature(q, p);
+  } else {
+    A.Apply(q, p);
+    return Op::Backend::DeferredReDot(p, q);
+  }
+}
+
+// The two parts of a CG iteration after q = A p and pAp = (p, q) (the caller applies A, e.g. with
+// ApplyCurvature, and counts it), written once for the single solver (CgIterate), the block solver
+// (block_cg.h) and reliable-update CG (reliable_update.h, which replaces the residual between them):
 //   CgAdvance:       alpha = rr / (p, q); r -= alpha q and rr_new = |r|^2 are queued before the host tests
 //                    (p, q) [<= 0: kNonPositiveCurvature; r is then scratch]; x += alpha p is queued before
 //                    the host reads rr_new; counts the iteration. kContinue, or kFailed with the status set.
@@ -52,14 +75,13 @@ enum class StepOutcome { kContinue, kConverged, kFailed };
 // (p, q) and alpha are the backend's deferred scalars (README.md): on the GPU the device computes alpha
 // itself and never waits for the host; x changes only after its alpha passed the test.
 template <typename B, typename Field>
-StepOutcome CgAdvance(Field& x, Field& r, const Field& p, const Field& q, double rr, double& rr_new, double b_norm2,
-                      bool record_history, SolveResult& result) {
+StepOutcome CgAdvance(Field& x, Field& r, const Field& p, const Field& q, const typename B::RealScalar& pAp,
+                      double rr, double& rr_new, double b_norm2, bool record_history, SolveResult& result) {
   namespace vf = vector_flops;
   const double reals = B::Reals(r);
-  const typename B::RealScalar pAp = B::DeferredReDot(p, q);
   const typename B::RealScalar alpha = typename B::RealScalar(rr) / pAp;
   const typename B::RealScalar rr_queued = B::DeferredAxpyNorm(-alpha, q, r);  // r = r - alpha q
-  result.flops += (vf::kReDot + vf::kAxpyNorm) * reals;
+  result.flops += vf::kAxpyNorm * reals;
   const double pAp_host = B::HostValue(pAp);
   if (!Finite(pAp_host)) {
     Stop(result, SolveStatus::kNotFinite, "p^dag A p = " + Num(pAp_host));
@@ -89,13 +111,13 @@ void CgNewDirection(const Field& r, double rr_new, double rr, Field& p, SolveRes
   result.flops += vector_flops::kXpay * B::Reals(r);
 }
 
-// One CG iteration after q = A p: CgAdvance, then kConverged when |r|^2 <= stop_rr, else CgNewDirection.
-// `rr` is |r|^2 on entry and on exit.
+// One CG iteration after q = A p and pAp = (p, q): CgAdvance, then kConverged when |r|^2 <= stop_rr, else
+// CgNewDirection. `rr` is |r|^2 on entry and on exit.
 template <typename B, typename Field>
-StepOutcome CgStep(Field& x, Field& r, Field& p, const Field& q, double& rr, double stop_rr, double b_norm2,
-                   bool record_history, SolveResult& result) {
+StepOutcome CgStep(Field& x, Field& r, Field& p, const Field& q, const typename B::RealScalar& pAp, double& rr,
+                   double stop_rr, double b_norm2, bool record_history, SolveResult& result) {
   double rr_new = 0;
-  if (CgAdvance<B>(x, r, p, q, rr, rr_new, b_norm2, record_history, result) == StepOutcome::kFailed) {
+  if (CgAdvance<B>(x, r, p, q, pAp, rr, rr_new, b_norm2, record_history, result) == StepOutcome::kFailed) {
     return StepOutcome::kFailed;
   }
   if (rr_new <= stop_rr) {
@@ -126,10 +148,10 @@ bool CgIterate(const Op& A, typename Op::Field& x, typename Op::Field& r, typena
   B::Copy(p, r);
   for (;;) {
     if (BudgetSpent(result, max_iterations, rr, b_norm2)) return false;
-    A.Apply(q, p);
+    const typename B::RealScalar pAp = ApplyCurvature(A, q, p);  // q = A p; (p, q)
     result.operator_applications += 1;
-    result.flops += A.FlopsPerApply();
-    const StepOutcome o = CgStep<B>(x, r, p, q, rr, stop_rr, b_norm2, record_history, result);
+    result.flops += A.FlopsPerApply() + vector_flops::kReDot * B::Reals(p);
+    const StepOutcome o = CgStep<B>(x, r, p, q, pAp, rr, stop_rr, b_norm2, record_history, result);
     if (o != StepOutcome::kContinue) return o == StepOutcome::kConverged;
   }
 }

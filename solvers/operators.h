@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
 namespace lqcd::solvers {
 
@@ -23,6 +24,16 @@ class NormalOperator {
   void Apply(Field& out, const Field& in) const {
     m_.Apply(scratch_, in);
     m_.ApplyDagger(out, scratch_);
+  }
+  // out = M^dag M in, returning CG's curvature (in, M^dag M in) = |M in|^2 as a deferred scalar, taken from
+  // M's fused ApplyDotNorm (README.md); exists only when M has one (cg.h's detail::ApplyCurvature falls back
+  // to Apply and DeferredReDot otherwise).
+  template <typename D = Dirac, typename = decltype(std::declval<const D&>().ApplyDotNorm(
+                                    std::declval<Field&>(), std::declval<const Field&>(), std::declval<const Field&>()))>
+  typename Backend::RealScalar ApplyCurvature(Field& out, const Field& in) const {
+    const auto d = m_.ApplyDotNorm(scratch_, in, in);
+    m_.ApplyDagger(out, scratch_);
+    return d.norm2;
   }
   Field NewField() const { return m_.NewField(); }
   double FlopsPerApply() const { return 2 * m_.FlopsPerApply(); }

@@ -262,12 +262,12 @@ SolveResult ReliableCg(const HighOp& A, const LowOp& A_low, typename HighOp::Fie
                    "reached " + std::to_string(params.max_iterations) + " iterations (k + l)");
       break;
     }
-    A_low.Apply(q, p);
+    const typename B::RealScalar pAp = detail::ApplyCurvature(A_low, q, p);  // q = A p; (p, q)
     result.operator_applications += 1;
     result.low_precision_applications += 1;
-    result.flops += A_low.FlopsPerApply();
+    result.flops += A_low.FlopsPerApply() + vf::kReDot * reals;
     double rr_new = 0;
-    if (detail::CgAdvance<B>(x_low, r_low, p, q, rr_low, rr_new, b_norm2, params.record_history, result) ==
+    if (detail::CgAdvance<B>(x_low, r_low, p, q, pAp, rr_low, rr_new, b_norm2, params.record_history, result) ==
         detail::StepOutcome::kFailed) {
       break;
     }
