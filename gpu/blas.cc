@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -52,6 +53,19 @@ BlasLaunch LaunchOf(Operation op, const DeviceSpinorField& first) {
   l.in_precision = first.precision();
   l.sites = first.lattice().half_volume();
   l.parities = first.parities();
+  return l;
+}
+
+// A launch of `op` on `fields`, in the order of its arguments (blas_launch.h), all of the first one's lattice,
+// subset and precision (std::invalid_argument naming the operation otherwise).
+BlasLaunch LaunchOnFields(Operation op, std::initializer_list<const DeviceSpinorField*> fields) {
+  const DeviceSpinorField& first = **fields.begin();
+  BlasLaunch l = LaunchOf(op, first);
+  int k = 0;
+  for (const DeviceSpinorField* f : fields) {
+    RequireSamePrecision(InfoOf(op).name, first, *f);
+    l.field[k++] = RefOf(*f);
+  }
   return l;
 }
 
@@ -176,28 +190,19 @@ bool AllFinite(const DeviceSpinorField& x) {
 }
 
 std::complex<double> Dot(const DeviceSpinorField& x, const DeviceSpinorField& y) {
-  RequireSamePrecision("Dot", x, y);
-  BlasLaunch l = LaunchOf(Operation::kDot, x);
-  l.field[0] = RefOf(x);
-  l.field[1] = RefOf(y);
+  BlasLaunch l = LaunchOnFields(Operation::kDot, {&x, &y});
   return DeviceComplex::InSlot(Reduce(l, 2), 0).Host();
 }
 
 DeviceReal ReDotDeferred(const DeviceSpinorField& x, const DeviceSpinorField& y) {
-  RequireSamePrecision("ReDot", x, y);
-  BlasLaunch l = LaunchOf(Operation::kReDot, x);
-  l.field[0] = RefOf(x);
-  l.field[1] = RefOf(y);
+  BlasLaunch l = LaunchOnFields(Operation::kReDot, {&x, &y});
   return DeviceReal::InSlot(Reduce(l, 1), 0);
 }
 
 double ReDot(const DeviceSpinorField& x, const DeviceSpinorField& y) { return ReDotDeferred(x, y).Host(); }
 
 DeferredDotAndNorm DotNormDeferred(const DeviceSpinorField& x, const DeviceSpinorField& y) {
-  RequireSamePrecision("DotNorm", x, y);
-  BlasLaunch l = LaunchOf(Operation::kDotNorm, x);
-  l.field[0] = RefOf(x);
-  l.field[1] = RefOf(y);
+  BlasLaunch l = LaunchOnFields(Operation::kDotNorm, {&x, &y});
   const std::shared_ptr<ScalarSlot> slot = Reduce(l, 3);
   return {DeviceComplex::InSlot(slot, 0), DeviceReal::InSlot(slot, 2)};
 }
@@ -208,19 +213,13 @@ DotAndNorm DotNorm(const DeviceSpinorField& x, const DeviceSpinorField& y) {
 }
 
 void Axpy(const DeviceReal& a, const DeviceSpinorField& x, DeviceSpinorField& y) {
-  RequireSamePrecision("Axpy", x, y);
-  BlasLaunch l = LaunchOf(Operation::kAxpy, x);
-  l.field[0] = RefOf(x);
-  l.field[1] = RefOf(y);
+  BlasLaunch l = LaunchOnFields(Operation::kAxpy, {&x, &y});
   const auto scalars = SetScalars(l, a);
   LaunchBlas(l);
 }
 
 DeviceReal AxpyNormDeferred(const DeviceReal& a, const DeviceSpinorField& x, DeviceSpinorField& y) {
-  RequireSamePrecision("AxpyNorm", x, y);
-  BlasLaunch l = LaunchOf(Operation::kAxpyNorm, x);
-  l.field[0] = RefOf(x);
-  l.field[1] = RefOf(y);
+  BlasLaunch l = LaunchOnFields(Operation::kAxpyNorm, {&x, &y});
   const auto scalars = SetScalars(l, a);
   return DeviceReal::InSlot(Reduce(l, 1), 0);
 }
@@ -230,28 +229,19 @@ double AxpyNorm(const DeviceReal& a, const DeviceSpinorField& x, DeviceSpinorFie
 }
 
 void Xpay(const DeviceSpinorField& x, const DeviceReal& a, DeviceSpinorField& y) {
-  RequireSamePrecision("Xpay", x, y);
-  BlasLaunch l = LaunchOf(Operation::kXpay, x);
-  l.field[0] = RefOf(x);
-  l.field[1] = RefOf(y);
+  BlasLaunch l = LaunchOnFields(Operation::kXpay, {&x, &y});
   const auto scalars = SetScalars(l, a);
   LaunchBlas(l);
 }
 
 void Caxpy(const DeviceComplex& a, const DeviceSpinorField& x, DeviceSpinorField& y) {
-  RequireSamePrecision("Caxpy", x, y);
-  BlasLaunch l = LaunchOf(Operation::kCaxpy, x);
-  l.field[0] = RefOf(x);
-  l.field[1] = RefOf(y);
+  BlasLaunch l = LaunchOnFields(Operation::kCaxpy, {&x, &y});
   const auto scalars = SetScalars(l, a);
   LaunchBlas(l);
 }
 
 DeviceReal CaxpyNormDeferred(const DeviceComplex& a, const DeviceSpinorField& x, DeviceSpinorField& y) {
-  RequireSamePrecision("CaxpyNorm", x, y);
-  BlasLaunch l = LaunchOf(Operation::kCaxpyNorm, x);
-  l.field[0] = RefOf(x);
-  l.field[1] = RefOf(y);
+  BlasLaunch l = LaunchOnFields(Operation::kCaxpyNorm, {&x, &y});
   const auto scalars = SetScalars(l, a);
   return DeviceReal::InSlot(Reduce(l, 1), 0);
 }
@@ -262,26 +252,14 @@ double CaxpyNorm(const DeviceComplex& a, const DeviceSpinorField& x, DeviceSpino
 
 double CgUpdate(const DeviceReal& alpha, const DeviceSpinorField& p, const DeviceSpinorField& q, DeviceSpinorField& x,
                 DeviceSpinorField& r) {
-  RequireSamePrecision("CgUpdate", p, q);
-  RequireSamePrecision("CgUpdate", p, x);
-  RequireSamePrecision("CgUpdate", p, r);
-  BlasLaunch l = LaunchOf(Operation::kCgUpdate, p);
-  l.field[0] = RefOf(p);
-  l.field[1] = RefOf(q);
-  l.field[2] = RefOf(x);
-  l.field[3] = RefOf(r);
+  BlasLaunch l = LaunchOnFields(Operation::kCgUpdate, {&p, &q, &x, &r});
   const auto scalars = SetScalars(l, alpha);
   return DeviceReal::InSlot(Reduce(l, 1), 0).Host();
 }
 
 void BicgstabDirection(const DeviceSpinorField& r, const DeviceComplex& beta, const DeviceComplex& omega,
                        const DeviceSpinorField& v, DeviceSpinorField& p) {
-  RequireSamePrecision("BicgstabDirection", r, v);
-  RequireSamePrecision("BicgstabDirection", r, p);
-  BlasLaunch l = LaunchOf(Operation::kBicgstabDirection, r);
-  l.field[0] = RefOf(r);
-  l.field[1] = RefOf(v);
-  l.field[2] = RefOf(p);
+  BlasLaunch l = LaunchOnFields(Operation::kBicgstabDirection, {&r, &v, &p});
   const auto scalars = SetScalars(l, beta, &omega);
   LaunchBlas(l);
 }
@@ -289,16 +267,7 @@ void BicgstabDirection(const DeviceSpinorField& r, const DeviceComplex& beta, co
 NormAndDot BicgstabUpdate(const DeviceComplex& alpha, const DeviceSpinorField& p, const DeviceComplex& omega,
                           const DeviceSpinorField& t, DeviceSpinorField& x, DeviceSpinorField& r,
                           const DeviceSpinorField& r0) {
-  RequireSamePrecision("BicgstabUpdate", p, t);
-  RequireSamePrecision("BicgstabUpdate", p, x);
-  RequireSamePrecision("BicgstabUpdate", p, r);
-  RequireSamePrecision("BicgstabUpdate", p, r0);
-  BlasLaunch l = LaunchOf(Operation::kBicgstabUpdate, p);
-  l.field[0] = RefOf(p);
-  l.field[1] = RefOf(t);
-  l.field[2] = RefOf(x);
-  l.field[3] = RefOf(r);
-  l.field[4] = RefOf(r0);
+  BlasLaunch l = LaunchOnFields(Operation::kBicgstabUpdate, {&p, &t, &x, &r, &r0});
   const auto scalars = SetScalars(l, alpha, &omega);
   const std::shared_ptr<ScalarSlot> slot = Reduce(l, 3);
   return {DeviceReal::InSlot(slot, 0).Host(), DeviceComplex::InSlot(slot, 1).Host()};
@@ -306,12 +275,7 @@ NormAndDot BicgstabUpdate(const DeviceComplex& alpha, const DeviceSpinorField& p
 
 DeferredNormAndDot BicgstabResidual(const DeviceComplex& omega, DeviceSpinorField& t, const DeviceSpinorField& s,
                                     const DeviceSpinorField& r0) {
-  RequireSamePrecision("BicgstabResidual", t, s);
-  RequireSamePrecision("BicgstabResidual", t, r0);
-  BlasLaunch l = LaunchOf(Operation::kBicgstabResidual, t);
-  l.field[0] = RefOf(t);
-  l.field[1] = RefOf(s);
-  l.field[2] = RefOf(r0);
+  BlasLaunch l = LaunchOnFields(Operation::kBicgstabResidual, {&t, &s, &r0});
   const auto scalars = SetScalars(l, DeviceComplex(0.0), &omega);
   const std::shared_ptr<ScalarSlot> slot = Reduce(l, 3);
   return {DeviceReal::InSlot(slot, 0), DeviceComplex::InSlot(slot, 1)};
@@ -319,12 +283,7 @@ DeferredNormAndDot BicgstabResidual(const DeviceComplex& omega, DeviceSpinorFiel
 
 void BicgstabSolution(const DeviceComplex& alpha, const DeviceSpinorField& p, const DeviceComplex& omega,
                       const DeviceSpinorField& s, DeviceSpinorField& x) {
-  RequireSamePrecision("BicgstabSolution", p, s);
-  RequireSamePrecision("BicgstabSolution", p, x);
-  BlasLaunch l = LaunchOf(Operation::kBicgstabSolution, p);
-  l.field[0] = RefOf(p);
-  l.field[1] = RefOf(s);
-  l.field[2] = RefOf(x);
+  BlasLaunch l = LaunchOnFields(Operation::kBicgstabSolution, {&p, &s, &x});
   const auto scalars = SetScalars(l, alpha, &omega);
   LaunchBlas(l);
 }

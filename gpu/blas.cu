@@ -274,6 +274,30 @@ struct BicgstabDirectionOp {
   }
 };
 
+// BiCGstab's two site updates, written once for the fused BicgstabUpdate and its halves BicgstabResidual and
+// BicgstabSolution, so that both round alike (k.a = alpha, k.b = omega):
+//   x = x + alpha p + omega s  (x in place)      r = s - omega t  (into `out`, which may be t)
+template <typename Real>
+__device__ __forceinline__ void BicgstabSolutionSite(const Coefficients<Real>& k, const Real* pv, const Real* sv,
+                                                     Real* xv) {
+#pragma unroll
+  for (int c = 0; c < 12; ++c) {
+    const Real pr = pv[2 * c], pi = pv[2 * c + 1], sr = sv[2 * c], si = sv[2 * c + 1];
+    xv[2 * c] = (xv[2 * c] + (k.a_re * pr - k.a_im * pi)) + (k.b_re * sr - k.b_im * si);
+    xv[2 * c + 1] = (xv[2 * c + 1] + (k.a_re * pi + k.a_im * pr)) + (k.b_re * si + k.b_im * sr);
+  }
+}
+template <typename Real>
+__device__ __forceinline__ void BicgstabResidualSite(const Coefficients<Real>& k, const Real* sv, const Real* tv,
+                                                     Real* out) {
+#pragma unroll
+  for (int c = 0; c < 12; ++c) {
+    const Real tr = tv[2 * c], ti = tv[2 * c + 1];
+    out[2 * c] = sv[2 * c] - (k.b_re * tr - k.b_im * ti);
+    out[2 * c + 1] = sv[2 * c + 1] - (k.b_re * ti + k.b_im * tr);
+  }
+}
+
 // r holds s: x = x + alpha p + omega s; r = s - omega t; |r|^2 and (r0, r).
 template <Precision P>
 struct BicgstabUpdateOp {
@@ -288,15 +312,8 @@ struct BicgstabUpdateOp {
     x.Load(p, cb, xv);
     r.Load(p, cb, sv);
     r0.Load(p, cb, r0v);
-#pragma unroll
-    for (int c = 0; c < 12; ++c) {
-      const RealOf<P> pr = pv[2 * c], pi = pv[2 * c + 1], sr = sv[2 * c], si = sv[2 * c + 1];
-      const RealOf<P> tr = tv[2 * c], ti = tv[2 * c + 1];
-      xv[2 * c] = (xv[2 * c] + (k.a_re * pr - k.a_im * pi)) + (k.b_re * sr - k.b_im * si);
-      xv[2 * c + 1] = (xv[2 * c + 1] + (k.a_re * pi + k.a_im * pr)) + (k.b_re * si + k.b_im * sr);
-      sv[2 * c] = sr - (k.b_re * tr - k.b_im * ti);
-      sv[2 * c + 1] = si - (k.b_re * ti + k.b_im * tr);
-    }
+    BicgstabSolutionSite(k, pv, sv, xv);
+    BicgstabResidualSite(k, sv, tv, sv);  // element by element: each s component is read before it is replaced
     x.Store(p, cb, xv);
     r.Store(p, cb, sv);  // sv now holds the stored new r
     AddNorm2(acc[0], sv);
@@ -318,12 +335,7 @@ struct BicgstabResidualOp {
     t.Load(p, cb, tv);
     s.Load(p, cb, sv);
     r0.Load(p, cb, r0v);
-#pragma unroll
-    for (int c = 0; c < 12; ++c) {
-      const RealOf<P> tr = tv[2 * c], ti = tv[2 * c + 1];
-      tv[2 * c] = sv[2 * c] - (k.b_re * tr - k.b_im * ti);
-      tv[2 * c + 1] = sv[2 * c + 1] - (k.b_re * ti + k.b_im * tr);
-    }
+    BicgstabResidualSite(k, sv, tv, tv);
     t.Store(p, cb, tv);  // tv now holds the stored new residual
     AddNorm2(acc[0], tv);
     AddDot<RealOf<P>, true>(acc[1], acc[2], r0v, tv);
@@ -342,12 +354,7 @@ struct BicgstabSolutionOp {
     p_.Load(p, cb, pv);
     s.Load(p, cb, sv);
     x.Load(p, cb, xv);
-#pragma unroll
-    for (int c = 0; c < 12; ++c) {
-      const RealOf<P> pr = pv[2 * c], pi = pv[2 * c + 1], sr = sv[2 * c], si = sv[2 * c + 1];
-      xv[2 * c] = (xv[2 * c] + (k.a_re * pr - k.a_im * pi)) + (k.b_re * sr - k.b_im * si);
-      xv[2 * c + 1] = (xv[2 * c + 1] + (k.a_re * pi + k.a_im * pr)) + (k.b_re * si + k.b_im * sr);
-    }
+    BicgstabSolutionSite(k, pv, sv, xv);
     x.Store(p, cb, xv);
   }
 };

@@ -338,19 +338,10 @@ struct SpinorAccessor {
   template <typename T>
   __device__ __forceinline__ void Store(int cb, const ColorSpinor<T>& psi) const {
     T r[24];
-#pragma unroll
-    for (int s = 0; s < 4; ++s) {
-#pragma unroll
-      for (int c = 0; c < 3; ++c) {
-        r[2 * (3 * s + c)] = psi.v[s][c].re;
-        r[2 * (3 * s + c) + 1] = psi.v[s][c].im;
-      }
-    }
+    ToReals(psi, r);
     if constexpr (Storage::kHasNorm) {
       short q[24];
-      norm[cb] = QuantizeHalfSite(r, q);
-#pragma unroll
-      for (int w = 0; w < kWords; ++w) data[w * stride + cb] = make_short4(q[4 * w], q[4 * w + 1], q[4 * w + 2], q[4 * w + 3]);
+      StoreHalf(cb, r, q);
     } else {
 #pragma unroll
       for (int w = 0; w < kWords; ++w) data[w * stride + cb] = WordMaker<Word>::Make(r + w * kRealsPerWord);
@@ -362,19 +353,9 @@ struct SpinorAccessor {
   __device__ __forceinline__ ColorSpinor<Real> StoreReturningStored(int cb, const ColorSpinor<Real>& psi) const {
     if constexpr (Storage::kHasNorm) {
       Real r[24];
-#pragma unroll
-      for (int s = 0; s < 4; ++s) {
-#pragma unroll
-        for (int c = 0; c < 3; ++c) {
-          r[2 * (3 * s + c)] = psi.v[s][c].re;
-          r[2 * (3 * s + c) + 1] = psi.v[s][c].im;
-        }
-      }
+      ToReals(psi, r);
       short q[24];
-      const float stored_norm = QuantizeHalfSite(r, q);
-      norm[cb] = stored_norm;
-#pragma unroll
-      for (int w = 0; w < kWords; ++w) data[w * stride + cb] = make_short4(q[4 * w], q[4 * w + 1], q[4 * w + 2], q[4 * w + 3]);
+      const float stored_norm = StoreHalf(cb, r, q);
       const Real scale = stored_norm * (1.0f / kHalfScale);
       ColorSpinor<Real> stored;
 #pragma unroll
@@ -390,6 +371,28 @@ struct SpinorAccessor {
       Store(cb, psi);
       return psi;
     }
+  }
+
+ private:
+  template <typename T>
+  __device__ __forceinline__ static void ToReals(const ColorSpinor<T>& psi, T* r) {
+#pragma unroll
+    for (int s = 0; s < 4; ++s) {
+#pragma unroll
+      for (int c = 0; c < 3; ++c) {
+        r[2 * (3 * s + c)] = psi.v[s][c].re;
+        r[2 * (3 * s + c) + 1] = psi.v[s][c].im;
+      }
+    }
+  }
+  // Half: quantises the site (QuantizeHalfSite, which may scale r), writes the levels and the norm; returns the norm.
+  template <typename T>
+  __device__ __forceinline__ float StoreHalf(int cb, T* r, short* q) const {
+    const float stored_norm = QuantizeHalfSite(r, q);
+    norm[cb] = stored_norm;
+#pragma unroll
+    for (int w = 0; w < kWords; ++w) data[w * stride + cb] = make_short4(q[4 * w], q[4 * w + 1], q[4 * w + 2], q[4 * w + 3]);
+    return stored_norm;
   }
 };
 
