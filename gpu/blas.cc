@@ -139,6 +139,7 @@ OperationInfo InfoOf(Operation op) {
     case Operation::kBicgstabUpdate: return {"BicgstabUpdate", 18, 5, 2};
     case Operation::kBicgstabResidual: return {"BicgstabResidual", 10, 3, 1};
     case Operation::kBicgstabSolution: return {"BicgstabSolution", 8, 3, 1};
+    case Operation::kCgSolutionDirection: return {"CgSolutionDirection", 4, 3, 2};
     case Operation::kSumPartials: return {"SumPartials", 0, 0, 0};
   }
   throw std::invalid_argument("blas::InfoOf: unknown operation");
@@ -279,6 +280,14 @@ DeferredNormAndDot BicgstabResidual(const DeviceComplex& omega, DeviceSpinorFiel
   const auto scalars = SetScalars(l, DeviceComplex(0.0), &omega);
   const std::shared_ptr<ScalarSlot> slot = Reduce(l, 3);
   return {DeviceReal::InSlot(slot, 0), DeviceComplex::InSlot(slot, 1)};
+}
+
+void CgSolutionDirection(const DeviceReal& alpha, const DeviceReal& beta, const DeviceSpinorField& r,
+                         DeviceSpinorField& x, DeviceSpinorField& p) {
+  BlasLaunch l = LaunchOnFields(Operation::kCgSolutionDirection, {&r, &x, &p});
+  const DeviceComplex b(beta);
+  const auto scalars = SetScalars(l, alpha, &b);
+  LaunchBlas(l);
 }
 
 void BicgstabSolution(const DeviceComplex& alpha, const DeviceSpinorField& p, const DeviceComplex& omega,

@@ -250,6 +250,28 @@ struct CgUpdateOp {
   }
 };
 
+// x = x + alpha p; p = r + beta p (the old p in both; as Axpy then Xpay, in one pass).
+template <Precision P>
+struct CgSolutionDirectionOp {
+  static constexpr bool kScalars = true;
+  static constexpr int kReduce = 0;
+  using Real = RealOf<P>;
+  SiteIo<P> r, x, p_;
+  __device__ void operator()(int p, int cb, double*, const Coefficients<RealOf<P>>& k) const {
+    RealOf<P> rv[24], xv[24], pv[24];
+    r.Load(p, cb, rv);
+    x.Load(p, cb, xv);
+    p_.Load(p, cb, pv);
+#pragma unroll
+    for (int i = 0; i < 24; ++i) {
+      xv[i] = xv[i] + k.a_re * pv[i];
+      pv[i] = rv[i] + k.b_re * pv[i];
+    }
+    x.Store(p, cb, xv);
+    p_.Store(p, cb, pv);
+  }
+};
+
 // p = r + beta (p - omega v).
 template <Precision P>
 struct BicgstabDirectionOp {
@@ -518,6 +540,7 @@ const char* NameOf(Operation op) {
     case Operation::kBicgstabUpdate: return "BicgstabUpdate";
     case Operation::kBicgstabResidual: return "BicgstabResidual";
     case Operation::kBicgstabSolution: return "BicgstabSolution";
+    case Operation::kCgSolutionDirection: return "CgSolutionDirection";
     case Operation::kSumPartials: return "SumPartials";
   }
   return "?";
@@ -574,6 +597,8 @@ void LaunchFor(const BlasLaunch& l) {
       return Run(BicgstabResidualOp<P>{IoOf<P>(f[0]), IoOf<P>(f[1]), IoOf<P>(f[2])}, l);
     case Operation::kBicgstabSolution:
       return Run(BicgstabSolutionOp<P>{IoOf<P>(f[0]), IoOf<P>(f[1]), IoOf<P>(f[2])}, l);
+    case Operation::kCgSolutionDirection:
+      return Run(CgSolutionDirectionOp<P>{IoOf<P>(f[0]), IoOf<P>(f[1]), IoOf<P>(f[2])}, l);
     case Operation::kConvert: {
       const SiteIo<P> y = IoOf<P>(f[0]);
       switch (l.in_precision) {

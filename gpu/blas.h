@@ -127,6 +127,9 @@ DeviceReal CaxpyNormDeferred(const DeviceComplex& a, const DeviceSpinorField& x,
 // x += alpha p; r -= alpha q; returns |r|^2.
 double CgUpdate(const DeviceReal& alpha, const DeviceSpinorField& p, const DeviceSpinorField& q, DeviceSpinorField& x,
                 DeviceSpinorField& r);
+// x += alpha p; p = r + beta p (the old p in both): CG's solution update and next direction in one pass.
+void CgSolutionDirection(const DeviceReal& alpha, const DeviceReal& beta, const DeviceSpinorField& r,
+                         DeviceSpinorField& x, DeviceSpinorField& p);
 // p = r + beta (p - omega v).
 void BicgstabDirection(const DeviceSpinorField& r, const DeviceComplex& beta, const DeviceComplex& omega,
                        const DeviceSpinorField& v, DeviceSpinorField& p);

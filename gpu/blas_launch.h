@@ -23,7 +23,7 @@ struct BlasLaunch {
   int parities = 1;                             // 1 or 2
   // Fields in the order of the operation's arguments in blas.h, e.g. Axpy: {x, y}; CgUpdate: {p, q, x, r};
   // BicgstabDirection: {r, v, p}; BicgstabUpdate: {p, t, x, r, r0};
-  // BicgstabResidual: {t, s, r0}; BicgstabSolution: {p, s, x}; Convert: {y, x}.
+  // BicgstabResidual: {t, s, r0}; BicgstabSolution: {p, s, x}; CgSolutionDirection: {r, x, p}; Convert: {y, x}.
   FieldRef field[5];
   // Scalars: a = (re, im) of the first scalar (a, alpha, beta), b = of the second (omega); or, when `scalars`
   // is not null, the 4 doubles (a re, a im, b re, b im) there in device memory (a deferred value's slot,

@@ -32,6 +32,7 @@ enum class Operation {
   kBicgstabUpdate,
   kBicgstabResidual,  // t = s - omega t; |t|^2 and (r0, t)
   kBicgstabSolution,  // x = x + alpha p + omega s
+  kCgSolutionDirection,  // x = x + alpha p; p = r + beta p
   kSumPartials,       // the sum of 3-double partial sums (a fused Dslash reduction's)
 };
 

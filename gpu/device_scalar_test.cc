@@ -2,7 +2,8 @@
 // (device_scalar.h): the value a kernel uses is bit for bit the value the host reads; deferred reductions are
 // bit for bit the waiting ones; a kernel fed a deferred scalar writes exactly what it writes for the same
 // number given as a constant; long expressions are evaluated into a slot first; slots are recycled; the split
-// BiCGstab update (BicgstabResidual + BicgstabSolution) computes what BicgstabUpdate computes.
+// BiCGstab update (BicgstabResidual + BicgstabSolution) computes what BicgstabUpdate computes, and CG's
+// CgSolutionDirection what Axpy then Xpay compute.
 // The program tests run anywhere; the device tests skip without a GPU.
 #include "gpu/device_scalar.h"
 
@@ -229,6 +230,36 @@ TEST_F(DeviceScalars, SplitBicgstabUpdateMatchesTheFusedOne) {
       }
     }
     EXPECT_TRUE(std::isfinite(fused.norm2));
+  }
+}
+
+// CgSolutionDirection (what CG runs) against Axpy then Xpay on the same inputs: the same two formulas per
+// component, so each stored component agrees to the roundings of the two evaluations (at most 2 each, bound
+// 4 u_c times the sum of the magnitudes of the terms).
+TEST_F(DeviceScalars, CgSolutionDirectionMatchesAxpyThenXpay) {
+  const Lattice lattice(4, 4, 4, 8);
+  const double alpha = 0.37, beta = -0.81;
+  for (Precision precision : {Precision::kDouble, Precision::kSingle}) {
+    SCOPED_TRACE(ToString(precision));
+    const double u = precision == Precision::kDouble ? 0x1p-53 : 0x1p-24;
+    const DeviceSpinorField r = Gaussian(lattice, precision, 21);
+    DeviceSpinorField x1 = Gaussian(lattice, precision, 22), p1 = Gaussian(lattice, precision, 23);
+    DeviceSpinorField x2 = Gaussian(lattice, precision, 22), p2 = Gaussian(lattice, precision, 23);
+    blas::Axpy(alpha, p1, x1);
+    blas::Xpay(r, beta, p1);
+    blas::CgSolutionDirection(DeviceReal(alpha), DeviceReal(beta), r, x2, p2);
+    const auto hr = r.Download(GammaBasis::kUkqcd), hx0 = Gaussian(lattice, precision, 22).Download(GammaBasis::kUkqcd),
+               hp0 = Gaussian(lattice, precision, 23).Download(GammaBasis::kUkqcd);
+    const auto hx1 = x1.Download(GammaBasis::kUkqcd), hx2 = x2.Download(GammaBasis::kUkqcd);
+    const auto hp1 = p1.Download(GammaBasis::kUkqcd), hp2 = p2.Download(GammaBasis::kUkqcd);
+    for (std::size_t i = 0; i < hr.data().size(); ++i) {
+      for (int k = 0; k < 12; ++k) {
+        const double x_terms = std::abs(hx0.data()[i](k)) + std::abs(alpha) * std::abs(hp0.data()[i](k));
+        const double p_terms = std::abs(hr.data()[i](k)) + std::abs(beta) * std::abs(hp0.data()[i](k));
+        ASSERT_LE(std::abs(hx1.data()[i](k) - hx2.data()[i](k)), 4 * u * x_terms) << i << " " << k;
+        ASSERT_LE(std::abs(hp1.data()[i](k) - hp2.data()[i](k)), 4 * u * p_terms) << i << " " << k;
+      }
+    }
   }
 }
 

@@ -224,6 +224,11 @@ struct GpuBackend {
     return blas::CgUpdate(alpha, p.device(), q.device(), x.device(), r.device());
   }
   template <typename P>
+  static void CgSolutionDirection(const DeviceReal& alpha, const DeviceReal& beta, const Field<P>& r, Field<P>& x,
+                                  Field<P>& p) {
+    blas::CgSolutionDirection(alpha, beta, r.device(), x.device(), p.device());
+  }
+  template <typename P>
   static void BicgstabDirection(const Field<P>& r, const DeviceComplex& beta, const DeviceComplex& omega,
                                 const Field<P>& v, Field<P>& p) {
     blas::BicgstabDirection(r.device(), beta, omega, v.device(), p.device());

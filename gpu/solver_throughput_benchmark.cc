@@ -29,7 +29,7 @@
 //   vectors   the fused vector kernels each iteration launches, blas::Cost(op).bytes (every field read once and
 //             written once, 24 reals per site, + a 4-byte norm per site in half):
 //               CG:       (p, q) = |M_ee p|^2 fused into M_ee p (nothing more), AxpyNorm (r -= alpha q)
-//                         2 + 1, Axpy (x += alpha p) 2 + 1, Xpay 2 + 1                             =  9 fields
+//                         2 + 1, CgSolutionDirection (x += alpha p, p = r + beta p) 3 + 2        =  8 fields
 //               BiCGstab: (v, r0), |v|^2 fused into v = M_ee p (r0 read once), CaxpyNorm 2 + 1, (t, s), |t|^2
 //                         fused into t = M_ee s (nothing more), BicgstabResidual 3 + 1, BicgstabSolution 3 + 1,
 //                         BicgstabDirection 3 + 1                                                 = 16 fields
@@ -94,7 +94,7 @@ IterationBytes CgBytes(double operator_bytes, Precision precision, double sites)
   auto bytes = [&](blas::Operation op) { return blas::Cost(op, precision, sites).bytes; };
   using blas::Operation;
   // (p, q) = (p, M^dag M p) = |M p|^2 is fused into M p (NormalOperator::ApplyCurvature): no field pass.
-  const double vectors = bytes(Operation::kAxpyNorm) + bytes(Operation::kAxpy) + bytes(Operation::kXpay);
+  const double vectors = bytes(Operation::kAxpyNorm) + bytes(Operation::kCgSolutionDirection);
   return {2 * operator_bytes + vectors, 2 * operator_bytes + vectors};
 }
 

@@ -7,10 +7,10 @@
 //     loop:
 //       q = A p;  alpha = (r, r) / (p, q)          ApplyCurvature         [(p, q) <= 0: kNonPositiveCurvature]
 //       r = r - alpha q                            DeferredAxpyNorm (returns (r, r))
-//       x = x + alpha p                            Axpy
+//       x = x + alpha p                            CgSolutionDirection (with the direction below)
 //       stop if |r| <= tol |b|
 //       beta = (r_new, r_new) / (r, r)
-//       p = r + beta p                             Xpay
+//       p = r + beta p                             CgSolutionDirection
 // The iterated residual r drifts from b - A x in finite precision, so when it meets the tolerance the
 // true residual is recomputed; if that is above tolerance CG restarts from the current x (counted in
 // SolveResult::restarts). A restart that does not halve the true residual, or more than
@@ -65,18 +65,19 @@ typename Op::Backend::RealScalar ApplyCurvature(const Op& A, typename Op::Field&
   }
 }
 
-// The two parts of a CG iteration after q = A p and pAp = (p, q) (the caller applies A, e.g. with
-// ApplyCurvature, and counts it), written once for the single solver (CgIterate), the block solver
-// (block_cg.h) and reliable-update CG (reliable_update.h, which replaces the residual between them):
+// The parts of a CG iteration after q = A p and pAp = (p, q) (the caller applies A, e.g. with ApplyCurvature,
+// and counts it), written once for the single solver (CgIterate), the block solver (block_cg.h) and
+// reliable-update CG (reliable_update.h, which replaces the residual between x's update and the new direction):
 //   CgAdvance:       alpha = rr / (p, q); r -= alpha q and rr_new = |r|^2 are queued before the host tests
-//                    (p, q) [<= 0: kNonPositiveCurvature; r is then scratch]; x += alpha p is queued before
-//                    the host reads rr_new; counts the iteration. kContinue, or kFailed with the status set.
+//                    (p, q) [<= 0: kNonPositiveCurvature; r is then scratch]; queue_x(alpha, rr_new) queues the
+//                    x update (alone: CgUpdateX; or with the next direction: CgStep) before the host reads
+//                    rr_new; counts the iteration. kContinue, or kFailed with the status set.
 //   CgNewDirection:  p = r + (rr_new / rr) p.
-// (p, q) and alpha are the backend's deferred scalars (README.md): on the GPU the device computes alpha
-// itself and never waits for the host; x changes only after its alpha passed the test.
-template <typename B, typename Field>
-StepOutcome CgAdvance(Field& x, Field& r, const Field& p, const Field& q, const typename B::RealScalar& pAp,
-                      double rr, double& rr_new, double b_norm2, bool record_history, SolveResult& result) {
+// (p, q), alpha and rr_new are the backend's deferred scalars (README.md): on the GPU the device computes alpha
+// and beta itself and never waits for the host; x changes only after its alpha passed the test.
+template <typename B, typename Field, typename QueueX>
+StepOutcome CgAdvance(Field& r, const Field& q, const typename B::RealScalar& pAp, double rr, double& rr_new,
+                      double b_norm2, bool record_history, SolveResult& result, QueueX&& queue_x) {
   namespace vf = vector_flops;
   const double reals = B::Reals(r);
   const typename B::RealScalar alpha = typename B::RealScalar(rr) / pAp;
@@ -93,8 +94,7 @@ StepOutcome CgAdvance(Field& x, Field& r, const Field& p, const Field& q, const 
              ": the operator is not positive definite");
     return StepOutcome::kFailed;
   }
-  B::Axpy(alpha, p, x);  // x = x + alpha p
-  result.flops += vf::kAxpy * reals;
+  queue_x(alpha, rr_queued);
   rr_new = B::HostValue(rr_queued);
   RecordIteration(result, rr_new, b_norm2, record_history);
   if (!Finite(rr_new)) {
@@ -105,28 +105,39 @@ StepOutcome CgAdvance(Field& x, Field& r, const Field& p, const Field& q, const 
   return StepOutcome::kContinue;
 }
 
+// CgAdvance's queue_x for a caller that sets the next direction itself: x = x + alpha p.
+template <typename B, typename Field>
+auto CgUpdateX(Field& x, const Field& p, SolveResult& result) {
+  return [&x, &p, &result](const typename B::RealScalar& alpha, const typename B::RealScalar&) {
+    B::Axpy(alpha, p, x);
+    result.flops += vector_flops::kAxpy * B::Reals(x);
+  };
+}
+
 template <typename B, typename Field>
 void CgNewDirection(const Field& r, double rr_new, double rr, Field& p, SolveResult& result) {
   B::Xpay(r, rr_new / rr, p);
   result.flops += vector_flops::kXpay * B::Reals(r);
 }
 
-// One CG iteration after q = A p and pAp = (p, q): CgAdvance, then kConverged when |r|^2 <= stop_rr, else
-// CgNewDirection. `rr` is |r|^2 on entry and on exit.
+// One CG iteration after q = A p and pAp = (p, q): CgAdvance with x = x + alpha p and the next direction
+// p = r + (rr_new / rr) p in one pass (CgSolutionDirection: rr_new stays on the device; if r has converged
+// the new p is simply not used), then kConverged when |r|^2 <= stop_rr. `rr` is |r|^2 on entry and on exit.
 template <typename B, typename Field>
 StepOutcome CgStep(Field& x, Field& r, Field& p, const Field& q, const typename B::RealScalar& pAp, double& rr,
                    double stop_rr, double b_norm2, bool record_history, SolveResult& result) {
+  using Real = typename B::RealScalar;
   double rr_new = 0;
-  if (CgAdvance<B>(x, r, p, q, pAp, rr, rr_new, b_norm2, record_history, result) == StepOutcome::kFailed) {
+  const auto solution_and_direction = [&](const Real& alpha, const Real& rr_queued) {
+    B::CgSolutionDirection(alpha, rr_queued / Real(rr), r, x, p);
+    result.flops += (vector_flops::kAxpy + vector_flops::kXpay) * B::Reals(x);
+  };
+  if (CgAdvance<B>(r, q, pAp, rr, rr_new, b_norm2, record_history, result, solution_and_direction) ==
+      StepOutcome::kFailed) {
     return StepOutcome::kFailed;
   }
-  if (rr_new <= stop_rr) {
-    rr = rr_new;
-    return StepOutcome::kConverged;
-  }
-  CgNewDirection<B>(r, rr_new, rr, p, result);
   rr = rr_new;
-  return StepOutcome::kContinue;
+  return rr_new <= stop_rr ? StepOutcome::kConverged : StepOutcome::kContinue;
 }
 
 // Stops with kMaxIterations and returns true when the iteration budget is spent.

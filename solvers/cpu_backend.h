@@ -285,6 +285,19 @@ struct CpuBackend {
     }
     return Norm2(r);
   }
+  // CG: x += alpha p; p = r + beta p (the old p in both). Element-wise as Axpy then Xpay.
+  template <typename F>
+  static void CgSolutionDirection(double alpha, double beta, const F& r, F& x, F& p) {
+    cpu_detail::RequireSameShape(r, x, "CgSolutionDirection");
+    cpu_detail::RequireSameShape(r, p, "CgSolutionDirection");
+    using S = cpu_detail::Site<F>;
+    const auto at = static_cast<cpu_detail::RealOf<F>>(alpha), bt = static_cast<cpu_detail::RealOf<F>>(beta);
+    for (int i = 0; i < r.sites(); ++i) {
+      const SiteSpinor<cpu_detail::RealOf<F>> pv = S::Load(p, i);
+      S::Store(x, i, S::Load(x, i) + at * pv);
+      S::Store(p, i, S::Load(r, i) + bt * pv);
+    }
+  }
   // BiCGstab search direction: p = r + beta (p - omega v).
   template <typename F>
   static void BicgstabDirection(const F& r, Complex<double> beta, Complex<double> omega, const F& v, F& p) {

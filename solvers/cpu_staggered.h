@@ -158,6 +158,18 @@ struct CpuStaggeredBackend {
   static double DeferredAxpyNorm(double a, const ColourVectorField<T>& x, ColourVectorField<T>& y) {
     return AxpyNorm(a, x, y);
   }
+  // x += alpha p; p = r + beta p (the old p in both).
+  template <typename T>
+  static void CgSolutionDirection(double alpha, double beta, const ColourVectorField<T>& r, ColourVectorField<T>& x,
+                                  ColourVectorField<T>& p) {
+    lqcd::RequireCompatible(r, x, "CgSolutionDirection");
+    lqcd::RequireCompatible(r, p, "CgSolutionDirection");
+    const T at = static_cast<T>(alpha), bt = static_cast<T>(beta);
+    for (int i = 0; i < r.sites(); ++i) {
+      x[i] += at * p[i];
+      p[i] = r[i] + bt * p[i];
+    }
+  }
   // x += alpha p; r -= alpha q; returns |r|^2.
   template <typename T>
   static double CgUpdate(double alpha, const ColourVectorField<T>& p, const ColourVectorField<T>& q,

@@ -267,8 +267,8 @@ SolveResult ReliableCg(const HighOp& A, const LowOp& A_low, typename HighOp::Fie
     result.low_precision_applications += 1;
     result.flops += A_low.FlopsPerApply() + vf::kReDot * reals;
     double rr_new = 0;
-    if (detail::CgAdvance<B>(x_low, r_low, p, q, pAp, rr_low, rr_new, b_norm2, params.record_history, result) ==
-        detail::StepOutcome::kFailed) {
+    if (detail::CgAdvance<B>(r_low, q, pAp, rr_low, rr_new, b_norm2, params.record_history, result,
+                             detail::CgUpdateX<B>(x_low, p, result)) == detail::StepOutcome::kFailed) {
       break;
     }
     const double r_norm = std::sqrt(rr_new);
