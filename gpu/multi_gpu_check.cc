@@ -230,6 +230,16 @@ struct Setup {
   const ProcessGrid& grid() const { return comm.grid(); }
 };
 
+// Expects this rank's output to be the global output restricted to this rank, bit for bit.
+void ExpectRestriction(const Setup& s, Checker& checker, const DeviceSpinorField& global_out,
+                       const DeviceSpinorField& local_out, const std::string& what) {
+  const SpinorField<double> expected =
+      comm::ScatterSpinor(global_out.Download(GammaBasis::kUkqcd), s.grid(), s.rank());
+  const int differing = DifferingSites(expected, local_out.Download(GammaBasis::kUkqcd));
+  checker.Expect(differing == 0, what + ": " + std::to_string(differing) + " of " +
+                                     std::to_string(s.local.half_volume()) + " local sites differ");
+}
+
 std::string VariantName(Precision precision, Reconstruct reconstruct, bool gauge_fixed, Parity out, Dagger dagger,
                         bool xpay) {
   return DslashVariant{precision, reconstruct, gauge_fixed, dagger, xpay}.Name() + " out " + ToString(out);
@@ -269,13 +279,8 @@ void CheckDslash(const Setup& s, Checker& checker) {
                 ApplyWilsonDslash(g_out.View(), gauge, g_in.View(Opposite(p)), dagger);
                 dslash.Apply(l_out.View(), l_in.View(Opposite(p)), dagger);
               }
-              const SpinorField<double> expected =
-                  comm::ScatterSpinor(g_out.Download(GammaBasis::kUkqcd), s.grid(), s.rank());
-              const int differing = DifferingSites(expected, l_out.Download(GammaBasis::kUkqcd));
-              checker.Expect(differing == 0, "Dslash " + VariantName(precision, reconstruct, gauge_fixed, p, dagger,
-                                                                     xpay) +
-                                                 ": " + std::to_string(differing) + " of " +
-                                                 std::to_string(s.local.half_volume()) + " local sites differ");
+              ExpectRestriction(s, checker, g_out, l_out,
+                                "Dslash " + VariantName(precision, reconstruct, gauge_fixed, p, dagger, xpay));
               ++cases;
             }
           }
@@ -317,14 +322,10 @@ void CheckSchur(const Setup& s, Checker& checker) {
             global_op.Apply(g_out.View(), g_in.View(), dagger);
             local_op.Apply(l_out.View(), l_in.View(), dagger);
           }
-          const SpinorField<double> expected =
-              comm::ScatterSpinor(g_out.Download(GammaBasis::kUkqcd), s.grid(), s.rank());
-          const int differing = DifferingSites(expected, l_out.Download(GammaBasis::kUkqcd));
           const char* names[] = {"M", "M^dag", "M^dag M"};
-          checker.Expect(differing == 0, std::string(names[form]) + " on " + ToString(p) + " sites, " +
-                                             ToString(precision) + "/" + ToString(reconstruct) + ": " +
-                                             std::to_string(differing) + " of " +
-                                             std::to_string(s.local.half_volume()) + " local sites differ");
+          ExpectRestriction(s, checker, g_out, l_out,
+                            std::string(names[form]) + " on " + ToString(p) + " sites, " + ToString(precision) + "/" +
+                                ToString(reconstruct));
           ++cases;
         }
       }
@@ -508,14 +509,10 @@ void CheckCloverDslash(const Setup& s, Checker& checker) {
             l_out.FillBytes(0xff);
             ApplyCloverDslash(g_out.View(), gauge, g_in.View(Opposite(p)), dagger, g_e);
             dslash.ApplyClover(l_out.View(), l_in.View(Opposite(p)), dagger, l_e);
-            const SpinorField<double> expected =
-                comm::ScatterSpinor(g_out.Download(GammaBasis::kUkqcd), s.grid(), s.rank());
-            const int differing = DifferingSites(expected, l_out.Download(GammaBasis::kUkqcd));
-            checker.Expect(differing == 0, std::string("clover Dslash ") + ToString(precision) + "/12 " +
-                                               ToString(kind) + (inverse ? " T^-1" : " T") +
-                                               (dagger == Dagger::kYes ? " dagger" : "") + " out " + ToString(p) +
-                                               ": " + std::to_string(differing) + " of " +
-                                               std::to_string(s.local.half_volume()) + " local sites differ");
+            ExpectRestriction(s, checker, g_out, l_out,
+                              std::string("clover Dslash ") + ToString(precision) + "/12 " + ToString(kind) +
+                                  (inverse ? " T^-1" : " T") + (dagger == Dagger::kYes ? " dagger" : "") + " out " +
+                                  ToString(p));
             ++cases;
           }
         }

@@ -227,6 +227,28 @@ struct SelfPartitioned {
                                                                std::array<bool, 4>{true, true, true, true})) {}
 };
 
+// Even-odd BiCGstab to 1e-12 of the full system with source b, once on the one-GPU operators (m, schur) and
+// once on the self-partitioned ones (the reductions summed through part.self): the same solve bit for bit.
+template <typename Full, typename Schur>
+void ExpectSameSolve(const Full& m, const Schur& schur, const Full& m_part, const Schur& schur_part,
+                     const SelfPartitioned& part, const SpinorField<double>& b_host) {
+  solvers::SolverParams params;
+  params.tolerance = 1e-12;
+  params.max_iterations = 1000;
+  GpuSpinorField<double> b = m.NewField(), x1 = m.NewField(), x2 = m.NewField();
+  b.Upload(b_host);
+  const solvers::SolveResult r1 = solvers::EvenOddBiCGstab(schur, m, x1, b, params);
+  solvers::SolveResult r2;
+  {
+    const blas::ScopedReductionCommunicator scope(&part.self);
+    r2 = solvers::EvenOddBiCGstab(schur_part, m_part, x2, b, params);
+  }
+  ASSERT_TRUE(r1.converged()) << r1.reason;
+  EXPECT_EQ(r1.iterations, r2.iterations);
+  EXPECT_TRUE(SameBits(r1.true_residual, r2.true_residual));
+  EXPECT_EQ(DifferingSites(x1.device(), x2.device()), 0);
+}
+
 template <typename P>
 void CheckOperators(Reconstruct reconstruct) {
   const Lattice lattice(4, 6, 4, 8);
@@ -292,28 +314,13 @@ TEST_F(PartitionedOperatorsTest, SelfPartitionedSolveEqualsTheSingleGpuSolveBitF
   const WilsonParams w = WilsonParams::FromKappa(kKappa);
   const auto gauge = UploadGauge<double>(u, {});
   const SelfPartitioned part(u, gauge->layout());
-  solvers::SolverParams params;
-  params.tolerance = 1e-12;
-  params.max_iterations = 1000;
-
   const GpuWilson<double> m(gauge, w), m_part(part.dslash, w);
   GpuWilsonSchur<double> schur(gauge, w);
   const GpuWilsonSchur<double> schur_part(part.dslash, w);
   // The one-GPU operator would fuse BiCGstab's dot products into its Dslash, which sums them in another order
   // than the partitioned operator's reductions: compare like with like.
   schur.set_fused_dot_products(false);
-  GpuSpinorField<double> b = m.NewField(), x1 = m.NewField(), x2 = m.NewField();
-  b.Upload(GaussianHost(lattice, Subset::kFull, 91));
-  const solvers::SolveResult r1 = solvers::EvenOddBiCGstab(schur, m, x1, b, params);
-  solvers::SolveResult r2;
-  {
-    const blas::ScopedReductionCommunicator scope(&part.self);
-    r2 = solvers::EvenOddBiCGstab(schur_part, m_part, x2, b, params);
-  }
-  ASSERT_TRUE(r1.converged()) << r1.reason;
-  EXPECT_EQ(r1.iterations, r2.iterations);
-  EXPECT_TRUE(SameBits(r1.true_residual, r2.true_residual));
-  EXPECT_EQ(DifferingSites(x1.device(), x2.device()), 0);
+  ExpectSameSolve(m, schur, m_part, schur_part, part, GaussianHost(lattice, Subset::kFull, 91));
 }
 
 template <typename P>
@@ -374,26 +381,11 @@ TEST_F(PartitionedOperatorsTest, SelfPartitionedCloverSolveEqualsTheSingleGpuSol
   const GpuCloverTerm term = UploadClover<double>(CloverField<double>(u, CloverParams::FromKappa(kKappa, 1.0)));
   const auto gauge = UploadGauge<double>(u, {});
   const SelfPartitioned part(u, gauge->layout());
-  solvers::SolverParams params;
-  params.tolerance = 1e-12;
-  params.max_iterations = 1000;
-
   for (const CloverSchurForm form : {CloverSchurForm::kComplement, CloverSchurForm::kUnitDiagonal}) {
     SCOPED_TRACE(ToString(form));
     const GpuClover<double> m(gauge, term), m_part(part.dslash, term);
     const GpuCloverSchur<double> schur(gauge, term, form), schur_part(part.dslash, term, form);
-    GpuSpinorField<double> b = m.NewField(), x1 = m.NewField(), x2 = m.NewField();
-    b.Upload(GaussianHost(lattice, Subset::kFull, 93));
-    const solvers::SolveResult r1 = solvers::EvenOddBiCGstab(schur, m, x1, b, params);
-    solvers::SolveResult r2;
-    {
-      const blas::ScopedReductionCommunicator scope(&part.self);
-      r2 = solvers::EvenOddBiCGstab(schur_part, m_part, x2, b, params);
-    }
-    ASSERT_TRUE(r1.converged()) << r1.reason;
-    EXPECT_EQ(r1.iterations, r2.iterations);
-    EXPECT_TRUE(SameBits(r1.true_residual, r2.true_residual));
-    EXPECT_EQ(DifferingSites(x1.device(), x2.device()), 0);
+    ExpectSameSolve(m, schur, m_part, schur_part, part, GaussianHost(lattice, Subset::kFull, 93));
   }
 }
 
