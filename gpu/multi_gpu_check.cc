@@ -432,8 +432,11 @@ void CheckSolves(const Setup& s, Checker& checker) {
                                              s.global.volume());
       // The same solve on this one GPU on the global lattice (local reductions only).
       const blas::ScopedReductionCommunicator one_gpu(nullptr);
+      // Its Schur operators sum the solvers' dot products as the partitioned ones do (separately, not fused into
+      // the Dslash, which adds in another order), so that one rank is comparable bit for bit.
       const GpuWilson<double> m1(global_gauge, w);
-      const GpuWilsonSchur<double> schur1(global_gauge, w);
+      GpuWilsonSchur<double> schur1(global_gauge, w);
+      schur1.set_fused_dot_products(false);
       GpuSpinorField<double> x1 = m1.NewField(), b1 = m1.NewField();
       b1.Upload(b);
       const solvers::SolveResult r1 = Solve(spec, m1, schur1,
@@ -441,7 +444,9 @@ void CheckSolves(const Setup& s, Checker& checker) {
                                               using P = typename decltype(tag)::type;
                                               const GpuOperatorLayout layout{
                                                   static_cast<Reconstruct>(spec.inner.link_reals), false, 0};
-                                              return std::make_unique<GpuWilsonSchur<P>>(u, w, Parity::kEven, layout);
+                                              auto inner = std::make_unique<GpuWilsonSchur<P>>(u, w, Parity::kEven, layout);
+                                              inner->set_fused_dot_products(false);
+                                              return inner;
                                             },
                                             x1, b1);
       std::cout << "multi_gpu_check: solve " << std::left << std::setw(30) << spec.Name() << std::right << " "
