@@ -2,7 +2,6 @@
 // kernels of blas.cu.
 #include "gpu/blas.h"
 
-#include <algorithm>
 #include <cmath>
 #include <initializer_list>
 #include <stdexcept>

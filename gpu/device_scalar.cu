@@ -50,14 +50,6 @@ SlotPool& Pool() {
   return *pool;
 }
 
-__global__ void EvaluateKernel(ScalarProgram program, double* device, double* host) {
-  const ScalarValue v = Evaluate(program);
-  device[0] = v.re;
-  device[1] = v.im;
-  host[0] = v.re;
-  host[1] = v.im;
-}
-
 __global__ void EvaluatePairKernel(ScalarProgram a, ScalarProgram b, double* device, double* host) {
   const ScalarValue va = a.size > 0 ? Evaluate(a) : ScalarValue{};
   const ScalarValue vb = b.size > 0 ? Evaluate(b) : ScalarValue{};
@@ -92,7 +84,7 @@ void Append(const scalar_detail::Expression& e, scalar_detail::Expression& out) 
 // e evaluated into a fresh slot on the device (queued), as a one-load expression.
 scalar_detail::ExpressionPtr Materialise(const scalar_detail::ExpressionPtr& e) {
   std::shared_ptr<ScalarSlot> slot = ScalarSlot::Acquire();
-  scalar_detail::EvaluateIntoSlot(scalar_detail::DeviceProgram(*e), *slot);
+  scalar_detail::EvaluatePairIntoSlot(scalar_detail::DeviceProgram(*e), ScalarProgram{}, *slot);
   return scalar_detail::Load(std::move(slot), 0, true);
 }
 
@@ -210,12 +202,6 @@ bool IsConstant(const Expression& e, ScalarValue* value) {
   if (e.steps.size() != 1 || e.steps[0].op != ScalarOp::kConstant) return false;
   *value = {e.steps[0].re, e.steps[0].im};
   return true;
-}
-
-void EvaluateIntoSlot(const ScalarProgram& program, ScalarSlot& slot) {
-  EvaluateKernel<<<1, 1>>>(program, slot.device(), slot.host_on_device());
-  LQCD_CUDA_CHECK(cudaGetLastError());
-  slot.MarkWritten();
 }
 
 }  // namespace scalar_detail

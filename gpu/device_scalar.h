@@ -82,9 +82,8 @@ ExpressionPtr Unary(ScalarOp op, const ExpressionPtr& a);
 ExpressionPtr Binary(ScalarOp op, const ExpressionPtr& a, const ExpressionPtr& b);
 ScalarValue EvaluateOnHost(const Expression& e);   // waits for the slots it reads
 ScalarProgram DeviceProgram(const Expression& e);  // the program with device addresses
-// Queues a one-thread kernel that evaluates `program` into slot->device() and slot->host_on_device().
-void EvaluateIntoSlot(const ScalarProgram& program, ScalarSlot& slot);
-// The same for two programs: doubles 0, 1 = a, doubles 2, 3 = b (a vector operation's two scalars).
+// Queues a one-thread kernel that evaluates programs a and b (size 0: 0) into both copies of the slot:
+// doubles 0, 1 = a, doubles 2, 3 = b (a vector operation's two scalars, or one value to keep).
 void EvaluatePairIntoSlot(const ScalarProgram& a, const ScalarProgram& b, ScalarSlot& slot);
 // True, with the value, when `e` is one constant.
 bool IsConstant(const Expression& e, ScalarValue* value);

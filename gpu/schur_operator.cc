@@ -30,13 +30,18 @@ DeviceSpinorField& DeviceSchurOperator::Temporary(std::unique_ptr<DeviceSpinorFi
   return *slot;
 }
 
-void DeviceSchurOperator::Apply(const SpinorView& out, const ConstSpinorView& in, Dagger dagger) const {
+void DeviceSchurOperator::RequireOperatorParity(const char* where, const SpinorView& out,
+                                                const ConstSpinorView& in) const {
   const int p = static_cast<int>(parity_);
   if (in.parity != p || out.parity != p) {
-    throw std::invalid_argument(std::string("DeviceSchurOperator::Apply: operator on the ") + ToString(parity_) +
-                                " sites, but in/out are on parities " + std::to_string(in.parity) + "/" +
-                                std::to_string(out.parity));
+    throw std::invalid_argument(std::string("DeviceSchurOperator::") + where + ": operator on the " +
+                                ToString(parity_) + " sites, but in/out are on parities " + std::to_string(in.parity) +
+                                "/" + std::to_string(out.parity));
   }
+}
+
+void DeviceSchurOperator::Apply(const SpinorView& out, const ConstSpinorView& in, Dagger dagger) const {
+  RequireOperatorParity("Apply", out, in);
   DeviceSpinorField& t = Temporary(other_parity_, SubsetOf(Opposite(parity_)), in);
   ApplyWilsonDslashOn(partitioned_, gauge_, t.View(), in, dagger, boundary_);
   ApplyWilsonDslashXpayOn(partitioned_, gauge_, out, t.View(), dagger, in, 1.0, -kappa_ * kappa_, boundary_);
@@ -47,12 +52,7 @@ const double* DeviceSchurOperator::ApplyDotNorm(const SpinorView& out, const Con
   if (partitioned_ != nullptr) {
     throw std::logic_error("DeviceSchurOperator::ApplyDotNorm: no fused reduction on a partitioned Dslash");
   }
-  const int p = static_cast<int>(parity_);
-  if (in.parity != p || out.parity != p) {
-    throw std::invalid_argument(std::string("DeviceSchurOperator::ApplyDotNorm: operator on the ") +
-                                ToString(parity_) + " sites, but in/out are on parities " + std::to_string(in.parity) +
-                                "/" + std::to_string(out.parity));
-  }
+  RequireOperatorParity("ApplyDotNorm", out, in);
   const std::size_t bytes = sizeof(double) * 3 * static_cast<std::size_t>(DotNormGroups());
   if (!partials_ || partials_->bytes() < bytes) partials_ = std::make_unique<DeviceBuffer>(bytes);
   double* partials = static_cast<double*>(partials_->data());

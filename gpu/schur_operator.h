@@ -63,6 +63,8 @@ class DeviceSchurOperator {
   const PartitionedWilsonDslash* partitioned() const { return partitioned_; }
 
  private:
+  // std::invalid_argument naming `where` unless out and in are on the operator's parity.
+  void RequireOperatorParity(const char* where, const SpinorView& out, const ConstSpinorView& in) const;
   // A device field on `subset` matching `like`'s precision and padding, reused across calls.
   DeviceSpinorField& Temporary(std::unique_ptr<DeviceSpinorField>& slot, Subset subset,
                                const ConstSpinorView& like) const;

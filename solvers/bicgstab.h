@@ -67,7 +67,6 @@ struct BicgstabScalars {
   typename B::ComplexScalar rho;      // (r0, r) of the current r
   typename B::ComplexScalar alpha, omega;
   typename B::ComplexScalar rho_new;  // (r0, r) of the new r, until BicgstabNewDirection
-  std::complex<double> rho_new_host;
   double r0_norm2 = 0;                // |r0|^2, for the breakdown tests
   double rr = 0;                      // |r|^2 of the current r (of s after a half-step exit)
   // Queued by BicgstabQueueFirstHalf, tested by BicgstabCheckFirstHalf:
@@ -192,9 +191,8 @@ BicgstabOutcome BicgstabSecondHalf(Field& x, BicgstabFields<Field>& f, BicgstabS
   std::swap(f.r, f.t);
   const double rr = B::HostValue(update.norm2);
   s.rho_new = update.dot;
-  s.rho_new_host = B::HostValue(update.dot);
   RecordIteration(result, rr, b_norm2, record_history);
-  if (!Finite(rr) || !Finite(std::abs(s.rho_new_host))) {
+  if (!Finite(rr) || !Finite(std::abs(B::HostValue(s.rho_new)))) {
     Stop(result, SolveStatus::kNotFinite, "|r|^2 = " + Num(rr));
     return BicgstabOutcome::kFailed;
   }
@@ -223,10 +221,10 @@ BicgstabOutcome BicgstabAdvance(const Op& A, typename Op::Field& x, BicgstabFiel
 // Returns false (breakdown recorded) when rho_new vanishes.
 template <typename B, typename Field>
 bool BicgstabNewDirection(BicgstabFields<Field>& f, BicgstabScalars<B>& s, SolveResult& result) {
-  if (DotVanishes(s.rho_new_host, s.r0_norm2, s.rr)) {
+  const std::complex<double> rho_new = B::HostValue(s.rho_new);
+  if (DotVanishes(rho_new, s.r0_norm2, s.rr)) {
     Stop(result, SolveStatus::kBreakdown,
-         "rho = (r0, r) = " + Num(std::abs(s.rho_new_host)) + " vanishes at iteration " +
-             std::to_string(result.iterations));
+         "rho = (r0, r) = " + Num(std::abs(rho_new)) + " vanishes at iteration " + std::to_string(result.iterations));
     return false;
   }
   const typename B::ComplexScalar beta = (s.rho_new / s.rho) * (s.alpha / s.omega);

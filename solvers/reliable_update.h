@@ -213,8 +213,7 @@ SolveResult ReliableBiCGstab(const HighOp& A, const LowOp& A_low, typename HighO
         detail::BicgstabStart<B>(f, s);  // the iteration's second half never happened: restart from r^
         continue;
       }
-      s.rho_new_host = B::Dot(f.r0, f.r);  // rho of the replaced residual
-      s.rho_new = s.rho_new_host;
+      s.rho_new = B::Dot(f.r0, f.r);  // rho of the replaced residual
       result.flops += vector_flops::kDot * B::Reals(x);
     } else {
       max_r = std::max(max_r, r_norm);  // (a half-step exit always claims convergence: not here)
