@@ -4,6 +4,8 @@
 // Host-only header (no CUDA types).
 //   MedianMilliseconds(n, run): one warm-up call (which also tunes the block size on first sight), then n
 //       calls, each between two CUDA events on the default stream; returns the median in milliseconds.
+//   MedianSolve(n, solve): one untimed call of `solve` (which returns a solvers::SolveResult; the call tunes
+//       every kernel the solve launches), then n calls; returns the record with the median `seconds`.
 //   ParseIntList(key, "8,16,24", lo, hi) / ParseIntList(key, "8:128:8", lo, hi) (first:last:step): the value of
 //       flag --key, every integer parsed whole (command_line::ParseLong), each value (and first, last) in
 //       [lo, hi], step >= 1; std::invalid_argument naming --key otherwise. (Lattices: command_line.h's
@@ -18,6 +20,7 @@
 //       use reference/gauge_transform.h's TemporalGaugeFix instead.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -26,10 +29,21 @@
 #include "reference/gauge_field.h"
 #include "reference/lattice.h"
 #include "reference/spinor_field.h"
+#include "solvers/solve_result.h"
 
 namespace lqcd::gpu {
 
 double MedianMilliseconds(int repetitions, const std::function<void()>& run);
+
+template <typename Solve>
+solvers::SolveResult MedianSolve(int repetitions, Solve&& solve) {
+  (void)solve();
+  std::vector<solvers::SolveResult> runs;
+  for (int r = 0; r < repetitions; ++r) runs.push_back(solve());
+  std::sort(runs.begin(), runs.end(),
+            [](const solvers::SolveResult& a, const solvers::SolveResult& b) { return a.seconds < b.seconds; });
+  return runs[runs.size() / 2];
+}
 
 std::vector<int> ParseIntList(const std::string& key, const std::string& text, long lo, long hi);
 

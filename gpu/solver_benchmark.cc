@@ -31,7 +31,6 @@
 // the Schur operator's kCloverSchurFlopsPerSite = 2 x (1320 + 504) + 48 = 3696 per site of one parity; plus
 // the vector operations of solvers/vector_flops.h, plus the source preparation, reconstruction and final
 // residual) / that time. Speed-up = time of the first spec / time. Measures and prints; asserts nothing.
-#include <algorithm>
 #include <complex>
 #include <cstdio>
 #include <cstdlib>
@@ -43,10 +42,10 @@
 #include <string>
 #include <vector>
 
+#include "gpu/benchmark_support.h"
 #include "gpu/blas.h"
 #include "gpu/copy_bandwidth.h"
 #include "gpu/device.h"
-#include "gpu/event_timer.h"
 #include "gpu/gpu_backend.h"
 #include "gpu/spec_solver.h"
 #include "reference/cli/command_line.h"
@@ -62,15 +61,6 @@ namespace {
 using solvers::Half;
 using solvers::SolveResult;
 using solvers::SolverSpec;
-
-// Runs `solve` (which returns a SolveResult) `repetitions` times; returns the record of the median time.
-template <typename Solve>
-SolveResult Median(int repetitions, Solve&& solve) {
-  std::vector<SolveResult> runs;
-  for (int r = 0; r < repetitions; ++r) runs.push_back(solve());
-  std::sort(runs.begin(), runs.end(), [](const SolveResult& a, const SolveResult& b) { return a.seconds < b.seconds; });
-  return runs[runs.size() / 2];
-}
 
 void PrintRow(double kappa, const std::string& spec, const SolveResult& r, double baseline_seconds) {
   std::printf("%6.3f %-34s %-11s %6d %6d %6lld %9.4f %8.1f %8.2f  %.2e\n", kappa, spec.c_str(),
@@ -146,28 +136,11 @@ void SolveTable(const GaugeField<double>& links, const std::string& links_source
         return action.clover ? SolveWithSpecOnGpu(spec, on, *clover, action.form, x, b)
                              : SolveWithSpecOnGpu(spec, on, w, x, b);
       };
-      solve();  // untimed: tunes every kernel the solve launches
-      const SolveResult r = Median(repetitions, solve);
+      const SolveResult r = MedianSolve(repetitions, solve);  // after an untimed solve that tunes the kernels
       if (baseline == 0) baseline = r.seconds;
       PrintRow(kappa, spec.Name(), r, baseline);
     }
   }
-}
-
-// Median time of `repetitions` calls of `run` between CUDA events (a reduction includes its host round
-// trip), after one warm-up call.
-template <typename F>
-double MedianMicroseconds(int repetitions, F&& run) {
-  run();
-  EventTimer timer;
-  std::vector<double> us;
-  for (int r = 0; r < repetitions; ++r) {
-    timer.Start();
-    run();
-    us.push_back(1e3 * timer.Stop());
-  }
-  std::nth_element(us.begin(), us.begin() + us.size() / 2, us.end());
-  return us[us.size() / 2];
 }
 
 template <typename P>
@@ -197,7 +170,7 @@ void BlasRow(const Lattice& lattice, double copy_gbs) {
       {blas::Operation::kBicgstabUpdate, [&] { (void)B::BicgstabUpdate(alpha, f[0], omega, f[1], f[2], f[3], f[4]); }},
   };
   for (const Item& item : items) {
-    const double us = MedianMicroseconds(50, item.run);
+    const double us = 1e3 * MedianMilliseconds(50, item.run);  // a reduction includes its host read
     const blas::BlasCost c = blas::Cost(item.op, precision, sites);
     std::printf("%-7s %-18s %9.1f %8.0f %7.1f%%\n", ToString(precision), blas::InfoOf(item.op).name, us,
                 c.bytes / us / 1e3, 100 * c.bytes / us / 1e3 / copy_gbs);

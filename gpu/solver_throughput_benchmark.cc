@@ -35,8 +35,6 @@
 //                         BicgstabDirection 3 + 1                                                 = 16 fields
 //             (solvers/cg.h and bicgstab.h: x is updated in its own kernel after the host has tested the
 //             scalars, so no kernel waits for the host).
-//   min       the model with every dot product that follows an operator application fused into the
-//             operator's kernels; both solvers do that now, so min = model.
 //   us/it = solve seconds / iterations; GB/s = model bytes per iteration / us/it; % copy = that GB/s over the
 //   copy-kernel bandwidth measured at the start of this run (gpu/copy_bandwidth.h).
 //
@@ -84,21 +82,16 @@ struct Options {
   std::string gauge, csv;
 };
 
-// Bytes of one iteration under the two models of the file comment.
-struct IterationBytes {
-  double model = 0;
-  double minimum = 0;
-};
-
-IterationBytes CgBytes(double operator_bytes, Precision precision, double sites) {
+// Bytes of one iteration under the model of the file comment.
+double CgBytes(double operator_bytes, Precision precision, double sites) {
   auto bytes = [&](blas::Operation op) { return blas::Cost(op, precision, sites).bytes; };
   using blas::Operation;
   // (p, q) = (p, M^dag M p) = |M p|^2 is fused into M p (NormalOperator::ApplyCurvature): no field pass.
   const double vectors = bytes(Operation::kAxpyNorm) + bytes(Operation::kCgSolutionDirection);
-  return {2 * operator_bytes + vectors, 2 * operator_bytes + vectors};
+  return 2 * operator_bytes + vectors;
 }
 
-IterationBytes BicgstabBytes(double operator_bytes, Precision precision, double sites) {
+double BicgstabBytes(double operator_bytes, Precision precision, double sites) {
   auto bytes = [&](blas::Operation op) { return blas::Cost(op, precision, sites).bytes; };
   using blas::Operation;
   // The dot products are fused into M_ee (GpuWilsonSchur::ApplyDotNorm): (v, r0), |v|^2 read r0 once more, (t, s)
@@ -106,38 +99,28 @@ IterationBytes BicgstabBytes(double operator_bytes, Precision precision, double 
   const double one_field = bytes(Operation::kNorm2);  // one field read once
   const double vectors = one_field + bytes(Operation::kCaxpyNorm) + bytes(Operation::kBicgstabResidual) +
                          bytes(Operation::kBicgstabSolution) + bytes(Operation::kBicgstabDirection);
-  return {2 * operator_bytes + vectors, 2 * operator_bytes + vectors};
+  return 2 * operator_bytes + vectors;
 }
 
 // A solver's measurement: the median record and what follows from it.
 struct SolverRate {
   SolveResult result;
-  IterationBytes bytes;
+  double bytes = 0;  // per iteration, the model
   double gflops = 0;
   double us_per_iteration = NAN;  // NaN when the solve stopped before its first iteration
   double gbs = NAN;
 };
 
-SolverRate RateOf(const SolveResult& r, const IterationBytes& bytes) {
+SolverRate RateOf(const SolveResult& r, double bytes) {
   SolverRate s;
   s.result = r;
   s.bytes = bytes;
   s.gflops = r.seconds > 0 ? r.flops / r.seconds / 1e9 : NAN;
   if (r.iterations > 0 && r.seconds > 0) {
     s.us_per_iteration = 1e6 * r.seconds / r.iterations;
-    s.gbs = bytes.model / s.us_per_iteration / 1e3;
+    s.gbs = bytes / s.us_per_iteration / 1e3;
   }
   return s;
-}
-
-// One untimed solve (tuning), then the record of the median time of `repetitions` solves.
-template <typename Solve>
-SolveResult MedianSolve(int repetitions, Solve&& solve) {
-  (void)solve();
-  std::vector<SolveResult> runs;
-  for (int r = 0; r < repetitions; ++r) runs.push_back(solve());
-  std::sort(runs.begin(), runs.end(), [](const SolveResult& a, const SolveResult& b) { return a.seconds < b.seconds; });
-  return runs[runs.size() / 2];
 }
 
 struct Row {
@@ -187,11 +170,11 @@ Row Measure(const GaugeField<double>& u, const SpinorField<double>& source, Reco
 }
 
 void PrintHeader() {
-  const char* format = "%-6s %5s %9s %8s %9s %6s %9s %6s | %5s %10s %10s %8s %7s %6s | %5s %10s %10s %8s %7s %6s\n";
-  std::printf(format, "", "", "M_ee", "M_ee", "CG", "CG/", "BiCGstab", "BiCG/", "CG", "CG MB/it", "CG MB/it", "CG",
-              "CG", "CG %", "BiCG", "BiCG MB/it", "BiCG MB/it", "BiCG", "BiCG", "BiCG %");
-  std::printf(format, "prec", "links", "GFLOPS", "GB/s", "GFLOPS", "M_ee", "GFLOPS", "M_ee", "iters", "model", "min",
-              "us/it", "GB/s", "copy", "iters", "model", "min", "us/it", "GB/s", "copy");
+  const char* format = "%-6s %5s %9s %8s %9s %6s %9s %6s | %5s %10s %8s %7s %6s | %5s %10s %8s %7s %6s\n";
+  std::printf(format, "", "", "M_ee", "M_ee", "CG", "CG/", "BiCGstab", "BiCG/", "CG", "CG MB/it", "CG", "CG", "CG %",
+              "BiCG", "BiCG MB/it", "BiCG", "BiCG", "BiCG %");
+  std::printf(format, "prec", "links", "GFLOPS", "GB/s", "GFLOPS", "M_ee", "GFLOPS", "M_ee", "iters", "model", "us/it",
+              "GB/s", "copy", "iters", "model", "us/it", "GB/s", "copy");
 }
 
 void PrintRow(const Row& r, double copy_gbs) {
@@ -202,12 +185,11 @@ void PrintRow(const Row& r, double copy_gbs) {
   const SolverRate& c = r.cg;
   const SolverRate& b = r.bicgstab;
   std::printf(
-      "%-6s %5s %9.1f %8.1f %9.1f %6.3f %9.1f %6.3f | %5d %10.1f %10.1f %8.1f %7.1f %5.1f%% | %5d %10.1f %10.1f "
-      "%8.1f %7.1f %5.1f%%\n",
+      "%-6s %5s %9.1f %8.1f %9.1f %6.3f %9.1f %6.3f | %5d %10.1f %8.1f %7.1f %5.1f%% | %5d %10.1f %8.1f %7.1f "
+      "%5.1f%%\n",
       ToString(r.precision), ToString(r.links), r.mee_gflops, r.mee_gbs, c.gflops, c.gflops / r.mee_gflops, b.gflops,
-      b.gflops / r.mee_gflops, c.result.iterations, c.bytes.model / 1e6, c.bytes.minimum / 1e6, c.us_per_iteration,
-      c.gbs, 100 * c.gbs / copy_gbs, b.result.iterations, b.bytes.model / 1e6, b.bytes.minimum / 1e6,
-      b.us_per_iteration, b.gbs, 100 * b.gbs / copy_gbs);
+      b.gflops / r.mee_gflops, c.result.iterations, c.bytes / 1e6, c.us_per_iteration, c.gbs, 100 * c.gbs / copy_gbs,
+      b.result.iterations, b.bytes / 1e6, b.us_per_iteration, b.gbs, 100 * b.gbs / copy_gbs);
 }
 
 template <typename P>
@@ -230,9 +212,9 @@ void MeasureAll(const GaugeField<double>& u, const SpinorField<double>& source, 
 
 constexpr const char* kCsvHeader =
     "lattice,kappa,links_source,precision,links,mee_gflops,mee_gbs,cg_gflops,cg_over_mee,bicgstab_gflops,"
-    "bicgstab_over_mee,cg_status,cg_iterations,cg_bytes_per_iteration,cg_min_bytes_per_iteration,"
+    "bicgstab_over_mee,cg_status,cg_iterations,cg_bytes_per_iteration,"
     "cg_us_per_iteration,cg_gbs,cg_percent_of_copy,bicgstab_status,bicgstab_iterations,"
-    "bicgstab_bytes_per_iteration,bicgstab_min_bytes_per_iteration,bicgstab_us_per_iteration,bicgstab_gbs,"
+    "bicgstab_bytes_per_iteration,bicgstab_us_per_iteration,bicgstab_gbs,"
     "bicgstab_percent_of_copy,copy_gbs,error\n";
 
 void CsvRow(std::ofstream& csv, const Lattice& lattice, const Options& o, const std::string& links_source, const Row& r,
@@ -246,15 +228,15 @@ void CsvRow(std::ofstream& csv, const Lattice& lattice, const Options& o, const 
   if (r.error.empty()) {
     csv << r.mee_gflops << "," << r.mee_gbs << "," << c.gflops << "," << c.gflops / r.mee_gflops << "," << b.gflops
         << "," << b.gflops / r.mee_gflops << "," << solvers::ToString(c.result.status) << "," << c.result.iterations
-        << "," << c.bytes.model << "," << c.bytes.minimum << "," << c.us_per_iteration << "," << c.gbs << ","
+        << "," << c.bytes << "," << c.us_per_iteration << "," << c.gbs << ","
         << 100 * c.gbs / copy_gbs << "," << solvers::ToString(b.result.status) << "," << b.result.iterations << ","
-        << b.bytes.model << "," << b.bytes.minimum << "," << b.us_per_iteration << "," << b.gbs << ","
+        << b.bytes << "," << b.us_per_iteration << "," << b.gbs << ","
         << 100 * b.gbs / copy_gbs << "," << copy_gbs << ",\n";
   } else {
     std::string what = r.error;
     std::replace(what.begin(), what.end(), ',', ';');
     std::replace(what.begin(), what.end(), '\n', ' ');
-    csv << std::string(20, ',') << copy_gbs << "," << what << "\n";
+    csv << std::string(18, ',') << copy_gbs << "," << what << "\n";
   }
 }
 
