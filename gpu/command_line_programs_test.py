@@ -12,6 +12,7 @@ CLOVER_DSLASH = "gpu/clover_dslash_benchmark"
 COPY = "gpu/copy_bandwidth_benchmark"
 ACCURACY = "gpu/dslash_accuracy"
 LADDER = "gpu/dslash_ladder_benchmark"
+MULTI_RHS = "gpu/multi_rhs_dslash_benchmark"
 SOLVER = "gpu/solver_benchmark"
 SWEEP = "gpu/dslash_sweep_benchmark"
 WILSON_DSLASH = "gpu/wilson_dslash_benchmark"
@@ -129,6 +130,21 @@ class WilsonDslashBenchmarkTest(ProgramTestCase, LatticeChecks):
         self.assert_error(WILSON_DSLASH, ["--links=9"], "--links")
         self.assert_error(WILSON_DSLASH, ["--links=18", "--links=12"], "--links", "more than once")
         self.assert_error(WILSON_DSLASH, ["--reconstruct=12"], "--reconstruct")  # renamed to --links
+
+
+class MultiRhsDslashBenchmarkTest(ProgramTestCase, LatticeChecks):
+    def test_help(self):
+        self.assert_help(MULTI_RHS, ["--lattice=LXxLYxLZxLT[,...]", "--rhs=", "--repetitions=N",
+                                     "--precision=all|double|single|half", "--links=all|18|12|8", "--gauge-fixed"])
+
+    def test_errors(self):
+        self.assert_common_errors(MULTI_RHS, flag_with_number="--repetitions", positive_flag="--repetitions")
+        self.assert_bad_lattices(MULTI_RHS)
+        self.assert_error(MULTI_RHS, ["--rhs=0"], "--rhs")
+        self.assert_error(MULTI_RHS, ["--rhs=65"], "--rhs")
+        self.assert_error(MULTI_RHS, ["--rhs=4,x"], "--rhs")
+        self.assert_error(MULTI_RHS, ["--precision=quad"], "--precision")
+        self.assert_error(MULTI_RHS, ["--links=9"], "--links")
 
 
 class CloverBenchmarkTest(ProgramTestCase, LatticeChecks):

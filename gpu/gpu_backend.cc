@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "solvers/block_operators.h"
+
 namespace lqcd::gpu {
 namespace {
 
@@ -130,6 +132,21 @@ void GpuWilsonSchur<P>::Run(Field& out, const Field& in, Dagger dagger) const {
   RequireParity(in, "Apply");
   RequireParity(out, "Apply");
   op_.Apply(out.device().View(), in.device().View(), dagger);
+}
+
+template <typename P>
+void GpuWilsonSchur<P>::RunBlock(const std::vector<Field*>& out, const std::vector<const Field*>& in,
+                                 Dagger dagger) const {
+  solvers::block_detail::CheckBlock(out, in, Name() + "::ApplyBlock");
+  std::vector<SpinorView> out_views;
+  std::vector<ConstSpinorView> in_views;
+  for (std::size_t k = 0; k < in.size(); ++k) {
+    RequireParity(*in[k], "ApplyBlock");
+    RequireParity(*out[k], "ApplyBlock");
+    out_views.push_back(out[k]->device().View());
+    in_views.push_back(in[k]->device().View());
+  }
+  op_.ApplyBlock(out_views, in_views, dagger);
 }
 
 template <typename P>

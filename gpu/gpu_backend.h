@@ -47,6 +47,7 @@
 #include <complex>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gpu/blas.h"
 #include "gpu/device_gauge_field.h"
@@ -362,6 +363,17 @@ class GpuWilsonSchur {
   // order (different roundings, same bound). w must differ from out.
   blas::DeferredDotAndNorm ApplyDotNorm(Field& out, const Field& in, const Field& w) const;
   void set_fused_dot_products(bool fused) { fused_dot_products_ = fused; }
+  // The block operator of solvers/block_operators.h (block CG / BiCGstab): out[k] = M_pp in[k] (or M_pp^dag)
+  // for all k in two multi-RHS Dslash calls (DeviceSchurOperator::ApplyBlock: the links read once per site for
+  // every right-hand side), each out[k] bit for bit Apply's. BytesPerApply(n): the model bytes of one such
+  // application to n fields (wilson_dslash.h's multi-RHS model).
+  void ApplyBlock(const std::vector<Field*>& out, const std::vector<const Field*>& in) const {
+    RunBlock(out, in, Dagger::kNo);
+  }
+  void ApplyDaggerBlock(const std::vector<Field*>& out, const std::vector<const Field*>& in) const {
+    RunBlock(out, in, Dagger::kYes);
+  }
+  double BytesPerApply(int n) const { return op_.BlockCost(DevicePrecisionOf<P>::kValue, n).bytes; }
   Field NewField() const { return Field(gauge_->lattice(), SubsetOf(parity_), gauge_->layout().pad); }
   double FlopsPerApply() const {
     return (2 * kDslashFlopsPerSite + kXpayFlopsPerSite) * gauge_->lattice().half_volume();
@@ -380,6 +392,7 @@ class GpuWilsonSchur {
 
  private:
   void Run(Field& out, const Field& in, Dagger dagger) const;
+  void RunBlock(const std::vector<Field*>& out, const std::vector<const Field*>& in, Dagger dagger) const;
   void RequireFull(const Field& f, const char* where) const;
   void RequireParity(const Field& f, const char* where) const;
   std::shared_ptr<const DeviceGaugeField> gauge_;

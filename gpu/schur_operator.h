@@ -21,10 +21,12 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "gpu/device_buffer.h"
 #include "gpu/device_gauge_field.h"
 #include "gpu/device_spinor_field.h"
+#include "gpu/multi_rhs_dslash.h"
 #include "gpu/partitioned_dslash.h"
 #include "gpu/wilson_dslash.h"
 #include "gpu/wilson_dslash_launch.h"
@@ -47,6 +49,11 @@ class DeviceSchurOperator {
   void Apply(const SpinorView& out, const ConstSpinorView& in, Dagger dagger) const;
   // out_p = M_pp^dag M_pp in_p.
   void ApplyNormal(const SpinorView& out, const ConstSpinorView& in) const;
+  // out[j] = M_pp in[j] (or M_pp^dag in[j]) for every j: on one GPU two multi-RHS Dslash calls
+  // (multi_rhs_dslash.h: the links read once per site for all right-hand sides), each out[j] bit for bit
+  // Apply's; partitioned, Apply per right-hand side. Checks as ApplyWilsonDslashBlock, and every field on
+  // parity p; out[j] may be in[j] (as for Apply) but no other in[k].
+  void ApplyBlock(const std::vector<SpinorView>& out, const std::vector<ConstSpinorView>& in, Dagger dagger) const;
   // out_p = M_pp in_p with, fused into the second Dslash (wilson_dslash.h, ApplyWilsonDslashXpayDotNorm), the
   // partial sums of (out, w) and |out|^2 of the stored out per group of 32 sites, in memory the operator owns:
   // returns it (3 doubles per group, DotNormGroups() groups), valid until the next call. in, out and w on
@@ -55,6 +62,8 @@ class DeviceSchurOperator {
   int DotNormGroups() const { return (gauge_.lattice().half_volume() + kDotNormGroup - 1) / kDotNormGroup; }
 
   KernelCost Cost(Precision precision) const;  // of one Apply
+  // Of one ApplyBlock on rhs right-hand sides (on one GPU: the links read once per Dslash for all of them).
+  KernelCost BlockCost(Precision precision, int rhs) const;
 
   double kappa() const { return kappa_; }
   Parity parity() const { return parity_; }
@@ -76,6 +85,7 @@ class DeviceSchurOperator {
   mutable std::unique_ptr<DeviceSpinorField> other_parity_;  // t = D_{p',p} in
   mutable std::unique_ptr<DeviceSpinorField> same_parity_;   // M in, for the normal operator
   mutable std::unique_ptr<DeviceBuffer> partials_;           // ApplyDotNorm's partial sums
+  mutable std::vector<std::unique_ptr<DeviceSpinorField>> block_other_parity_;  // ApplyBlock's t[j]
 };
 
 }  // namespace lqcd::gpu

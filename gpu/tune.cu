@@ -65,10 +65,7 @@ void LaunchTuner::AppendToCache(const std::string& key, const TuneResult& result
   }
 }
 
-int LaunchTuner::BlockSize(const std::string& key, int max_block,
-                           const std::vector<std::pair<void*, std::size_t>>& preserve,
-                           const std::function<void(int block)>& launch) {
-  if (forced_) return *forced_;
+const std::string& LaunchTuner::DeviceName() {
   if (device_name_.empty()) {
     int device = 0;
     cudaDeviceProp prop;
@@ -76,7 +73,19 @@ int LaunchTuner::BlockSize(const std::string& key, int max_block,
     LQCD_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
     device_name_ = prop.name;
   }
-  const std::string full_key = key + " @" + device_name_;
+  return device_name_;
+}
+
+double LaunchTuner::TunedMicroseconds(const std::string& key) {
+  const auto found = results_.find(key + " @" + DeviceName());
+  return found == results_.end() ? -1 : found->second.microseconds;
+}
+
+int LaunchTuner::BlockSize(const std::string& key, int max_block,
+                           const std::vector<std::pair<void*, std::size_t>>& preserve,
+                           const std::function<void(int block)>& launch) {
+  if (forced_) return *forced_;
+  const std::string full_key = key + " @" + DeviceName();
   // A cached block must fit this launch (a cache written by other code, or edited, might not).
   if (auto found = results_.find(full_key); found != results_.end() && found->second.block <= max_block) {
     return found->second.block;

@@ -48,6 +48,10 @@ class LaunchTuner {
   int BlockSize(const std::string& key, int max_block, const std::vector<std::pair<void*, std::size_t>>& preserve,
                 const std::function<void(int block)>& launch);
 
+  // The mean time of one launch with the block BlockSize chose for `key` (tuned or from the cache), or -1 when
+  // `key` has no result (not yet launched, or launched with a forced block size). Launchers that also choose
+  // the work per thread tune one key per choice and compare these times.
+  double TunedMicroseconds(const std::string& key);
   // Pins every launch to `block` (no tuning, nothing remembered) until ClearForcedBlockSize().
   void ForceBlockSize(int block) { forced_ = block; }
   void ClearForcedBlockSize() { forced_.reset(); }
@@ -58,6 +62,7 @@ class LaunchTuner {
  private:
   LaunchTuner();
   void AppendToCache(const std::string& key, const TuneResult& result);
+  const std::string& DeviceName();  // appended to every key
   std::map<std::string, TuneResult> results_;
   std::optional<int> forced_;
   std::string cache_path_;

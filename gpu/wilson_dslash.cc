@@ -119,7 +119,8 @@ std::string DslashVariant::Name() const {
          (clover ? std::string("/") + ToString(clover_epilogue) : "");
 }
 
-KernelCost WilsonDslashCost(const DslashVariant& v, const Extents& extents) {
+KernelCost WilsonDslashCost(const DslashVariant& v, const Extents& extents, int rhs) {
+  if (rhs < 1) throw std::invalid_argument("WilsonDslashCost: " + std::to_string(rhs) + " right-hand sides");
   const double sites = HalfVolume(extents);
   const double real_bytes = BytesPerReal(v.precision);
   const double norm_bytes = v.precision == Precision::kHalf ? 4 : 0;
@@ -135,11 +136,14 @@ KernelCost WilsonDslashCost(const DslashVariant& v, const Extents& extents) {
   const double x_bytes = with_x ? 24 * real_bytes + norm_bytes : 0;
   const double clover_bytes = clover ? 72 * real_bytes + 2 * norm_bytes : 0;
 
+  // The spinor terms per right-hand side; the links and the clover term, the same for every right-hand side,
+  // once per call.
+  const double n = rhs;
   KernelCost cost;
-  cost.flops =
-      sites * (kDslashFlopsPerSite + (with_x ? kXpayFlopsPerSite : 0) + (clover ? kCloverFlopsPerSiteOnDevice : 0));
-  cost.bytes = sites * (in_spinor_bytes + gauge_bytes + out_bytes + x_bytes + clover_bytes);
-  cost.minimum_bytes = sites * (gauge_bytes + (24 * real_bytes + norm_bytes) + out_bytes + x_bytes + clover_bytes);
+  cost.flops = n * sites *
+               (kDslashFlopsPerSite + (with_x ? kXpayFlopsPerSite : 0) + (clover ? kCloverFlopsPerSiteOnDevice : 0));
+  cost.bytes = sites * (gauge_bytes + clover_bytes + n * (in_spinor_bytes + out_bytes + x_bytes));
+  cost.minimum_bytes = sites * (gauge_bytes + clover_bytes + n * ((24 * real_bytes + norm_bytes) + out_bytes + x_bytes));
   return cost;
 }
 

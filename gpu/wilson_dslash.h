@@ -66,8 +66,10 @@ struct KernelCost {
   double minimum_bytes = 0;  // each link, input and output spinor once
 };
 
-// Cost of one call on one parity (V/2 output sites) of a lattice with these extents.
-KernelCost WilsonDslashCost(const DslashVariant& variant, const Extents& extents);
+// Cost of one call on one parity (V/2 output sites) of a lattice with these extents; with rhs > 1, of one
+// multi-RHS call (multi_rhs_dslash.h) on rhs right-hand sides: flops and spinor bytes rhs times, links (and
+// clover term) once.
+KernelCost WilsonDslashCost(const DslashVariant& variant, const Extents& extents, int rhs = 1);
 
 void ApplyWilsonDslash(const SpinorView& out, const DeviceGaugeField& gauge, const ConstSpinorView& in, Dagger dagger,
                        const FermionBoundary& boundary = FermionBoundary::AntiperiodicTime());

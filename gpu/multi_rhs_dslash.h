@@ -1,0 +1,51 @@
+// multi_rhs_dslash.h: the Wilson hopping term D on the GPU applied to n right-hand sides at once, each link
+// read from memory once per site for all of them (multi_rhs_dslash_kernel.cuh), and its cost model.
+//
+// Host-only header (no CUDA types). For j < n, with the fields of wilson_dslash.h:
+//     ApplyWilsonDslashBlock:      out[j] = D_{p,p'} in[j]                (or D^dag)
+//     ApplyWilsonDslashXpayBlock:  out[j] = a x[j] + b D_{p,p'} in[j]     (or with D^dag), the same a, b for all j
+// Each out[j] is bit for bit what ApplyWilsonDslash / ApplyWilsonDslashXpay returns for that right-hand side
+// alone (same operations in the same order). Blocks of more than kMaxRhsPerLaunch = 16 are applied in
+// launches of at most 16.
+//
+// Arguments are checked (std::invalid_argument, naming the problem and the right-hand side) before anything is
+// launched: every field as for the single-RHS call (wilson_dslash.h), n >= 1, equal lengths, all out[j] on one
+// parity and all in[j] on the other, no out[j] the same memory as another out, any in, or another right-hand
+// side's x (out[j] may be x[j]: out = a out + b D in). Fields may have different paddings. Asynchronous.
+//
+// Cost model of one call on n right-hand sides (V/2 output sites each), with the terms of WilsonDslashCost:
+//   flops   n x the single-RHS flops;
+//   bytes   the links once per site (not once per right-hand side) + n x the single-RHS spinor traffic;
+//   minimum the links once + n x (each input and output spinor once, + x).
+// WilsonDslashCost(variant, extents, n) in wilson_dslash.h computes it.
+#pragma once
+
+#include <vector>
+
+#include "gpu/device_gauge_field.h"
+#include "gpu/field_views.h"
+#include "gpu/multi_rhs_dslash_launch.h"
+#include "gpu/wilson_dslash.h"
+#include "reference/fermion_boundary.h"
+#include "reference/wilson.h"
+
+namespace lqcd::gpu {
+
+// How the kernel maps right-hand sides onto threads: 0 lets the tuner choose (the default); 1, 2 or 4 (1 or 2
+// in double) pins the right-hand sides per thread, for benchmarks that measure each mapping.
+struct MultiRhsMapping {
+  int rhs_per_thread = 0;
+};
+
+void ApplyWilsonDslashBlock(const std::vector<SpinorView>& out, const DeviceGaugeField& gauge,
+                            const std::vector<ConstSpinorView>& in, Dagger dagger,
+                            const FermionBoundary& boundary = FermionBoundary::AntiperiodicTime(),
+                            MultiRhsMapping mapping = {});
+
+void ApplyWilsonDslashXpayBlock(const std::vector<SpinorView>& out, const DeviceGaugeField& gauge,
+                                const std::vector<ConstSpinorView>& in, Dagger dagger,
+                                const std::vector<ConstSpinorView>& x, double a, double b,
+                                const FermionBoundary& boundary = FermionBoundary::AntiperiodicTime(),
+                                MultiRhsMapping mapping = {});
+
+}  // namespace lqcd::gpu

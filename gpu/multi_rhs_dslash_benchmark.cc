@@ -1,0 +1,144 @@
+// multi_rhs_dslash_benchmark: the multi-RHS Wilson Dslash (one launch for n right-hand sides, each link read
+// once per site for all of them) against the single-RHS kernel, per right-hand side, for each precision x
+// reconstruction, n = 1, 2, 4, 8, 12, 16, each mapping (1, 2 or 4 right-hand sides per thread) and the tuner's
+// choice, with GFLOPS (1320 flops per site per right-hand side), the n-RHS minimum bytes per site per
+// right-hand side and the fraction of that roofline at the copy bandwidth measured in the same run.
+//
+//   multi_rhs_dslash_benchmark [--lattice=LXxLYxLZxLT[,...]] [--rhs=1,2,4,8,12,16] [--repetitions=N]
+//                              [--precision=P] [--links=R] [--gauge-fixed]
+//
+// Times with CUDA events around each call after a warm-up call (which also tunes); prints medians. Haar-random
+// links (values do not change the timing). Cost model: gpu/wilson_dslash.h (WilsonDslashCost with rhs = n).
+// Measures and prints; asserts nothing about speed.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpu/benchmark_support.h"
+#include "gpu/copy_bandwidth.h"
+#include "gpu/device.h"
+#include "gpu/device_gauge_field.h"
+#include "gpu/device_spinor_field.h"
+#include "gpu/multi_rhs_dslash.h"
+#include "gpu/wilson_dslash.h"
+#include "reference/cli/command_line.h"
+#include "reference/su3_random.h"
+
+namespace lqcd::gpu {
+namespace {
+
+struct Options {
+  std::vector<Precision> precisions{Precision::kDouble, Precision::kSingle, Precision::kHalf};
+  std::vector<Reconstruct> reconstructs{Reconstruct::k18, Reconstruct::k12, Reconstruct::k8};
+  std::vector<int> rhs{1, 2, 4, 8, 12, 16};
+  int repetitions = 20;
+  bool gauge_fixed = false;
+};
+
+void Run(const Lattice& lattice, const Options& o, double copy_gbs) {
+  std::printf("\nlattice %s, %d repetitions, median; roofline = n-RHS minimum bytes at %.0f GB/s%s\n",
+              lattice.ToString().c_str(), o.repetitions, copy_gbs, o.gauge_fixed ? ", temporal gauge fixed" : "");
+  std::printf("%-10s %3s | %9s | %9s %9s %9s | %9s %8s %9s %6s %7s\n", "variant", "n", "single us", "m=1 us",
+              "m=2 us", "m=4 us", "best us", "GFLOPS", "B/site", "roof%", "speedup");
+  std::printf("%-10s %3s | %9s | %29s | %9s %8s %9s %6s %7s\n", "", "", "per RHS", "per RHS, pinned mapping",
+              "per RHS", "", "per RHS", "", "x single");
+  const GaugeField<double> random = RandomGaugeField<double>(lattice, 1);
+  const GaugeField<double> links = o.gauge_fixed ? UnitTemporalLinks(random) : random;
+  const Extents extents{lattice.extent(0), lattice.extent(1), lattice.extent(2), lattice.extent(3)};
+  int max_n = 1;
+  for (int n : o.rhs) max_n = std::max(max_n, n);
+  std::vector<SpinorField<double>> sources;
+  for (int j = 0; j < max_n; ++j) {
+    sources.emplace_back(lattice, Subset::kEven);
+    ParallelFillGaussian(sources.back(), 10 + j, DefaultThreads());
+  }
+  for (Precision precision : o.precisions) {
+    std::vector<std::unique_ptr<DeviceSpinorField>> in, out;
+    for (int j = 0; j < max_n; ++j) {
+      in.push_back(std::make_unique<DeviceSpinorField>(lattice, Subset::kEven, precision));
+      in.back()->Upload(sources[j]);
+      out.push_back(std::make_unique<DeviceSpinorField>(lattice, Subset::kOdd, precision));
+    }
+    for (Reconstruct reconstruct : o.reconstructs) {
+      const DeviceGaugeField gauge(links, {precision, reconstruct, o.gauge_fixed, 0});
+      const DslashVariant v{precision, reconstruct, o.gauge_fixed, Dagger::kNo, false};
+      const double single_ms = MedianMilliseconds(
+          o.repetitions, [&] { ApplyWilsonDslash(out[0]->View(), gauge, in[0]->View(), Dagger::kNo); });
+      for (int n : o.rhs) {
+        std::vector<SpinorView> out_views;
+        std::vector<ConstSpinorView> in_views;
+        for (int j = 0; j < n; ++j) {
+          out_views.push_back(out[j]->View());
+          in_views.push_back(static_cast<const DeviceSpinorField&>(*in[j]).View());
+        }
+        auto time_with = [&](int m) {
+          return MedianMilliseconds(o.repetitions, [&] {
+            ApplyWilsonDslashBlock(out_views, gauge, in_views, Dagger::kNo, FermionBoundary::AntiperiodicTime(), {m});
+          });
+        };
+        double pinned[3] = {-1, -1, -1};
+        const int choices[3] = {1, 2, 4};
+        for (int c = 0; c < 3; ++c) {
+          const int m = choices[c];
+          if (m > n || (m == 4 && precision == Precision::kDouble)) continue;
+          pinned[c] = time_with(m);
+        }
+        const double tuned_ms = time_with(0);
+        const KernelCost cost = WilsonDslashCost(v, extents, n);
+        auto us_per_rhs = [&](double ms) { return ms < 0 ? std::string("-") : std::to_string(1e3 * ms / n).substr(0, 7); };
+        std::printf("%-10s %3d | %9.1f | %9s %9s %9s | %9.1f %8.0f %9.0f %5.1f%% %6.2fx\n", v.Name().c_str(), n,
+                    1e3 * single_ms, us_per_rhs(pinned[0]).c_str(), us_per_rhs(pinned[1]).c_str(),
+                    us_per_rhs(pinned[2]).c_str(), 1e3 * tuned_ms / n, cost.flops / tuned_ms / 1e6,
+                    cost.minimum_bytes / n / HalfVolume(extents), 100 * cost.minimum_bytes / tuned_ms / 1e6 / copy_gbs,
+                    single_ms * n / tuned_ms);
+      }
+    }
+  }
+}
+
+int Main(int argc, char** argv) {
+  std::vector<Coordinates> lattices = {{32, 32, 32, 32}, {24, 24, 24, 64}};
+  Options o;
+  std::string precision = "all", links = "all";
+  command_line::FlagSet flags(
+      "multi_rhs_dslash_benchmark",
+      "The multi-RHS Wilson Dslash on the GPU against the single-RHS kernel: microseconds per right-hand side for\n"
+      "n right-hand sides in one launch, for each mapping (1, 2 or 4 right-hand sides per thread) and the tuner's\n"
+      "choice, GFLOPS (1320 flops per site per right-hand side), the n-RHS minimum bytes per site per right-hand\n"
+      "side (links once, spinors per right-hand side) and the fraction of that roofline at the copy bandwidth\n"
+      "measured in the same run. Medians of --repetitions calls (CUDA events) after a warm-up that tunes. Needs\n"
+      "a GPU: without one it prints why and exits 1.");
+  flags.ExtentsList("lattice", &lattices, "lattices to time, in this order; each extent even");
+  flags.IntList("rhs", &o.rhs, 1, 64, "right-hand sides per call, a list");
+  flags.Int("repetitions", &o.repetitions, 1, 1000000, "timed calls per row; the median is reported");
+  flags.Choice<std::string>("precision", &precision,
+                            {{"all", "all"}, {"double", "double"}, {"single", "single"}, {"half", "half"}},
+                            "storage precision of the links and spinors (all: every one)");
+  flags.Choice<std::string>("links", &links, {{"all", "all"}, {"18", "18"}, {"12", "12"}, {"8", "8"}},
+                            "reals stored per link: 18, 12 or 8; all: every one");
+  flags.Switch("gauge-fixed", &o.gauge_fixed, "links in temporal gauge (unit t-links but the last slice)");
+  if (!flags.Parse(argc, argv, std::cout)) return 0;
+  if (precision != "all") o.precisions = {ParsePrecision(precision)};
+  if (links != "all") o.reconstructs = {ParseReconstruct(links)};
+  if (const std::string why = NoDeviceReason(); !why.empty()) {
+    std::printf("multi_rhs_dslash_benchmark: %s\n", why.c_str());
+    return 1;
+  }
+  std::printf("multi_rhs_dslash_benchmark: %s\n", Describe(CurrentDeviceInfo()).c_str());
+  const CopyBandwidth copy = MeasureCopyBandwidth(std::size_t{1} << 30, 10);
+  std::printf("copy kernel %.0f GB/s (read + write, 1 GiB buffers, best of 10)\n", copy.kernel_gbs);
+  std::printf("right-hand sides:");
+  for (int n : o.rhs) std::printf(" %d", n);
+  std::printf("\n");
+  for (const Coordinates& extents : lattices) Run(Lattice(extents), o, copy.kernel_gbs);
+  return 0;
+}
+
+}  // namespace
+}  // namespace lqcd::gpu
+
+int main(int argc, char** argv) {
+  return lqcd::command_line::RunMain("multi_rhs_dslash_benchmark", [&] { return lqcd::gpu::Main(argc, argv); });
+}

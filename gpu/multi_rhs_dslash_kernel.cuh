@@ -1,0 +1,198 @@
+// multi_rhs_dslash_kernel.cuh: the Wilson hopping term applied to n right-hand sides in one launch, so that
+// each link is read from memory once per site for all n (papers 003 and QUDA's multi-RHS Dslash: the gauge
+// field is most of a Dslash's bytes, and it is the same for every right-hand side).
+//
+// Device-side header (included by the launchers multi_rhs_dslash_{double,single,half}.cu).
+//
+// Computes, for every right-hand side j < n and every site of the output parity, exactly what
+// wilson_dslash_kernel.cuh computes for one: out_j = D in_j, or an epilogue of it (a x_j + b D in_j, the
+// clover forms), D or D^dag, in the same order of hops and operations, so each out_j is bit for bit the
+// single-RHS kernel's (the tests check it). The per-hop pieces are that file's: the projection, the link in
+// the stencil's units, the hop coefficient, the accumulation, the epilogue; only the loop over right-hand
+// sides is new.
+//
+// Mapping (chosen by the tuner per variant, n and volume; multi_rhs_dslash_launcher.cuh):
+//   threadIdx.x   one output site;
+//   threadIdx.y   a group of kRhsPerThread right-hand sides: a thread loads each link once into registers
+//                 and applies it to its group's neighbours ("RHS inside a thread"); the groups of one site
+//                 sit in the same thread block, so their loads of the same link hit the L1 cache ("RHS across
+//                 threads"). kRhsPerThread = 1 is the second mapping alone.
+// The fields of the n right-hand sides are n ordinary spinor fields (any padding each): a right-hand side is
+// a field the solvers' per-RHS linear algebra already works on, and only the operator sees the block.
+#pragma once
+
+#include "gpu/multi_rhs_dslash_launch.h"
+#include "gpu/wilson_dslash_kernel.cuh"
+
+namespace lqcd::gpu {
+
+// What the epilogue of one right-hand side needs, in the shape ApplyEpilogue reads from an argument struct.
+template <Precision P, DslashEpilogue kEpilogueKind>
+struct RhsEpilogue : DslashCloverTerm<P, UsesClover(kEpilogueKind)> {
+  using Real = typename SpinorStorage<P>::Real;
+  static constexpr DslashEpilogue kEpilogue = kEpilogueKind;
+  SpinorAccessor<P> x;
+  Real a, b;
+};
+
+template <Precision P, Reconstruct R, bool kGaugeFixedFlag, bool kDaggerFlag, DslashEpilogue kEpilogueKind,
+          int kRhsPerThreadValue>
+struct MultiRhsDslashArg : DslashDivisors<UsesFastIndexing(ProductionArithmetic(P), R)>,
+                           DslashCloverTerm<P, UsesClover(kEpilogueKind)> {
+  using Real = typename SpinorStorage<P>::Real;
+  static constexpr Precision kPrecision = P;
+  static constexpr Reconstruct kReconstruct = R;
+  static constexpr bool kOnLevels = ProductionArithmetic(P) == DslashArithmetic::kLevels;
+  static constexpr bool kFastIndexing = UsesFastIndexing(ProductionArithmetic(P), R);
+  static constexpr bool kGaugeFixed = kGaugeFixedFlag;
+  static constexpr bool kDagger = kDaggerFlag;
+  static constexpr DslashEpilogue kEpilogue = kEpilogueKind;
+  static constexpr bool kPartitioned = false;
+  static constexpr int kRhsPerThread = kRhsPerThreadValue;
+  static constexpr Real kLinkUnit = kOnLevels ? GaugeAccessor<P, R>::kRawUnit : Real(1);
+
+  SpinorAccessor<P> out[kMaxRhsPerLaunch];
+  SpinorAccessor<P> in[kMaxRhsPerLaunch];  // read only
+  SpinorAccessor<P> x[kMaxRhsPerLaunch];   // read only; epilogues with an x
+  GaugeAccessor<P, R> gauge;
+  int rhs;               // n
+  int extents[4];
+  int sites;             // output sites per right-hand side: V / 2
+  int parity;            // of the output sites
+  bool antiperiodic[4];
+  Real a, b;             // the epilogue's coefficients, the same for every right-hand side
+};
+
+// One spatial direction for the `count` right-hand sides from `first` (count <= kRhsPerThread): per hop the
+// neighbour index, the boundary sign and the link once, then per right-hand side the single kernel's line
+// out += k U h.
+template <int mu, class Arg>
+__device__ __forceinline__ void BlockSpatialHops(const Arg& arg, const SiteGeometry& site, int cb, int first,
+                                                 int count, ColorSpinor<typename Arg::Real> (&out)[Arg::kRhsPerThread]) {
+  constexpr int kForwardSign = Arg::kDagger ? +1 : -1;
+  constexpr int kBackwardSign = -kForwardSign;
+  constexpr bool kFused = Arg::kFastIndexing;
+  {
+    bool wraps;
+    const int neighbour = NeighbourCheckerboardIndex<true>(site, mu, arg.extents, wraps);
+    const bool negative = wraps && arg.antiperiodic[mu];
+    const Link<typename Arg::Real> u = LinkOf(arg, mu, arg.parity, cb);
+#pragma unroll
+    for (int j = 0; j < Arg::kRhsPerThread; ++j) {
+      if (j < count) {
+        const auto& in = arg.in[first + j];
+        HalfSpinor<typename Arg::Real> h = ProjectedNeighbour<mu, kForwardSign, Arg>(in, neighbour);
+        const auto k = HopCoefficient<Arg>(in, negative, neighbour, Arg::kLinkUnit, h);
+        AccumulateSpatial<mu, kForwardSign>(out[j], k, Multiply<kFused>(u, h));
+      }
+    }
+  }
+  {
+    bool wraps;
+    const int neighbour = NeighbourCheckerboardIndex<false>(site, mu, arg.extents, wraps);
+    const bool negative = wraps && arg.antiperiodic[mu];
+    const Link<typename Arg::Real> u = LinkOf(arg, mu, 1 - arg.parity, neighbour);
+#pragma unroll
+    for (int j = 0; j < Arg::kRhsPerThread; ++j) {
+      if (j < count) {
+        const auto& in = arg.in[first + j];
+        HalfSpinor<typename Arg::Real> h = ProjectedNeighbour<mu, kBackwardSign, Arg>(in, neighbour);
+        const auto k = HopCoefficient<Arg>(in, negative, neighbour, Arg::kLinkUnit, h);
+        AccumulateSpatial<mu, kBackwardSign>(out[j], k, MultiplyAdjoint<kFused>(u, h));
+      }
+    }
+  }
+}
+
+// The time direction for the same right-hand sides (TemporalHops of the single kernel, the link loaded once).
+template <class Arg>
+__device__ __forceinline__ void BlockTemporalHops(const Arg& arg, const SiteGeometry& site, int cb, int first,
+                                                  int count, ColorSpinor<typename Arg::Real> (&out)[Arg::kRhsPerThread]) {
+  using Real = typename Arg::Real;
+  constexpr int mu = 3;
+  constexpr int kForwardSpins = Arg::kDagger ? 0 : 2;
+  constexpr int kBackwardSpins = 2 - kForwardSpins;
+  constexpr bool kFused = Arg::kFastIndexing;
+  const int last = arg.extents[3] - 1;
+  {
+    const bool with_link = !Arg::kGaugeFixed || site.coords[3] == last;
+    bool wraps;
+    const int neighbour = NeighbourCheckerboardIndex<true>(site, mu, arg.extents, wraps);
+    const bool negative = wraps && arg.antiperiodic[mu];
+    Link<Real> u;
+    if (with_link) u = LinkOf(arg, mu, arg.parity, cb);
+#pragma unroll
+    for (int j = 0; j < Arg::kRhsPerThread; ++j) {
+      if (j < count) {
+        const auto& in = arg.in[first + j];
+        HalfSpinor<Real> h = NeighbourSpinPair<kForwardSpins, Arg>(in, neighbour);
+        const auto k = HopCoefficient<Arg>(in, negative, neighbour, with_link ? Arg::kLinkUnit : Real(1), h);
+        if (with_link) h = Multiply<kFused>(u, h);
+        AccumulateTemporal<kForwardSpins>(out[j], k, h);
+      }
+    }
+  }
+  {
+    const bool with_link = !Arg::kGaugeFixed || site.coords[3] == 0;
+    bool wraps;
+    const int neighbour = NeighbourCheckerboardIndex<false>(site, mu, arg.extents, wraps);
+    const bool negative = wraps && arg.antiperiodic[mu];
+    Link<Real> u;
+    if (with_link) u = LinkOf(arg, mu, 1 - arg.parity, neighbour);
+#pragma unroll
+    for (int j = 0; j < Arg::kRhsPerThread; ++j) {
+      if (j < count) {
+        const auto& in = arg.in[first + j];
+        HalfSpinor<Real> h = NeighbourSpinPair<kBackwardSpins, Arg>(in, neighbour);
+        const auto k = HopCoefficient<Arg>(in, negative, neighbour, with_link ? Arg::kLinkUnit : Real(1), h);
+        if (with_link) h = MultiplyAdjoint<kFused>(u, h);
+        AccumulateTemporal<kBackwardSpins>(out[j], k, h);
+      }
+    }
+  }
+}
+
+// The site functor: site cb of right-hand sides first .. first + kRhsPerThread - 1 (those below n).
+template <class Arg>
+struct MultiRhsDslashSite {
+  __device__ __forceinline__ void operator()(const Arg& arg, int cb, int first) const {
+    using Real = typename Arg::Real;
+    constexpr int m = Arg::kRhsPerThread;
+    const int count = arg.rhs - first < m ? arg.rhs - first : m;
+    SiteGeometry site;
+    if constexpr (Arg::kFastIndexing) {
+      site = CheckerboardSite(cb, arg.parity, arg.extents, arg.divisors);
+    } else {
+      site = CheckerboardSite(cb, arg.parity, arg.extents);
+    }
+    ColorSpinor<Real> out[m];
+#pragma unroll
+    for (int j = 0; j < m; ++j) out[j] = ColorSpinor<Real>::Zero();
+    BlockSpatialHops<0>(arg, site, cb, first, count, out);
+    BlockSpatialHops<1>(arg, site, cb, first, count, out);
+    BlockSpatialHops<2>(arg, site, cb, first, count, out);
+    BlockTemporalHops(arg, site, cb, first, count, out);
+#pragma unroll
+    for (int j = 0; j < m; ++j) {
+      if (j < count) {
+        RhsEpilogue<Arg::kPrecision, Arg::kEpilogue> e;
+        if constexpr (UsesClover(Arg::kEpilogue)) e.clover = arg.clover;
+        e.x = arg.x[first + j];
+        e.a = arg.a;
+        e.b = arg.b;
+        ApplyEpilogue(e, cb, out[j]);
+        arg.out[first + j].Store(cb, out[j]);
+      }
+    }
+  }
+};
+
+template <class Arg>
+__global__ void MultiRhsDslashKernel(const Arg arg) {
+  const int cb = blockIdx.x * blockDim.x + threadIdx.x;
+  const int first = (blockIdx.y * blockDim.y + threadIdx.y) * Arg::kRhsPerThread;
+  if (cb >= arg.sites || first >= arg.rhs) return;
+  MultiRhsDslashSite<Arg>{}(arg, cb, first);
+}
+
+}  // namespace lqcd::gpu

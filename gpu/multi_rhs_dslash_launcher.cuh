@@ -1,0 +1,167 @@
+// multi_rhs_dslash_launcher.cuh: turns a validated MultiRhsDslashLaunch into a kernel launch: picks the
+// template variant (reconstruction x temporal gauge fixing x dagger x epilogue x right-hand sides per
+// thread), fills the argument struct, and lets the tuner choose the mapping.
+//
+// Device-side header, instantiated per precision (multi_rhs_dslash_{double,single,half}.cu): kNone and
+// kXpay, 3 x 2 x 2 x 2 = 24 variants, each with m = 1, 2 and 4 right-hand sides per thread (double: 1 and 2;
+// with 4 it needs more than the 255 registers a thread has and spills).
+//
+// The mapping (multi_rhs_dslash_kernel.cuh): a block of bx x g threads, g = ceil(n / m) groups of m
+// right-hand sides, so all right-hand sides of a site share one block (and its L1 cache). For each m in
+// {1, 2, 4} (m <= n, m <= MaxRhsPerThread) the tuner times bx = 32, 64, ... up to 1024 / g under its own key, and the launcher
+// takes the m whose tuned time is smallest; both choices are remembered (and cached on disk) like any block
+// size. A pinned m (MultiRhsDslashLaunch::rhs_per_thread) or a forced block size skips the comparison.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpu/multi_rhs_dslash_kernel.cuh"
+#include "gpu/multi_rhs_dslash_launch.h"
+#include "gpu/wilson_dslash_launcher.cuh"
+
+namespace lqcd::gpu {
+
+constexpr int MaxRhsPerThread(Precision p) { return p == Precision::kDouble ? 2 : 4; }
+
+inline std::string MultiRhsDslashTuneKey(const MultiRhsDslashLaunch& l, int rhs_per_thread) {
+  std::string key = std::string("MultiRhsDslash ") + ToString(l.gauge.precision) + "/" +
+                    ToString(l.gauge.reconstruct) + (l.gauge.temporal_gauge_fixed ? "/gf" : "") +
+                    (l.dagger ? "/dagger" : "") +
+                    (l.epilogue != DslashEpilogue::kNone ? std::string("/") + ToString(l.epilogue) : "") + " n=" +
+                    std::to_string(l.rhs) + " per-thread=" + std::to_string(rhs_per_thread) + " " +
+                    std::to_string(l.out[0].extents[0]);
+  for (int mu = 1; mu < 4; ++mu) key += "x" + std::to_string(l.out[0].extents[mu]);
+  key += " strides " + std::to_string(l.out[0].stride) + "," + std::to_string(l.in[0].stride) + "," +
+         std::to_string(l.gauge.stride);
+  return key;
+}
+
+// One mapping (m right-hand sides per thread): the argument struct, the tuned block width and a launcher.
+template <Precision P, Reconstruct R, bool kGaugeFixed, bool kDagger, DslashEpilogue E, int m>
+struct MultiRhsLaunchOf {
+  using Arg = MultiRhsDslashArg<P, R, kGaugeFixed, kDagger, E, m>;
+  using Real = typename Arg::Real;
+  Arg arg;
+  int groups = 0;
+
+  explicit MultiRhsLaunchOf(const MultiRhsDslashLaunch& l) {
+    for (int j = 0; j < l.rhs; ++j) {
+      arg.out[j] = SpinorAccessorOf<P>(l.out[j]);
+      arg.in[j] = SpinorAccessorOf<P>(l.in[j]);
+      if (UsesX(E)) arg.x[j] = SpinorAccessorOf<P>(l.x[j]);
+    }
+    if constexpr (UsesClover(E)) arg.clover = CloverAccessorOf<P>(l.clover);
+    arg.gauge.data = static_cast<typename GaugeAccessor<P, R>::Word*>(l.gauge.data);
+    arg.gauge.stride = l.gauge.stride;
+    arg.rhs = l.rhs;
+    for (int mu = 0; mu < 4; ++mu) {
+      arg.extents[mu] = l.out[0].extents[mu];
+      arg.antiperiodic[mu] = l.antiperiodic[mu];
+    }
+    if constexpr (Arg::kFastIndexing) arg.divisors = CheckerboardDivisors::Of(arg.extents);
+    arg.sites = l.out[0].sites;
+    arg.parity = l.out[0].parity;
+    arg.a = static_cast<Real>(l.a);
+    arg.b = static_cast<Real>(l.b);
+    groups = (l.rhs + m - 1) / m;
+  }
+
+  // The widest block row: bx * groups threads within the kernel's limit.
+  int MaxWidth() const {
+    cudaFuncAttributes attributes;
+    LQCD_CUDA_CHECK(cudaFuncGetAttributes(&attributes, &MultiRhsDslashKernel<Arg>));
+    return attributes.maxThreadsPerBlock / groups / kTuneBlockGranularity * kTuneBlockGranularity;
+  }
+
+  void Launch(int width, const std::string& key) const {
+    const dim3 block(width, groups);
+    const dim3 grid((arg.sites + width - 1) / width, 1);
+    MultiRhsDslashKernel<Arg><<<grid, block>>>(arg);
+    const std::string what = "launch of " + key + " with " + std::to_string(width) + "x" + std::to_string(groups) +
+                             " threads per block";
+    CheckCuda(cudaGetLastError(), what.c_str(), __FILE__, __LINE__);
+  }
+};
+
+// Tunes the block width of mapping m (if new) and returns {width, tuned microseconds (-1 if forced)}.
+template <class L>
+std::pair<int, double> TuneMapping(const L& launcher, const std::string& key,
+                                   const std::vector<std::pair<void*, std::size_t>>& preserve) {
+  const int max_width = launcher.MaxWidth();
+  if (max_width < kTuneBlockGranularity) return {0, -1};  // this mapping cannot hold all groups of a site
+  const int width = LaunchTuner::Instance().BlockSize(key, max_width, preserve,
+                                                      [&](int w) { launcher.Launch(w, key); });
+  return {width, LaunchTuner::Instance().TunedMicroseconds(key)};
+}
+
+template <Precision P, Reconstruct R, bool kGaugeFixed, bool kDagger, DslashEpilogue E>
+void LaunchMultiRhsVariant(const MultiRhsDslashLaunch& l) {
+  std::vector<std::pair<void*, std::size_t>> preserve;
+  for (int j = 0; UsesX(E) && j < l.rhs; ++j) {
+    if (l.out[j].data == l.x[j].data) {  // out = a out + b D in: timing runs must not compound
+      preserve.emplace_back(l.out[j].data, SpinorViewBytes<P>(l.out[j]));
+      if (l.out[j].norm != nullptr) preserve.emplace_back(l.out[j].norm, sizeof(float) * l.out[j].stride);
+    }
+  }
+  const MultiRhsLaunchOf<P, R, kGaugeFixed, kDagger, E, 1> one(l);
+  const MultiRhsLaunchOf<P, R, kGaugeFixed, kDagger, E, 2> two(l);
+  constexpr int kMaxM = MaxRhsPerThread(P);
+  const MultiRhsLaunchOf<P, R, kGaugeFixed, kDagger, E, kMaxM> most(l);  // 4, or 2 in double (then unused)
+  struct Choice {
+    int m, width;
+    double microseconds;
+  };
+  std::vector<Choice> choices;
+  auto consider = [&](const auto& launcher, int m) {
+    if (m > l.rhs || (l.rhs_per_thread != 0 && l.rhs_per_thread != m)) return;
+    const auto [width, microseconds] = TuneMapping(launcher, MultiRhsDslashTuneKey(l, m), preserve);
+    if (width > 0) choices.push_back({m, width, microseconds});
+  };
+  consider(one, 1);
+  consider(two, 2);
+  if constexpr (kMaxM == 4) consider(most, 4);
+  if (choices.empty()) {
+    throw std::invalid_argument("MultiRhsDslash: no mapping for " + std::to_string(l.rhs) + " right-hand sides with " +
+                                std::to_string(l.rhs_per_thread) + " per thread in " + ToString(P) +
+                                " precision (compiled: 1, 2" + (kMaxM == 4 ? ", 4" : "") + ", at most n)");
+  }
+  Choice best = choices.front();
+  for (const Choice& c : choices) {
+    if (c.microseconds >= 0 && (best.microseconds < 0 || c.microseconds < best.microseconds)) best = c;
+  }
+  const std::string key = MultiRhsDslashTuneKey(l, best.m);
+  switch (best.m) {
+    case 1: return one.Launch(best.width, key);
+    case 2: return two.Launch(best.width, key);
+    default: return most.Launch(best.width, key);
+  }
+}
+
+// Dispatches to the variant of l's reconstruction, gauge fixing, dagger and epilogue (among kEpilogues).
+template <Precision P, DslashEpilogue... kEpilogues>
+void LaunchMultiRhsDslashFor(const MultiRhsDslashLaunch& l) {
+  auto with_reconstruct = [&](auto reconstruct) {
+    WithFlag(l.gauge.temporal_gauge_fixed, [&](auto gauge_fixed) {
+      WithFlag(l.dagger, [&](auto dagger) {
+        WithEpilogue<kEpilogues...>(l.epilogue, [&](auto epilogue) {
+          constexpr Reconstruct kReconstruct = std::decay_t<decltype(reconstruct)>::value;
+          constexpr bool kGaugeFixed = std::decay_t<decltype(gauge_fixed)>::value;
+          constexpr bool kDagger = std::decay_t<decltype(dagger)>::value;
+          constexpr DslashEpilogue kEpilogue = decltype(epilogue)::value;
+          LaunchMultiRhsVariant<P, kReconstruct, kGaugeFixed, kDagger, kEpilogue>(l);
+        });
+      });
+    });
+  };
+  switch (l.gauge.reconstruct) {
+    case Reconstruct::k18: return with_reconstruct(std::integral_constant<Reconstruct, Reconstruct::k18>{});
+    case Reconstruct::k12: return with_reconstruct(std::integral_constant<Reconstruct, Reconstruct::k12>{});
+    case Reconstruct::k8: return with_reconstruct(std::integral_constant<Reconstruct, Reconstruct::k8>{});
+  }
+}
+
+}  // namespace lqcd::gpu
