@@ -16,7 +16,8 @@
 //   threadIdx.y   a group of kRhsPerThread right-hand sides: a thread loads each link once into registers
 //                 and applies it to its group's neighbours ("RHS inside a thread"); the groups of one site
 //                 sit in the same thread block, so their loads of the same link hit the L1 cache ("RHS across
-//                 threads"). kRhsPerThread = 1 is the second mapping alone.
+//                 threads"), or, where a block cannot hold them all, in consecutive blocks (the kernel's
+//                 comment). kRhsPerThread = 1 is the second mapping alone.
 // The fields of the n right-hand sides are n ordinary spinor fields (any padding each): a right-hand side is
 // a field the solvers' per-RHS linear algebra already works on, and only the operator sees the block.
 #pragma once
@@ -56,6 +57,7 @@ struct MultiRhsDslashArg : DslashDivisors<UsesFastIndexing(ProductionArithmetic(
   SpinorAccessor<P> x[kMaxRhsPerLaunch];   // read only; epilogues with an x
   GaugeAccessor<P, R> gauge;
   int rhs;               // n
+  int chunks;            // thread blocks per group of sites: ceil(groups / blockDim.y)
   int extents[4];
   int sites;             // output sites per right-hand side: V / 2
   int parity;            // of the output sites
@@ -187,10 +189,13 @@ struct MultiRhsDslashSite {
   }
 };
 
+// Block b covers sites (b / chunks) * blockDim.x + threadIdx.x and the groups of chunk b % chunks: when one
+// block cannot hold every group of its sites, the blocks of the same sites are consecutive, so they run at
+// about the same time and share the links in L2.
 template <class Arg>
 __global__ void MultiRhsDslashKernel(const Arg arg) {
-  const int cb = blockIdx.x * blockDim.x + threadIdx.x;
-  const int first = (blockIdx.y * blockDim.y + threadIdx.y) * Arg::kRhsPerThread;
+  const int cb = (blockIdx.x / arg.chunks) * blockDim.x + threadIdx.x;
+  const int first = ((blockIdx.x % arg.chunks) * blockDim.y + threadIdx.y) * Arg::kRhsPerThread;
   if (cb >= arg.sites || first >= arg.rhs) return;
   MultiRhsDslashSite<Arg>{}(arg, cb, first);
 }

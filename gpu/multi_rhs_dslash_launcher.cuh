@@ -6,15 +6,17 @@
 // kXpay, 3 x 2 x 2 x 2 = 24 variants, each with m = 1, 2 and 4 right-hand sides per thread (double: 1 and 2;
 // with 4 it needs more than the 255 registers a thread has and spills).
 //
-// The mapping (multi_rhs_dslash_kernel.cuh): a block of bx x g threads, g = ceil(n / m) groups of m
-// right-hand sides, so all right-hand sides of a site share one block (and its L1 cache). For each m in
-// {1, 2, 4} (m <= n, m <= MaxRhsPerThread) the tuner times bx = 32, 64, ... up to 1024 / g under its own key, and the launcher
+// The mapping (multi_rhs_dslash_kernel.cuh): blocks of bx sites x (as many as fit, up to all g = ceil(n / m))
+// groups of m right-hand sides, so the right-hand sides of a site share one block (and its L1 cache) where
+// the register use allows. For each m in {1, 2, 4} (m < 2n, m <= MaxRhsPerThread) the tuner times
+// bx = 32, 64, ... up to the kernel's thread limit under its own key, and the launcher
 // takes the m whose tuned time is smallest; both choices are remembered (and cached on disk) like any block
 // size. A pinned m (MultiRhsDslashLaunch::rhs_per_thread) or a forced block size skips the comparison.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -70,17 +72,24 @@ struct MultiRhsLaunchOf {
     groups = (l.rhs + m - 1) / m;
   }
 
-  // The widest block row: bx * groups threads within the kernel's limit.
-  int MaxWidth() const {
-    cudaFuncAttributes attributes;
-    LQCD_CUDA_CHECK(cudaFuncGetAttributes(&attributes, &MultiRhsDslashKernel<Arg>));
-    return attributes.maxThreadsPerBlock / groups / kTuneBlockGranularity * kTuneBlockGranularity;
+  // The kernel's thread limit per block (its registers decide it), asked once per variant.
+  static int MaxThreads() {
+    static const int max_threads = [] {
+      cudaFuncAttributes attributes;
+      LQCD_CUDA_CHECK(cudaFuncGetAttributes(&attributes, &MultiRhsDslashKernel<Arg>));
+      return attributes.maxThreadsPerBlock;
+    }();
+    return max_threads;
   }
 
+  // width sites per block; as many groups per block as fit (all of them when width * groups <= the limit).
   void Launch(int width, const std::string& key) const {
-    const dim3 block(width, groups);
-    const dim3 grid((arg.sites + width - 1) / width, 1);
-    MultiRhsDslashKernel<Arg><<<grid, block>>>(arg);
+    const int rows = std::max(1, std::min(groups, MaxThreads() / width));
+    Arg a = arg;
+    a.chunks = (groups + rows - 1) / rows;
+    const dim3 block(width, rows);
+    const dim3 grid(((arg.sites + width - 1) / width) * a.chunks);
+    MultiRhsDslashKernel<Arg><<<grid, block>>>(a);
     const std::string what = "launch of " + key + " with " + std::to_string(width) + "x" + std::to_string(groups) +
                              " threads per block";
     CheckCuda(cudaGetLastError(), what.c_str(), __FILE__, __LINE__);
@@ -91,8 +100,7 @@ struct MultiRhsLaunchOf {
 template <class L>
 std::pair<int, double> TuneMapping(const L& launcher, const std::string& key,
                                    const std::vector<std::pair<void*, std::size_t>>& preserve) {
-  const int max_width = launcher.MaxWidth();
-  if (max_width < kTuneBlockGranularity) return {0, -1};  // this mapping cannot hold all groups of a site
+  const int max_width = launcher.MaxThreads() / kTuneBlockGranularity * kTuneBlockGranularity;
   const int width = LaunchTuner::Instance().BlockSize(key, max_width, preserve,
                                                       [&](int w) { launcher.Launch(w, key); });
   return {width, LaunchTuner::Instance().TunedMicroseconds(key)};
@@ -117,9 +125,10 @@ void LaunchMultiRhsVariant(const MultiRhsDslashLaunch& l) {
   };
   std::vector<Choice> choices;
   auto consider = [&](const auto& launcher, int m) {
-    if (m > l.rhs || (l.rhs_per_thread != 0 && l.rhs_per_thread != m)) return;
+    // Tuned: the m that leave at most half of a thread's slots idle (m < 2n); pinned: any compiled m.
+    if (l.rhs_per_thread != 0 ? l.rhs_per_thread != m : m >= 2 * l.rhs) return;
     const auto [width, microseconds] = TuneMapping(launcher, MultiRhsDslashTuneKey(l, m), preserve);
-    if (width > 0) choices.push_back({m, width, microseconds});
+    choices.push_back({m, width, microseconds});
   };
   consider(one, 1);
   consider(two, 2);
@@ -127,7 +136,7 @@ void LaunchMultiRhsVariant(const MultiRhsDslashLaunch& l) {
   if (choices.empty()) {
     throw std::invalid_argument("MultiRhsDslash: no mapping for " + std::to_string(l.rhs) + " right-hand sides with " +
                                 std::to_string(l.rhs_per_thread) + " per thread in " + ToString(P) +
-                                " precision (compiled: 1, 2" + (kMaxM == 4 ? ", 4" : "") + ", at most n)");
+                                " precision (compiled: 1, 2" + (kMaxM == 4 ? ", 4" : "") + ")");
   }
   Choice best = choices.front();
   for (const Choice& c : choices) {

@@ -124,7 +124,7 @@ int BlockAgainstSingle(const Variant& c, const DeviceGaugeField& gauge, int n, i
 }
 
 // 2 gauge fixings x 3 precisions x 3 reconstructions x 2 daggers x 2 xpay, each with every mapping on n = 3
-// right-hand sides (so m = 2 and m = 4 leave a partial group): 192 block calls.
+// right-hand sides (so m = 2 and m = 4 leave a partial group; 4 exceeds n): 192 block calls.
 TEST_F(MultiRhsDslashTest, EveryVariantAndMappingEqualsTheSingleRhsKernelBitForBit) {
   for (bool gauge_fixed : {false, true}) {
     const GaugeField<double> u = testing::RandomLinks(lattice_, 301, gauge_fixed);
@@ -185,7 +185,8 @@ TEST_F(MultiRhsDslashTest, EveryRightHandSideMatchesTheOracle) {
   }
 }
 
-// 17 right-hand sides take two launches (16 + 1); the tuner's own choice of mapping; fields with different
+// 17 right-hand sides take two launches (16 + 1); the tuner's own choice of mapping and 16 groups over
+// several blocks; fields with different
 // paddings; xpay in place (out[j] = x[j]) equals out of place, also while the tuner times the candidates.
 TEST_F(MultiRhsDslashTest, LargeBlocksPaddingsTunedMappingsAndInPlaceXpay) {
   const GaugeField<double> u = testing::RandomLinks(lattice_, 305, true);
@@ -193,6 +194,9 @@ TEST_F(MultiRhsDslashTest, LargeBlocksPaddingsTunedMappingsAndInPlaceXpay) {
     const DeviceGaugeField gauge(u, {precision, Reconstruct::k12, true, 0});
     const Variant c{precision, Reconstruct::k12, true, Dagger::kYes, true, Parity::kEven};
     EXPECT_EQ(BlockAgainstSingle(c, gauge, 17, 0, 3), 0) << c.Name() << ", 17 right-hand sides, tuned";
+    // One per thread: 16 groups of a site exceed one block of a register-heavy kernel (double: about 450
+    // threads), so they spread over consecutive blocks.
+    EXPECT_EQ(BlockAgainstSingle(c, gauge, 17, 1), 0) << c.Name() << ", 17 right-hand sides, 1 per thread";
 
     const int n = 6;
     DeviceBlock in(lattice_, Subset::kOdd, precision, n, 5000);
