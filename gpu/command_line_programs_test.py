@@ -7,6 +7,7 @@ import unittest
 
 from tools.command_line_testing import ProgramTestCase
 
+BLOCK_SOLVER = "gpu/block_solver_benchmark"
 CLOVER = "gpu/clover_benchmark"
 CLOVER_DSLASH = "gpu/clover_dslash_benchmark"
 COPY = "gpu/copy_bandwidth_benchmark"
@@ -145,6 +146,22 @@ class MultiRhsDslashBenchmarkTest(ProgramTestCase, LatticeChecks):
         self.assert_error(MULTI_RHS, ["--rhs=4,x"], "--rhs")
         self.assert_error(MULTI_RHS, ["--precision=quad"], "--precision")
         self.assert_error(MULTI_RHS, ["--links=9"], "--links")
+
+
+class BlockSolverBenchmarkTest(ProgramTestCase, LatticeChecks):
+    def test_help(self):
+        self.assert_help(BLOCK_SOLVER, ["--lattice=LXxLYxLZxLT", "--gauge=PATH", "--kappa=X", "--rhs=",
+                                        "--precision=double|single", "--links=18|12|8", "--tolerance=X",
+                                        "--max-iterations=N", "--seed=N"])
+
+    def test_errors(self):
+        self.assert_common_errors(BLOCK_SOLVER, flag_with_number="--max-iterations", positive_flag="--max-iterations")
+        self.assert_common_errors(BLOCK_SOLVER, flag_with_number="--kappa")
+        self.assert_bad_lattices(BLOCK_SOLVER)
+        self.assert_error(BLOCK_SOLVER, ["--kappa=0.3"], "--kappa")
+        self.assert_error(BLOCK_SOLVER, ["--rhs=0"], "--rhs")
+        self.assert_error(BLOCK_SOLVER, ["--precision=half"], "--precision")
+        self.assert_error(BLOCK_SOLVER, ["--tolerance=2"], "--tolerance")
 
 
 class CloverBenchmarkTest(ProgramTestCase, LatticeChecks):

@@ -365,7 +365,7 @@ class GpuWilsonSchur {
   void set_fused_dot_products(bool fused) { fused_dot_products_ = fused; }
   // The block operator of solvers/block_operators.h (block CG / BiCGstab): out[k] = M_pp in[k] (or M_pp^dag)
   // for all k in two multi-RHS Dslash calls (DeviceSchurOperator::ApplyBlock: the links read once per site for
-  // every right-hand side), each out[k] bit for bit Apply's. BytesPerApply(n): the model bytes of one such
+  // every right-hand side), each out[k] within Apply's error bound. BytesPerApply(n): the model bytes of one such
   // application to n fields (wilson_dslash.h's multi-RHS model).
   void ApplyBlock(const std::vector<Field*>& out, const std::vector<const Field*>& in) const {
     RunBlock(out, in, Dagger::kNo);

@@ -4,8 +4,9 @@
 // Host-only header (no CUDA types). For j < n, with the fields of wilson_dslash.h:
 //     ApplyWilsonDslashBlock:      out[j] = D_{p,p'} in[j]                (or D^dag)
 //     ApplyWilsonDslashXpayBlock:  out[j] = a x[j] + b D_{p,p'} in[j]     (or with D^dag), the same a, b for all j
-// Each out[j] is bit for bit what ApplyWilsonDslash / ApplyWilsonDslashXpay returns for that right-hand side
-// alone (same operations in the same order). Blocks of more than kMaxRhsPerLaunch = 16 are applied in
+// Each out[j] is computed by the formula of ApplyWilsonDslash / ApplyWilsonDslashXpay in the same order (so
+// within the same error bound; the compiler may contract products into fma differently in the two kernels,
+// so the bits may differ). Blocks of more than kMaxRhsPerLaunch = 16 are applied in
 // launches of at most 16.
 //
 // Arguments are checked (std::invalid_argument, naming the problem and the right-hand side) before anything is

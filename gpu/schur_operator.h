@@ -50,8 +50,8 @@ class DeviceSchurOperator {
   // out_p = M_pp^dag M_pp in_p.
   void ApplyNormal(const SpinorView& out, const ConstSpinorView& in) const;
   // out[j] = M_pp in[j] (or M_pp^dag in[j]) for every j: on one GPU two multi-RHS Dslash calls
-  // (multi_rhs_dslash.h: the links read once per site for all right-hand sides), each out[j] bit for bit
-  // Apply's; partitioned, Apply per right-hand side. Checks as ApplyWilsonDslashBlock, and every field on
+  // (multi_rhs_dslash.h: the links read once per site for all right-hand sides), each out[j] within Apply's
+  // error bound; partitioned, Apply per right-hand side. Checks as ApplyWilsonDslashBlock, and every field on
   // parity p; out[j] may be in[j] (as for Apply) but no other in[k].
   void ApplyBlock(const std::vector<SpinorView>& out, const std::vector<ConstSpinorView>& in, Dagger dagger) const;
   // out_p = M_pp in_p with, fused into the second Dslash (wilson_dslash.h, ApplyWilsonDslashXpayDotNorm), the

@@ -26,6 +26,16 @@
 
 namespace lqcd::gpu {
 
+// Third row from the first two: c = (a x b)^*.
+template <typename Real>
+__device__ __forceinline__ void CompleteThirdRow(Link<Real>& u) {
+  const auto* a = u.m[0];
+  const auto* b = u.m[1];
+  u.m[2][0] = Conj(a[1] * b[2] - a[2] * b[1]);
+  u.m[2][1] = Conj(a[2] * b[0] - a[0] * b[2]);
+  u.m[2][2] = Conj(a[0] * b[1] - a[1] * b[0]);
+}
+
 // c = unit * (a x b)^* with each part a chain of one multiplication and three fma (the half kernels, whose
 // rows a and b are values / unit, unit = 32768/32767: multiplying by unit puts c in the same units).
 template <typename Real>
@@ -45,15 +55,6 @@ __device__ __forceinline__ void CompleteThirdRowFused(Link<Real>& u, Real unit) 
     im = fma(-a[l].im, b[k].re, im);
     u.m[2][j] = {unit * re, -(unit * im)};
   }
-}
-
-// Third row from the first two: c = (a x b)^*, as the fused chains with unit 1 (the multiplication by 1 folds
-// away). Written as explicit fma rather than as products and differences, whose contraction into fma the
-// compiler chooses per kernel: the multi-RHS Dslash must round exactly as the single-RHS one, and with the
-// contraction left to the compiler double with 12 reals did not (multi_rhs_dslash_test).
-template <typename Real>
-__device__ __forceinline__ void CompleteThirdRow(Link<Real>& u) {
-  CompleteThirdRowFused(u, Real(1));
 }
 
 // The 8 reals of U (phases in radians), computed in the type of U (double when packing).
