@@ -50,6 +50,10 @@ void CheckAndLaunch(const char* where, const std::vector<SpinorView>& out, const
   }
   for (std::size_t first = 0; first < n; first += kMaxRhsPerLaunch) {
     const std::size_t count = std::min<std::size_t>(kMaxRhsPerLaunch, n - first);
+    if (count == 1 && m == 0) {  // one right-hand side: the single-RHS kernel is the faster one (no link reuse)
+      LaunchWilsonDslash(single[first]);
+      continue;
+    }
     MultiRhsDslashLaunch l;
     l.rhs = static_cast<int>(count);
     const WilsonDslashLaunch& s = single[first];

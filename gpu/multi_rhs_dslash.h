@@ -6,8 +6,9 @@
 //     ApplyWilsonDslashXpayBlock:  out[j] = a x[j] + b D_{p,p'} in[j]     (or with D^dag), the same a, b for all j
 // Each out[j] is computed by the formula of ApplyWilsonDslash / ApplyWilsonDslashXpay in the same order (so
 // within the same error bound; the compiler may contract products into fma differently in the two kernels,
-// so the bits may differ). Blocks of more than kMaxRhsPerLaunch = 16 are applied in
-// launches of at most 16.
+// so the bits may differ). Blocks of more than kMaxRhsPerLaunch = 16 are applied in launches of at most 16;
+// a launch of one right-hand side (n = 1, or the last of 17) goes to the single-RHS kernel, which is faster
+// when there is nothing to share, unless the mapping is pinned.
 //
 // Arguments are checked (std::invalid_argument, naming the problem and the right-hand side) before anything is
 // launched: every field as for the single-RHS call (wilson_dslash.h), n >= 1, equal lengths, all out[j] on one
