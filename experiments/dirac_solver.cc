@@ -130,6 +130,20 @@ void RequireSystemShapes(const GaugeField<double>& u, const SpinorField<double>&
   }
 }
 
+void RequireBlockShapes(const std::vector<const SpinorField<double>*>& b, const std::vector<SpinorField<double>*>& x) {
+  if (b.empty() || b.size() != x.size()) {
+    throw std::invalid_argument("DiracSolver::SolveBlock: " + std::to_string(x.size()) + " solutions for " +
+                                std::to_string(b.size()) + " sources (at least one)");
+  }
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    if (b[k] == nullptr || x[k] == nullptr) throw std::invalid_argument("DiracSolver::SolveBlock: a null field");
+    for (std::size_t j = 0; j < k; ++j) {
+      if (x[j] == x[k]) throw std::invalid_argument("DiracSolver::SolveBlock: solutions " + std::to_string(j) +
+                                                    " and " + std::to_string(k) + " are the same field");
+    }
+  }
+}
+
 void RequireSystemFields(const GaugeField<double>& u, const SpinorField<double>& b, const SpinorField<double>& x) {
   RequireSystemShapes(u, b, x);
   if (!(Norm2(b) > 0)) throw std::invalid_argument("DiracSolver: the source b is zero");
@@ -178,6 +192,15 @@ class CpuDiracSolver : public DiracSolver {
 
 }  // namespace
 }  // namespace internal
+
+std::vector<SolveOutcome> DiracSolver::SolveBlock(const FermionAction& action, const solvers::SolverSpec& spec,
+                                                  const std::vector<const SpinorField<double>*>& b,
+                                                  const std::vector<SpinorField<double>*>& x) {
+  internal::RequireBlockShapes(b, x);
+  std::vector<SolveOutcome> out;
+  for (std::size_t k = 0; k < b.size(); ++k) out.push_back(Solve(action, spec, *b[k], *x[k]));
+  return out;
+}
 
 std::unique_ptr<DiracSolver> MakeDiracSolver(const BackendChoice& choice, const GaugeField<double>& u) {
   switch (choice.kind) {

@@ -43,6 +43,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "experiments/fermion_action.h"
 #include "gpu/comm/communicator.h"
@@ -87,6 +88,20 @@ class DiracSolver {
   virtual ~DiracSolver() = default;
   virtual SolveOutcome Solve(const FermionAction& action, const solvers::SolverSpec& spec,
                              const SpinorField<double>& b, SpinorField<double>& x) = 0;
+  // The systems M x[k] = b[k], each with the outcome Solve would report: this default solves them one after
+  // another; the GPU solver on one GPU solves Wilson systems with a spec that solvers::BlockSolveSupported
+  // accepts (plain BiCGstab) as ONE lockstep block (gpu/spec_solver.h SolveBlockWithSpecOnGpu: every M_ee
+  // application shared, the links read once per site for all unconverged systems; each system converges on its
+  // own criterion). b and x of equal length >= 1, x[k] distinct.
+  virtual std::vector<SolveOutcome> SolveBlock(const FermionAction& action, const solvers::SolverSpec& spec,
+                                               const std::vector<const SpinorField<double>*>& b,
+                                               const std::vector<SpinorField<double>*>& x);
+  // Whether SolveBlock shares the operator between the systems for this action and spec (else it loops).
+  virtual bool SolvesAsBlock(const FermionAction& action, const solvers::SolverSpec& spec) const {
+    (void)action;
+    (void)spec;
+    return false;
+  }
   virtual BackendKind backend() const = 0;
 };
 

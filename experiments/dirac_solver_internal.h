@@ -4,6 +4,7 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "experiments/dirac_solver.h"
 #include "experiments/fermion_action.h"
@@ -34,6 +35,9 @@ class TemporalGaugeCopy {
 // (Fields: one pass over b).
 void RequireSystemShapes(const GaugeField<double>& u, const SpinorField<double>& b, const SpinorField<double>& x);
 void RequireSystemFields(const GaugeField<double>& u, const SpinorField<double>& b, const SpinorField<double>& x);
+
+// Throws std::invalid_argument unless b and x have the same length >= 1, no null field, the x[k] distinct.
+void RequireBlockShapes(const std::vector<const SpinorField<double>*>& b, const std::vector<SpinorField<double>*>& x);
 
 // True when every component of x is exactly zero (a zero initial guess needs no upload).
 bool IsZero(const SpinorField<double>& x);

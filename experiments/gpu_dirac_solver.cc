@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "experiments/dirac_solver.h"
 #include "experiments/dirac_solver_internal.h"
@@ -14,6 +15,7 @@
 #include "gpu/gpu_backend.h"
 #include "gpu/spec_solver.h"
 #include "reference/clover.h"
+#include "solvers/spec_solve.h"
 
 namespace lqcd::experiments::internal {
 namespace {
@@ -61,10 +63,7 @@ class GpuDiracSolver : public DiracSolver {
     gpu::GpuSpinorField<double> b_device(lattice, Subset::kFull), x_device(lattice, Subset::kFull);
     SolveOutcome out;
     if (spec.temporal_gauge) {
-      if (!fixed_) {
-        fixed_ = std::make_unique<TemporalGaugeCopy>(u_);
-        fixed_links_ = std::make_unique<gpu::GpuGaugeLinks>(fixed_->links(), true);
-      }
+      FixedLinks();
       b_device.Upload(fixed_->ToFixed(b), action.basis);
       if (!IsZero(x)) x_device.Upload(fixed_->ToFixed(x), action.basis);
       out.result = action.clover()
@@ -81,27 +80,79 @@ class GpuDiracSolver : public DiracSolver {
       x = x_device.Download(action.basis);
     }
     out.verified_on = verify_;
-    if (verify_ == VerifyOn::kHost) {
-      out.true_residual = ReferenceResidual(u_, action, x, b);
-      return out;
-    }
-    // On the device in double with a double/18 operator on the original links: independent of the solve's
-    // operators, its gauge fixing and its link layout. Without gauge fixing the device fields still hold b
-    // and the x just downloaded (the solvers never write b); with it, b and the back-transformed x go up.
-    if (spec.temporal_gauge) {
-      b_device.Upload(b, action.basis);
-      x_device.Upload(x, action.basis);
-    }
-    out.true_residual =
-        action.clover()
-            ? DeviceResidual(gpu::GpuClover<double>(links_.Get<double>(18), clover_.For(u_, action).Get<double>()),
-                             b_device, x_device)
-            : DeviceResidual(gpu::GpuWilson<double>(links_.Get<double>(18), params), b_device, x_device);
+    // Without gauge fixing the device fields still hold b and the x just downloaded (the solvers never write b).
+    out.true_residual = TrueResidual(action, b, x, spec.temporal_gauge ? nullptr : &b_device,
+                                     spec.temporal_gauge ? nullptr : &x_device);
     return out;
   }
+
+  bool SolvesAsBlock(const FermionAction& action, const solvers::SolverSpec& spec) const override {
+    return !action.clover() && solvers::BlockSolveSupported(spec);
+  }
+
+  std::vector<SolveOutcome> SolveBlock(const FermionAction& action, const solvers::SolverSpec& spec,
+                                       const std::vector<const SpinorField<double>*>& b,
+                                       const std::vector<SpinorField<double>*>& x) override {
+    RequireBlockShapes(b, x);
+    if (!SolvesAsBlock(action, spec) || b.size() == 1) return DiracSolver::SolveBlock(action, spec, b, x);
+    action.Validate();
+    solvers::RequireSupported(spec, gpu::GpuCapabilities(), false);
+    for (std::size_t k = 0; k < b.size(); ++k) RequireSystemFields(u_, *b[k], *x[k]);
+    const Lattice& lattice = u_.lattice();
+    if (spec.temporal_gauge) FixedLinks();
+    std::vector<gpu::GpuSpinorField<double>> b_device, x_device;
+    for (std::size_t k = 0; k < b.size(); ++k) {
+      b_device.emplace_back(lattice, Subset::kFull);
+      x_device.emplace_back(lattice, Subset::kFull);
+      b_device.back().Upload(spec.temporal_gauge ? fixed_->ToFixed(*b[k]) : *b[k], action.basis);
+      if (!IsZero(*x[k])) x_device.back().Upload(spec.temporal_gauge ? fixed_->ToFixed(*x[k]) : *x[k], action.basis);
+    }
+    const std::vector<solvers::SolveResult> results = gpu::SolveBlockWithSpecOnGpu(
+        spec, spec.temporal_gauge ? *fixed_links_ : links_, action.wilson(), x_device, b_device);
+    std::vector<SolveOutcome> out(b.size());
+    for (std::size_t k = 0; k < b.size(); ++k) {
+      const SpinorField<double> solved = x_device[k].Download(action.basis);
+      *x[k] = spec.temporal_gauge ? fixed_->FromFixed(solved) : solved;
+      out[k].result = results[k];
+      out[k].verified_on = verify_;
+      out[k].true_residual = TrueResidual(action, *b[k], *x[k], spec.temporal_gauge ? nullptr : &b_device[k],
+                                          spec.temporal_gauge ? nullptr : &x_device[k]);
+    }
+    return out;
+  }
+
   BackendKind backend() const override { return BackendKind::kGpu; }
 
  private:
+  // The temporal-gauge-fixed copy of the links and its device links, made on first use.
+  void FixedLinks() {
+    if (!fixed_) {
+      fixed_ = std::make_unique<TemporalGaugeCopy>(u_);
+      fixed_links_ = std::make_unique<gpu::GpuGaugeLinks>(fixed_->links(), true);
+    }
+  }
+
+  // |b - M x| / |b| of the returned x, where verify_ says: on the host with the reference operators, or on the
+  // device in double with a double/18 operator on the original links (independent of the solve's operators,
+  // its gauge fixing and its link layout). b_device and x_device, where given, already hold b and x.
+  double TrueResidual(const FermionAction& action, const SpinorField<double>& b, const SpinorField<double>& x,
+                      const gpu::GpuSpinorField<double>* b_device, const gpu::GpuSpinorField<double>* x_device) {
+    if (verify_ == VerifyOn::kHost) return ReferenceResidual(u_, action, x, b);
+    std::unique_ptr<gpu::GpuSpinorField<double>> b_up, x_up;
+    if (b_device == nullptr || x_device == nullptr) {
+      b_up = std::make_unique<gpu::GpuSpinorField<double>>(u_.lattice(), Subset::kFull);
+      x_up = std::make_unique<gpu::GpuSpinorField<double>>(u_.lattice(), Subset::kFull);
+      b_up->Upload(b, action.basis);
+      x_up->Upload(x, action.basis);
+      b_device = b_up.get();
+      x_device = x_up.get();
+    }
+    return action.clover()
+               ? DeviceResidual(gpu::GpuClover<double>(links_.Get<double>(18), clover_.For(u_, action).Get<double>()),
+                                *b_device, *x_device)
+               : DeviceResidual(gpu::GpuWilson<double>(links_.Get<double>(18), action.wilson()), *b_device, *x_device);
+  }
+
   const GaugeField<double>& u_;
   VerifyOn verify_;
   gpu::GpuGaugeLinks links_;

@@ -145,6 +145,10 @@ class PionSmokeTest(unittest.TestCase):
                  "the cpu backend does not store 12 reals per link"),
                 (["--fermion=clover", "--backend=gpu"], "--backend=gpu"),
                 (["--verify=device", "--backend=cpu"], "--verify=device needs the GPU backend"),
+                (["--rhs-block=12", "--backend=cpu"], "--rhs-block=12: columns are solved as a block only on one GPU"),
+                (["--rhs-block=0"], "--rhs-block"),
+                (["--rhs-block=13"], "--rhs-block"),
+                (["--rhs-block=x"], "--rhs-block"),
                 (["--kappa=-1"], "--kappa = -1 is outside (0, inf)"),
                 (["--mass=-4"], "--mass = -4 is outside (-4, inf)"),
                 (["--tolerance=0"], "--tolerance = 0 is outside (0, 1)"),
@@ -180,7 +184,7 @@ class PionSmokeTest(unittest.TestCase):
         for needle in ("--config=FILE", "--lattice=LXxLYxLZxLT", "(default: 8x8x8x16)", "--kappa=X", "(default: 0.153)",
                        "--solver=SPEC", "(default: bicgstab)", "--tolerance=X", "(default: 1e-10)",
                        "--max-iterations=N", "(default: 10000)", "--backend=auto|cpu|gpu", "(default: auto)",
-                       "--verify=auto|host|device", "--output=DIR", "(default: pion_out)", "--no-plot",
+                       "--verify=auto|host|device", "--rhs-block=auto|N", "--output=DIR", "(default: pion_out)", "--no-plot",
                        "--clover-trace=traceless|with-trace", "--clover-u0=X",
                        "32^3x64"):
             self.assertIn(needle, r.stdout)

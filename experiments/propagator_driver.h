@@ -45,8 +45,11 @@ struct PropagatorRun {
 // solving threads, one call at a time).
 using PropagatorObserver = std::function<void(const PropagatorSolveRecord&)>;
 
+// rhs_block > 1: the columns in blocks of rhs_block, in column order, each block by DiracSolver::SolveBlock on
+// one solver (one lockstep block solve where the solver SolvesAsBlock, else one column after another; threads
+// is then unused). 1 <= rhs_block <= 12.
 PropagatorRun ComputePropagator(const GaugeField<double>& u, const FermionAction& action,
                                 const solvers::SolverSpec& spec, const BackendChoice& backend, int threads,
-                                int source_site, const PropagatorObserver& observer = {});
+                                int source_site, const PropagatorObserver& observer = {}, int rhs_block = 1);
 
 }  // namespace lqcd::experiments

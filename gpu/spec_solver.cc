@@ -166,6 +166,18 @@ solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuGaug
   return SolveWilson(spec, links, params, x, b);
 }
 
+std::vector<solvers::SolveResult> SolveBlockWithSpecOnGpu(const solvers::SolverSpec& spec, GpuGaugeLinks& links,
+                                                          const WilsonParams& params,
+                                                          std::vector<GpuSpinorField<double>>& x,
+                                                          const std::vector<GpuSpinorField<double>>& b) {
+  solvers::RequireSupported(spec, GpuCapabilities(), /*clover=*/false);
+  RequireGaugeFixing(spec, links);
+  const auto outer = links.Get<double>(spec.outer().link_reals);
+  const GpuWilson<double> m(outer, params);
+  const GpuWilsonSchur<double> schur(outer, params);
+  return solvers::SolveBlockWithSpec(spec, m, schur, x, b);
+}
+
 solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuPartitionedLinks& links,
                                         const WilsonParams& params, GpuSpinorField<double>& x,
                                         const GpuSpinorField<double>& b) {

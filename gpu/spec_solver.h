@@ -20,6 +20,10 @@
 //                       was made; the caller transforms source and solution (gauge fixing changes the
 //                       system to G M G^dag, so x_fixed = G x). The clover overload solves the clover
 //                       matrix of `clover` in the even-odd `form`; clover and links must come from one field.
+//   SolveBlockWithSpecOnGpu  the n Wilson systems M x_k = b_k as one lockstep block (solvers/spec_solve.h
+//                       SolveBlockWithSpec: block BiCGstab on GpuWilsonSchur's multi-RHS application, the links
+//                       read once per site for all unconverged systems); specs that solvers::BlockSolveSupported
+//                       accepts (plain BiCGstab), one GPU; one record per system.
 //
 // Domain decomposition (several ranks, one GPU each; gpu_backend.h, partitioned_dslash.h, gpu/comm/):
 //   GpuPartitionedLinks  THIS RANK's local links of a configuration split over the communicator's process
@@ -50,6 +54,7 @@
 #include <map>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "gpu/comm/communicator.h"
 #include "gpu/device_gauge_field.h"
@@ -143,6 +148,10 @@ class GpuCloverTerms {
 solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuGaugeLinks& links,
                                         const WilsonParams& params, GpuSpinorField<double>& x,
                                         const GpuSpinorField<double>& b);
+std::vector<solvers::SolveResult> SolveBlockWithSpecOnGpu(const solvers::SolverSpec& spec, GpuGaugeLinks& links,
+                                                          const WilsonParams& params,
+                                                          std::vector<GpuSpinorField<double>>& x,
+                                                          const std::vector<GpuSpinorField<double>>& b);
 solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuPartitionedLinks& links,
                                         const WilsonParams& params, GpuSpinorField<double>& x,
                                         const GpuSpinorField<double>& b);

@@ -20,6 +20,13 @@
 //   bicgstab-dc        SolveEvenOdd + DefectCorrection(BiCGstab) on the Schur operators
 //   cg-reliable        SolveEvenOdd + SolveCgnr with ReliableCg on the normal operators
 //   bicgstab-reliable  SolveEvenOdd + ReliableBiCGstab on the Schur operators
+//
+//   SolveBlockWithSpec(spec, M, schur, x, b)
+//     the n systems M x_k = b_k (vectors of full-lattice double fields) as ONE lockstep block: the even-odd
+//     reduction of each (SolveEvenOddBlock), the n Schur systems by BlockBiCGstab on schur's ApplyBlock
+//     (block_bicgstab.h: each system the same algorithm as BiCGstab, every operator application shared).
+//     Only for specs that BlockSolveSupported accepts: plain BiCGstab (no mixed-precision block solver is
+//     written); std::invalid_argument naming the spec otherwise. One record per system.
 // Gauge fixing (spec.temporal_gauge) is the caller's business: it hands in operators on the fixed links and
 // transforms source and solution (the operators cannot tell).
 // Errors: spec.Validate()'s std::invalid_argument; then those of the algorithms.
@@ -29,7 +36,9 @@
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
+#include "solvers/block_bicgstab.h"
 #include "solvers/defect_correction.h"
 #include "solvers/even_odd.h"
 #include "solvers/normal_equations.h"
@@ -117,6 +126,33 @@ SolveResult SolveWithSpec(const SolverSpec& spec, const Full& M, const Schur& sc
   };
   if (spec.inner.precision == OperatorPrecision::kSingle) return mixed(PrecisionTag<float>{});
   return mixed(PrecisionTag<Half>{});
+}
+
+// Whether SolveBlockWithSpec runs `spec`; if not, why not in `why`.
+inline bool BlockSolveSupported(const SolverSpec& spec, std::string* why = nullptr) {
+  if (!spec.mixed() && spec.krylov == KrylovMethod::kBiCGstab) return true;
+  if (why != nullptr) {
+    *why = "solver '" + spec.Name() + "' has no block form: block solves run plain BiCGstab only (no block CGNR " +
+           "or mixed-precision block solver is written)";
+  }
+  return false;
+}
+
+template <typename Full, typename Schur>
+std::vector<SolveResult> SolveBlockWithSpec(const SolverSpec& spec, const Full& M, const Schur& schur,
+                                            std::vector<typename Full::Field>& x,
+                                            const std::vector<typename Full::Field>& b) {
+  static_assert(std::is_same_v<typename Full::Precision, double> && std::is_same_v<typename Schur::Precision, double>,
+                "the outer operators of a spec solve are double");
+  spec.Validate();
+  std::string why;
+  if (!BlockSolveSupported(spec, &why)) throw std::invalid_argument("SolveBlockWithSpec: " + why);
+  using Field = typename Full::Field;
+  return SolveEvenOddBlock(schur, M, x, b, spec.Params(),
+                           [&](std::vector<Field>& xp, const std::vector<Field>& bp, const SolverParams& p,
+                               const std::vector<double>& tolerances) {
+                             return BlockBiCGstab(schur, xp, bp, p, tolerances);
+                           });
 }
 
 }  // namespace lqcd::solvers
