@@ -9,8 +9,7 @@
 // The mapping (multi_rhs_dslash_kernel.cuh): blocks of bx sites x (as many as fit, up to all g = ceil(n / m))
 // groups of m right-hand sides, so the right-hand sides of a site share one block (and its L1 cache) where
 // the register use allows. For each m in {1, 2, 4} (m < 2n, m <= MaxRhsPerThread) the tuner times
-// bx = 32, 64, ... up to 256 (or the kernel's thread limit) under its own key, n rounded up to a tuning
-// bucket (TuningBucket), and the launcher
+// bx = 32, 64, ... up to the kernel's thread limit under its own key, and the launcher
 // takes the m whose tuned time is smallest; both choices are remembered (and cached on disk) like any block
 // size. A pinned m (MultiRhsDslashLaunch::rhs_per_thread) or a forced block size skips the comparison.
 #pragma once
@@ -30,28 +29,12 @@ namespace lqcd::gpu {
 
 constexpr int MaxRhsPerThread(Precision p) { return p == Precision::kDouble ? 2 : 4; }
 
-// The block sizes that share one tuning: n is tuned as the smallest of {1, 2, 3, 4, 6, 8, 12, 16} >= n (a block
-// solver's block shrinks one system at a time as they converge; each new size would otherwise be timed again,
-// at the cost of some hundred launches of the whole block). A configuration tuned at that size fits every
-// smaller n (the rows of a block are min(groups, limit / width)).
-constexpr int TuningBucket(int n) {
-  for (int bucket : {1, 2, 3, 4, 6, 8, 12}) {
-    if (n <= bucket) return bucket;
-  }
-  return kMaxRhsPerLaunch;
-}
-
-// The widest block row the tuner tries: 256 sites, at most 8 widths per mapping. Every width is timed with 6
-// launches of the whole block; with all widths up to 1024 the first 12-column block solve of the main job at
-// 16^3x32 spent longer tuning than solving (docs/multi_rhs.md).
-inline constexpr int kMaxTunedWidth = 256;
-
 inline std::string MultiRhsDslashTuneKey(const MultiRhsDslashLaunch& l, int rhs_per_thread) {
   std::string key = std::string("MultiRhsDslash ") + ToString(l.gauge.precision) + "/" +
                     ToString(l.gauge.reconstruct) + (l.gauge.temporal_gauge_fixed ? "/gf" : "") +
                     (l.dagger ? "/dagger" : "") +
-                    (l.epilogue != DslashEpilogue::kNone ? std::string("/") + ToString(l.epilogue) : "") + " n<=" +
-                    std::to_string(TuningBucket(l.rhs)) + " per-thread=" + std::to_string(rhs_per_thread) + " " +
+                    (l.epilogue != DslashEpilogue::kNone ? std::string("/") + ToString(l.epilogue) : "") + " n=" +
+                    std::to_string(l.rhs) + " per-thread=" + std::to_string(rhs_per_thread) + " " +
                     std::to_string(l.out[0].extents[0]);
   for (int mu = 1; mu < 4; ++mu) key += "x" + std::to_string(l.out[0].extents[mu]);
   key += " strides " + std::to_string(l.out[0].stride) + "," + std::to_string(l.in[0].stride) + "," +
@@ -117,7 +100,7 @@ struct MultiRhsLaunchOf {
 template <class L>
 std::pair<int, double> TuneMapping(const L& launcher, const std::string& key,
                                    const std::vector<std::pair<void*, std::size_t>>& preserve) {
-  const int max_width = std::min(kMaxTunedWidth, launcher.MaxThreads() / kTuneBlockGranularity * kTuneBlockGranularity);
+  const int max_width = launcher.MaxThreads() / kTuneBlockGranularity * kTuneBlockGranularity;
   const int width = LaunchTuner::Instance().BlockSize(key, max_width, preserve,
                                                       [&](int w) { launcher.Launch(w, key); });
   return {width, LaunchTuner::Instance().TunedMicroseconds(key)};
@@ -142,9 +125,8 @@ void LaunchMultiRhsVariant(const MultiRhsDslashLaunch& l) {
   };
   std::vector<Choice> choices;
   auto consider = [&](const auto& launcher, int m) {
-    // Tuned: the m that leave at most half of a thread's slots idle at the bucket's size (m < 2 bucket);
-    // pinned: any compiled m.
-    if (l.rhs_per_thread != 0 ? l.rhs_per_thread != m : m >= 2 * TuningBucket(l.rhs)) return;
+    // Tuned: the m that leave at most half of a thread's slots idle (m < 2n); pinned: any compiled m.
+    if (l.rhs_per_thread != 0 ? l.rhs_per_thread != m : m >= 2 * l.rhs) return;
     const auto [width, microseconds] = TuneMapping(launcher, MultiRhsDslashTuneKey(l, m), preserve);
     choices.push_back({m, width, microseconds});
   };
