@@ -149,6 +149,7 @@ class PionSmokeTest(unittest.TestCase):
                 (["--rhs-block=0"], "--rhs-block"),
                 (["--rhs-block=13"], "--rhs-block"),
                 (["--rhs-block=x"], "--rhs-block"),
+                (["--rhs-block=auto"], "--rhs-block"),
                 (["--kappa=-1"], "--kappa = -1 is outside (0, inf)"),
                 (["--mass=-4"], "--mass = -4 is outside (-4, inf)"),
                 (["--tolerance=0"], "--tolerance = 0 is outside (0, 1)"),
@@ -184,7 +185,7 @@ class PionSmokeTest(unittest.TestCase):
         for needle in ("--config=FILE", "--lattice=LXxLYxLZxLT", "(default: 8x8x8x16)", "--kappa=X", "(default: 0.153)",
                        "--solver=SPEC", "(default: bicgstab)", "--tolerance=X", "(default: 1e-10)",
                        "--max-iterations=N", "(default: 10000)", "--backend=auto|cpu|gpu", "(default: auto)",
-                       "--verify=auto|host|device", "--rhs-block=auto|N", "--output=DIR", "(default: pion_out)", "--no-plot",
+                       "--verify=auto|host|device", "--rhs-block=N", "(default: 1)", "--output=DIR", "(default: pion_out)", "--no-plot",
                        "--clover-trace=traceless|with-trace", "--clover-u0=X",
                        "32^3x64"):
             self.assertIn(needle, r.stdout)
