@@ -28,9 +28,13 @@ void CheckAndLaunch(const char* where, const std::vector<SpinorView>& out, const
   const std::size_t n = in.size();
   if (n == 0) Reject(where, "no right-hand sides");
   if (out.size() != n) Reject(where, std::to_string(out.size()) + " outputs for " + std::to_string(n) + " inputs");
-  if (x != nullptr && x->size() != n) Reject(where, std::to_string(x->size()) + " x fields for " + std::to_string(n) + " inputs");
+  if (x != nullptr && x->size() != n) {
+    Reject(where, std::to_string(x->size()) + " x fields for " + std::to_string(n) + " inputs");
+  }
   const int m = mapping.rhs_per_thread;
-  if (m != 0 && m != 1 && m != 2 && m != 4) Reject(where, std::to_string(m) + " right-hand sides per thread (0, 1, 2 or 4)");
+  if (m != 0 && m != 1 && m != 2 && m != 4) {
+    Reject(where, std::to_string(m) + " right-hand sides per thread (0, 1, 2 or 4)");
+  }
   std::vector<WilsonDslashLaunch> single(n);
   for (std::size_t j = 0; j < n; ++j) {
     const std::string name = std::string(where) + ", right-hand side " + std::to_string(j);

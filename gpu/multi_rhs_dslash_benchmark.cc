@@ -87,7 +87,9 @@ void Run(const Lattice& lattice, const Options& o, double copy_gbs) {
         }
         const double tuned_ms = time_with(0);
         const KernelCost cost = WilsonDslashCost(v, extents, n);
-        auto us_per_rhs = [&](double ms) { return ms < 0 ? std::string("-") : std::to_string(1e3 * ms / n).substr(0, 7); };
+        auto us_per_rhs = [&](double ms) {
+          return ms < 0 ? std::string("-") : std::to_string(1e3 * ms / n).substr(0, 7);
+        };
         std::printf("%-10s %3d | %9.1f | %9s %9s %9s | %9.1f %8.0f %9.0f %5.1f%% %6.2fx\n", v.Name().c_str(), n,
                     1e3 * single_ms, us_per_rhs(pinned[0]).c_str(), us_per_rhs(pinned[1]).c_str(),
                     us_per_rhs(pinned[2]).c_str(), 1e3 * tuned_ms / n, cost.flops / tuned_ms / 1e6,

@@ -70,9 +70,12 @@ struct MultiRhsDslashArg : DslashDivisors<UsesFastIndexing(ProductionArithmetic(
 // One spatial direction for the `count` right-hand sides from `first` (count <= kRhsPerThread): per hop the
 // neighbour index, the boundary sign and the link once, then per right-hand side the single kernel's line
 // out += k U h.
+template <class Arg>
+using RhsGroupSpinors = ColorSpinor<typename Arg::Real>[Arg::kRhsPerThread];
+
 template <int mu, class Arg>
 __device__ __forceinline__ void BlockSpatialHops(const Arg& arg, const SiteGeometry& site, int cb, int first,
-                                                 int count, ColorSpinor<typename Arg::Real> (&out)[Arg::kRhsPerThread]) {
+                                                 int count, RhsGroupSpinors<Arg>& out) {
   constexpr int kForwardSign = Arg::kDagger ? +1 : -1;
   constexpr int kBackwardSign = -kForwardSign;
   constexpr bool kFused = Arg::kFastIndexing;
@@ -111,7 +114,7 @@ __device__ __forceinline__ void BlockSpatialHops(const Arg& arg, const SiteGeome
 // The time direction for the same right-hand sides (TemporalHops of the single kernel, the link loaded once).
 template <class Arg>
 __device__ __forceinline__ void BlockTemporalHops(const Arg& arg, const SiteGeometry& site, int cb, int first,
-                                                  int count, ColorSpinor<typename Arg::Real> (&out)[Arg::kRhsPerThread]) {
+                                                  int count, RhsGroupSpinors<Arg>& out) {
   using Real = typename Arg::Real;
   constexpr int mu = 3;
   constexpr int kForwardSpins = Arg::kDagger ? 0 : 2;

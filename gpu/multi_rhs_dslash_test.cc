@@ -109,19 +109,8 @@ OracleResult Oracle(const Variant& c, const GaugeField<double>& u, const GaugeLa
   ApplyHoppingParity(d, u, in, GammaBasis::kDeGrandRossi, FermionBoundary::AntiperiodicTime(), c.dagger);
   OracleResult r{SpinorField<double>(lat, SubsetOf(c.out_parity)), {}, {}};
   for (int i = 0; i < d.sites(); ++i) r.out[i] = c.xpay ? SiteSpinor<double>(kA * x[i] + kB * d[i]) : d[i];
-  testing::DslashBoundInputs b;
-  b.precision = c.precision;
-  b.out_parity = c.out_parity;
-  b.in_magnitude = testing::Magnitudes(in);
-  b.in_error = testing::UploadErrors(in, c.precision);
-  b.link_error = testing::LinkErrorBounds(u, layout);
-  b.d_magnitude = testing::Magnitudes(d);
-  b.out_magnitude = testing::Magnitudes(r.out);
-  b.xpay = c.xpay;
-  b.a = kA;
-  b.b = kB;
-  b.x_magnitude = testing::Magnitudes(x);
-  b.x_error = testing::UploadErrors(x, c.precision);
+  const testing::DslashBoundInputs b = testing::DslashBoundInputsOf(c.precision, c.out_parity, u, layout, in, d, r.out,
+                                                                     c.xpay ? &x : nullptr, kA, kB);
   r.bound = testing::DslashErrorBound(lat, b);
   r.magnitude = b.out_magnitude;
   return r;

@@ -50,7 +50,9 @@ SolverParams Tolerance(double tol) {
   return p;
 }
 
-double Distance(const SpinorField<double>& a, const SpinorField<double>& b) { return std::sqrt(Norm2(Difference(a, b))); }
+double Distance(const SpinorField<double>& a, const SpinorField<double>& b) {
+  return std::sqrt(Norm2(Difference(a, b)));
+}
 
 TEST_F(MultiShiftGpuTest, BiCGstabMOnTheGpuGivesEveryShiftsSolution) {
   SpinorField<double> b(lattice_);

@@ -205,6 +205,28 @@ std::vector<double> LinkErrorBounds(const GaugeField<double>& u, const GaugeLayo
   return bounds;
 }
 
+DslashBoundInputs DslashBoundInputsOf(Precision precision, Parity out_parity, const GaugeField<double>& u,
+                                      const GaugeLayout& layout, const SpinorField<double>& in,
+                                      const SpinorField<double>& d, const SpinorField<double>& out,
+                                      const SpinorField<double>* x, double a, double b) {
+  DslashBoundInputs r;
+  r.precision = precision;
+  r.out_parity = out_parity;
+  r.in_magnitude = Magnitudes(in);
+  r.in_error = UploadErrors(in, precision);
+  r.link_error = LinkErrorBounds(u, layout);
+  r.d_magnitude = Magnitudes(d);
+  r.out_magnitude = Magnitudes(out);
+  if (x != nullptr) {
+    r.xpay = true;
+    r.a = a;
+    r.b = b;
+    r.x_magnitude = Magnitudes(*x);
+    r.x_error = UploadErrors(*x, precision);
+  }
+  return r;
+}
+
 std::vector<double> DslashErrorBound(const Lattice& lat, const DslashBoundInputs& in) {
   const double uc = ArithmeticRoundoffOf(in.precision);
   const double eps_out = in.precision == Precision::kDouble   ? kUd

@@ -119,6 +119,14 @@ struct DslashBoundInputs {
 };
 std::vector<double> DslashErrorBound(const Lattice& lattice, const DslashBoundInputs& in);
 
+// The inputs above for one Dslash on the oracle's (DR) fields: `in` on the input parity, `d` = the oracle's
+// D in, `out` = its result (d itself without xpay), and for out = a x + b D in also x, a, b; the upload errors
+// of in and x in `precision` and the link errors of `layout`.
+DslashBoundInputs DslashBoundInputsOf(Precision precision, Parity out_parity, const GaugeField<double>& u,
+                                      const GaugeLayout& layout, const SpinorField<double>& in,
+                                      const SpinorField<double>& d, const SpinorField<double>& out,
+                                      const SpinorField<double>* x = nullptr, double a = 0, double b = 0);
+
 // Compares a downloaded device result with the oracle's (both DR, same subset), with per-site bound
 // `ukqcd_bound` (from DslashErrorBound) turned into a DR bound (item 6).
 struct Comparison {

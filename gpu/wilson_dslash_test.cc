@@ -92,19 +92,8 @@ Comparison RunAgainstOracle(const DslashCase& c, const GaugeField<double>& u, co
   }
   const SpinorField<double> got = out_device.Download();
 
-  DslashBoundInputs b;
-  b.precision = c.precision;
-  b.out_parity = c.out_parity;
-  b.in_magnitude = testing::Magnitudes(in);
-  b.in_error = testing::UploadErrors(in, c.precision);
-  b.link_error = testing::LinkErrorBounds(u, layout);
-  b.d_magnitude = testing::Magnitudes(d_oracle);
-  b.out_magnitude = testing::Magnitudes(oracle);
-  b.xpay = c.xpay;
-  b.a = kA;
-  b.b = kB;
-  b.x_magnitude = testing::Magnitudes(x);
-  b.x_error = testing::UploadErrors(x, c.precision);
+  const DslashBoundInputs b = testing::DslashBoundInputsOf(c.precision, c.out_parity, u, layout, in, d_oracle, oracle,
+                                                           c.xpay ? &x : nullptr, kA, kB);
   const std::vector<double> bound = testing::DslashErrorBound(lat, b);
   return testing::CompareWithBound(got, oracle, bound, b.out_magnitude);
 }
