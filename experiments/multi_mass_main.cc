@@ -20,7 +20,9 @@
 //
 // Masses: 002's values shifted by (--critical-mass - (-0.8173)), 002's am_c, so that the same distances from
 // the critical mass (the same pion masses, to the extent am - am_c sets them) are used on our ensemble.
-// --critical-mass defaults to 002's value; measure ours with `bazel run //experiments:critical_mass`.
+// --critical-mass defaults to 002's value (002's ensemble, a ~ 0.1 fm, is close to ours at beta = 6.0). This
+// program does not measure it; the solver tables' pion and PCAC fits do (experiments/critical_mass.h,
+// docs/solver_tables.md, there at beta = 5.7).
 //
 // Writes to --output: figure6.csv, table3.csv, multi_mass.md, figure6.png (matplotlib; --no-plot skips it).
 #include <algorithm>
