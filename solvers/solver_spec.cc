@@ -173,7 +173,7 @@ SolverParams SolverSpec::Params() const {
   SolverParams p;
   p.tolerance = tolerance;
   p.max_iterations = max_iterations;
-  p.record_history = false;
+  p.record_history = record_history;
   if (scheme == MixedScheme::kReliableUpdate) p.delta = parameter;
   if (scheme == MixedScheme::kDefectCorrection) p.inner_tolerance = parameter;
   return p;

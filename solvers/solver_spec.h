@@ -28,7 +28,8 @@
 // The double (outer) operator of a mixed solver stores 18 reals per link. Name() writes the canonical text,
 // which parses back to the same spec.
 //
-// Tolerance and budget are not part of the text: a program's --tolerance and --max-iterations set them.
+// Tolerance, budget and whether to record the residual history are not part of the text: a program's
+// --tolerance and --max-iterations set the first two.
 // The tolerance is on |b - M x| / |b| of the FULL system (even_odd.h). Iterations count as in
 // solve_result.h.
 // Errors: std::invalid_argument naming the problem and the offending text.
@@ -70,19 +71,20 @@ struct SolverSpec {
   double parameter = 0;  // eps_in (defect correction) or delta (reliable update); 0 otherwise
   double tolerance = 1e-10;
   int max_iterations = 10000;
+  bool record_history = false;  // keep every iteration's residual (SolveResult::residual_history)
 
   // The double operator's format: 18 reals for mixed solvers; `inner` for pure ones.
   OperatorFormat outer() const { return mixed() ? OperatorFormat{} : inner; }
   bool mixed() const { return scheme != MixedScheme::kNone; }
   const char* ParameterName() const;  // "eps_in", "delta" or "none"
 
-  // The canonical text (header comment); Parse(Name()) == *this apart from tolerance and budget.
+  // The canonical text (header comment); Parse(Name()) == *this apart from tolerance, budget and history.
   std::string Name() const;
   // One line for logs: method, precisions, link storage, gauge fixing, parameter, tolerance, budget.
   std::string Describe() const;
   // Backend-independent rules (header comment) plus tolerance in (0, 1) and max_iterations >= 1.
   void Validate() const;
-  // The solvers' parameters (tolerance, budget, delta or inner_tolerance; no residual history).
+  // The solvers' parameters (tolerance, budget, delta or inner_tolerance, record_history).
   SolverParams Params() const;
 
   static SolverSpec Parse(const std::string& text);

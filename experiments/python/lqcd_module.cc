@@ -542,8 +542,9 @@ PYBIND11_MODULE(lqcd, m) {
         "The canonical text of a solver spec (solvers/solver_spec.h); ValueError for a bad one.", py::arg("spec"));
   m.def("solve",
         [](const GaugeField<double>& u, const SpinorField<double>& b, const WilsonParams& p, const std::string& spec_text,
-           double tolerance, int max_iterations, std::optional<SpinorField<double>> x0) {
-          const solvers::SolverSpec spec = ParseSpec(spec_text, tolerance, max_iterations);
+           double tolerance, int max_iterations, std::optional<SpinorField<double>> x0, bool record_history) {
+          solvers::SolverSpec spec = ParseSpec(spec_text, tolerance, max_iterations);
+          spec.record_history = record_history;
           RequireFullOn(b, u.lattice(), "solve: b");
           SpinorField<double> x = x0 ? std::move(*x0) : SpinorField<double>(u.lattice(), Subset::kFull);
           RequireFullOn(x, u.lattice(), "solve: x0");
@@ -551,9 +552,10 @@ PYBIND11_MODULE(lqcd, m) {
           return py::make_tuple(std::move(x), std::move(r));
         },
         "(x, SolveResult): x = M^{-1} b by a solver spec ('bicgstab', 'cg', 'bicgstab-reliable:single:0.1', ...; "
-        "solvers/solver_spec.h) on the CPU backend, even-odd preconditioned; tolerance on |b - M x| / |b|.",
+        "solvers/solver_spec.h) on the CPU backend, even-odd preconditioned; tolerance on |b - M x| / |b|; "
+        "record_history keeps every iteration's residual in SolveResult.residual_history.",
         py::arg("u"), py::arg("b"), py::arg("params"), py::arg("spec") = "bicgstab", py::arg("tolerance") = 1e-10,
-        py::arg("max_iterations") = 10000, py::arg("x0") = py::none());
+        py::arg("max_iterations") = 10000, py::arg("x0") = py::none(), py::arg("record_history") = false);
 
   // ---- Configuration files (reference/io/) ----
 

@@ -347,6 +347,16 @@ def test_spec_solve_initial_guess_and_budget(lat, hot):
     assert lqcd.spec_name("bicgstab-reliable:half:0.1") == "bicgstab-reliable:half:0.1"
 
 
+def test_spec_solve_records_the_residual_history_on_request(lat, hot):
+    params = lqcd.WilsonParams(mass=0.5)
+    b = lqcd.SpinorField.gaussian(lat, 5)
+    for spec in ("bicgstab", "bicgstab-reliable:half:0.1", "cg-dc:single:1e-3"):
+        x, quiet = lqcd.solve(hot, b, params, spec=spec)
+        y, loud = lqcd.solve(hot, b, params, spec=spec, record_history=True)
+        assert quiet.residual_history == [] and len(loud.residual_history) == loud.krylov_iterations > 0
+        assert loud.iterations == quiet.iterations and np.array_equal(x.data, y.data)  # recording changes nothing
+
+
 def test_spec_solve_bad_input_raises(lat, hot):
     params = lqcd.WilsonParams(mass=0.5)
     b = lqcd.SpinorField.gaussian(lat, 4)
