@@ -62,6 +62,7 @@
 #include <utility>
 #include <vector>
 
+#include "reference/clover.h"
 #include "reference/fermion_boundary.h"
 #include "reference/gamma.h"
 #include "reference/ensemble/quenched_generator.h"
@@ -185,6 +186,36 @@ py::array SpinMatrixArray(const SpinMatrix& m) {
     for (int j = 0; j < 4; ++j) w(i, j) = m(i, j);
   }
   return std::move(out);
+}
+
+// A 12 x 12 spin-colour matrix (index 3 spin + colour) as a new numpy array.
+py::array SpinColorMatrixArray(const SpinColorMatrix<double>& m) {
+  py::array_t<C> out({12, 12});
+  auto w = out.mutable_unchecked<2>();
+  for (int i = 0; i < 12; ++i) {
+    for (int j = 0; j < 12; ++j) w(i, j) = m(i, j);
+  }
+  return std::move(out);
+}
+
+CloverTrace ParseCloverTrace(const std::string& s) {
+  if (s == "traceless") return CloverTrace::kTraceless;
+  if (s == "with-trace") return CloverTrace::kWithTrace;
+  Fail("clover trace must be 'traceless' or 'with-trace', got '" + s + "'");
+}
+
+CloverSchurForm ParseCloverForm(const std::string& s) {
+  if (s == "complement") return CloverSchurForm::kComplement;
+  if (s == "unit-diagonal") return CloverSchurForm::kUnitDiagonal;
+  Fail("clover Schur form must be 'complement' or 'unit-diagonal', got '" + s + "'");
+}
+
+// Throws ValueError unless the clover field was built on u's lattice.
+void RequireCloverOn(const CloverField<double>& clover, const GaugeField<double>& u, const char* where) {
+  if (clover.lattice() != u.lattice()) {
+    Fail(std::string(where) + ": the clover field lives on " + clover.lattice().ToString() + ", the links on " +
+         u.lattice().ToString());
+  }
 }
 
 // Runs a C++ computation without the GIL.
@@ -492,6 +523,138 @@ PYBIND11_MODULE(lqcd, m) {
         "The full x from the Schur solution x_p and the full source b.", py::arg("u"), py::arg("x_p"), py::arg("b"),
         py::arg("params"));
 
+  // ---- Wilson-clover (reference/clover.h) ----
+
+  py::class_<CloverParams>(m, "CloverParams",
+                           "Clover mass (or kappa), c_sw, gamma basis, fermion boundary and field-strength trace.")
+      .def(py::init([](std::optional<double> mass, std::optional<double> kappa, double c_sw, const std::string& basis,
+                       const std::string& boundary, const std::string& trace) {
+             if (mass && kappa) Fail("CloverParams: give mass or kappa, not both");
+             CloverParams p = kappa ? CloverParams::FromKappa(*kappa, c_sw, ParseBasis(basis), ParseBoundary(boundary))
+                                    : CloverParams{};
+             if (!kappa) {
+               p.mass = mass.value_or(0.0);
+               p.c_sw = c_sw;
+               p.basis = ParseBasis(basis);
+               p.boundary = ParseBoundary(boundary);
+             }
+             p.trace = ParseCloverTrace(trace);
+             p.kappa();  // validates 4 + m > 0
+             if (!std::isfinite(p.c_sw)) Fail("CloverParams: c_sw must be finite");
+             return p;
+           }),
+           py::kw_only(), py::arg("mass") = py::none(), py::arg("kappa") = py::none(), py::arg("c_sw") = 1.0,
+           py::arg("basis") = "degrand-rossi", py::arg("boundary") = "PPPA", py::arg("trace") = "traceless")
+      .def_static("from_milc",
+                  [](double kappa, double clov_c, double u0, const std::string& basis, const std::string& boundary) {
+                    return CloverParams::FromMilc(kappa, clov_c, u0, ParseBasis(basis), ParseBoundary(boundary));
+                  },
+                  "MILC's clover action (kappa, clov_c, u0): c_sw = clov_c / u0^3, field strength with its trace.",
+                  py::arg("kappa"), py::arg("clov_c"), py::arg("u0"), py::arg("basis") = "degrand-rossi",
+                  py::arg("boundary") = "PPPA")
+      .def_static("from_chroma",
+                  [](double mass, double clov_coeff, const std::string& basis, const std::string& boundary) {
+                    return CloverParams::FromChroma(mass, clov_coeff, ParseBasis(basis), ParseBoundary(boundary));
+                  },
+                  "Chroma's isotropic clover action (Mass, clovCoeff): field strength with its trace.",
+                  py::arg("mass"), py::arg("clov_coeff"), py::arg("basis") = "degrand-rossi",
+                  py::arg("boundary") = "PPPA")
+      .def_readonly("mass", &CloverParams::mass)
+      .def_readonly("c_sw", &CloverParams::c_sw)
+      .def_property_readonly("kappa", &CloverParams::kappa)
+      .def_property_readonly("basis", [](const CloverParams& p) { return BasisName(p.basis); })
+      .def_property_readonly("boundary", [](const CloverParams& p) { return p.boundary.ToString(); })
+      .def_property_readonly("trace", [](const CloverParams& p) { return std::string(ToString(p.trace)); })
+      .def_property_readonly("wilson", &CloverParams::wilson);
+
+  py::class_<CloverField<double>>(m, "CloverField",
+                                  "T(n) = (4 + m) + A(n) and its inverse at every site (reference/clover.h); "
+                                  "ValueError for a singular or ill-conditioned T(n).")
+      .def(py::init([](const GaugeField<double>& u, const CloverParams& p) {
+             return NoGil([&] { return CloverField<double>(u, p); });
+           }),
+           py::arg("u"), py::arg("params"))
+      .def_property_readonly("lattice", &CloverField<double>::lattice)
+      .def_property_readonly("params", &CloverField<double>::params)
+      .def("site_matrix", [](const CloverField<double>& c, int site) {
+             if (site < 0 || site >= c.lattice().volume()) throw py::index_error("site " + std::to_string(site));
+             return SpinColorMatrixArray(c.SiteMatrix(site));
+           },
+           "T(n) as a 12 x 12 array (index 3 spin + colour) in params.basis (a copy).", py::arg("site"))
+      .def("site_inverse", [](const CloverField<double>& c, int site) {
+             if (site < 0 || site >= c.lattice().volume()) throw py::index_error("site " + std::to_string(site));
+             return SpinColorMatrixArray(c.SiteInverse(site));
+           },
+           "T(n)^{-1} as a 12 x 12 array (a copy).", py::arg("site"))
+      .def_property_readonly("max_condition", &CloverField<double>::max_condition)
+      .def_property_readonly("min_eigenvalue", &CloverField<double>::min_eigenvalue)
+      .def_property_readonly("max_eigenvalue", &CloverField<double>::max_eigenvalue);
+
+  m.def("clover_apply",
+        [](const CloverField<double>& c, const SpinorField<double>& in, bool inverse) {
+          if (in.lattice() != c.lattice()) Fail("clover_apply: psi is not on the clover field's lattice");
+          SpinorField<double> out = Like(in, in.subset());
+          NoGil([&] {
+            if (inverse) {
+              ApplyCloverInverseBlocks(out, c, in);
+            } else {
+              ApplyCloverBlocks(out, c, in);
+            }
+            return 0;
+          });
+          return out;
+        },
+        "T psi (or T^{-1} psi) site by site, on the sites of psi (full or one parity).", py::arg("clover"),
+        py::arg("psi"), py::arg("inverse") = false);
+  m.def("wilson_clover",
+        [](const GaugeField<double>& u, const CloverField<double>& c, const SpinorField<double>& in, bool dagger) {
+          RequireCloverOn(c, u, "wilson_clover");
+          SpinorField<double> out = Like(in, Subset::kFull);
+          NoGil([&] { ApplyWilsonClover(out, u, c, in, ToDagger(dagger)); return 0; });
+          return out;
+        },
+        "M psi = T psi - D psi / 2 (or M^dag psi), full lattice.", py::arg("u"), py::arg("clover"), py::arg("psi"),
+        py::arg("dagger") = false);
+  m.def("wilson_clover_normal",
+        [](const GaugeField<double>& u, const CloverField<double>& c, const SpinorField<double>& in) {
+          RequireCloverOn(c, u, "wilson_clover_normal");
+          SpinorField<double> out = Like(in, Subset::kFull);
+          NoGil([&] { ApplyWilsonCloverNormal(out, u, c, in); return 0; });
+          return out;
+        },
+        "M^dag M psi, full lattice.", py::arg("u"), py::arg("clover"), py::arg("psi"));
+  m.def("clover_schur",
+        [](const GaugeField<double>& u, const CloverField<double>& c, const SpinorField<double>& in,
+           const std::string& form, bool dagger) {
+          RequireCloverOn(c, u, "clover_schur");
+          if (in.subset() == Subset::kFull) Fail("clover_schur: input must be on one parity ('even' or 'odd')");
+          const CloverSchurForm f = ParseCloverForm(form);
+          SpinorField<double> out = Like(in, in.subset());
+          NoGil([&] { ApplyCloverSchur(out, u, c, in, f, ToDagger(dagger)); return 0; });
+          return out;
+        },
+        "The even-odd clover operator on the parity of psi: form 'complement' S_pp = T_pp - D T^{-1} D / 4, or "
+        "'unit-diagonal' Mhat_pp = 1 - T_pp^{-1} D T^{-1} D / 4 (or their daggers).",
+        py::arg("u"), py::arg("clover"), py::arg("psi"), py::arg("form") = "complement", py::arg("dagger") = false);
+  m.def("prepare_clover_schur_source",
+        [](const GaugeField<double>& u, const CloverField<double>& c, const SpinorField<double>& b,
+           const std::string& parity, const std::string& form) {
+          RequireCloverOn(c, u, "prepare_clover_schur_source");
+          const Parity par = ParseParity(parity);
+          const CloverSchurForm f = ParseCloverForm(form);
+          return NoGil([&] { return PrepareCloverSchurSource(u, c, b, par, f); });
+        },
+        "The right-hand side on one parity for the chosen form, from a full source b.", py::arg("u"),
+        py::arg("clover"), py::arg("b"), py::arg("parity") = "even", py::arg("form") = "complement");
+  m.def("reconstruct_clover_solution",
+        [](const GaugeField<double>& u, const CloverField<double>& c, const SpinorField<double>& x_p,
+           const SpinorField<double>& b) {
+          RequireCloverOn(c, u, "reconstruct_clover_solution");
+          return NoGil([&] { return ReconstructCloverSolution(u, c, x_p, b); });
+        },
+        "The full x from the Schur solution x_p and the full source b (either form).", py::arg("u"),
+        py::arg("clover"), py::arg("x_p"), py::arg("b"));
+
   py::class_<DirectWilsonSolver>(m, "DirectSolver",
                                  "SparseLU of M (or of M_pp with parity=...), the oracle's ground-truth solver. "
                                  "Factorises once (about 1 s at 4^4); do not use beyond ~10^4 unknowns.")
@@ -556,6 +719,30 @@ PYBIND11_MODULE(lqcd, m) {
         "record_history keeps every iteration's residual in SolveResult.residual_history.",
         py::arg("u"), py::arg("b"), py::arg("params"), py::arg("spec") = "bicgstab", py::arg("tolerance") = 1e-10,
         py::arg("max_iterations") = 10000, py::arg("x0") = py::none(), py::arg("record_history") = false);
+
+  m.def("solve_clover",
+        [](const GaugeField<double>& u, const SpinorField<double>& b, const CloverParams& p, const std::string& form,
+           const std::string& spec_text, double tolerance, int max_iterations, std::optional<SpinorField<double>> x0,
+           bool record_history) {
+          solvers::SolverSpec spec = solvers::SolverSpec::Parse(spec_text);
+          spec.tolerance = tolerance;
+          spec.max_iterations = max_iterations;
+          spec.record_history = record_history;
+          spec.Validate();
+          solvers::RequireSupported(spec, solvers::CpuCapabilities(), /*clover=*/true);
+          if (spec.temporal_gauge) Fail("solve_clover: '/gf' specs are not offered for clover here");
+          const CloverSchurForm f = ParseCloverForm(form);
+          RequireFullOn(b, u.lattice(), "solve_clover: b");
+          SpinorField<double> x = x0 ? std::move(*x0) : SpinorField<double>(u.lattice(), Subset::kFull);
+          RequireFullOn(x, u.lattice(), "solve_clover: x0");
+          solvers::SolveResult r = NoGil([&] { return solvers::SolveWithSpecOnCpu(spec, u, p, f, x, b); });
+          return py::make_tuple(std::move(x), std::move(r));
+        },
+        "(x, SolveResult): x = M^{-1} b for the clover matrix M = (4 + m) + A - D/2 by a solver spec on the CPU "
+        "backend, even-odd in `form` ('complement' or 'unit-diagonal'); tolerance on |b - M x| / |b|.",
+        py::arg("u"), py::arg("b"), py::arg("params"), py::arg("form") = "complement", py::arg("spec") = "bicgstab",
+        py::arg("tolerance") = 1e-10, py::arg("max_iterations") = 10000, py::arg("x0") = py::none(),
+        py::arg("record_history") = false);
 
   // ---- Configuration files (reference/io/) ----
 

@@ -482,3 +482,89 @@ def test_long_calls_release_the_gil(lat, hot):
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q", "-p", "no:cacheprovider"]))
+
+
+# ---- Wilson-clover ----
+
+U = 2.0**-53  # unit roundoff of double
+
+
+def test_clover_with_zero_csw_is_the_wilson_operator(lat, hot):
+    params = lqcd.CloverParams(mass=0.1, c_sw=0.0)
+    clover = lqcd.CloverField(hot, params)
+    psi = lqcd.SpinorField.gaussian(lat, 21)
+    got = lqcd.wilson_clover(hot, clover, psi).data
+    want = lqcd.wilson(hot, psi, params.wilson).data
+    # T = (4 + m) exactly (A = 0); the two sums differ at most by their last rounding.
+    assert np.max(np.abs(got - want)) <= 4 * U * np.max(np.abs(want))
+
+
+def test_clover_term_matches_its_site_matrices(lat, hot):
+    params = lqcd.CloverParams(kappa=0.11, c_sw=1.3)
+    clover = lqcd.CloverField(hot, params)
+    psi = lqcd.SpinorField.gaussian(lat, 22)
+    a_psi = lqcd.wilson_clover(hot, clover, psi).data - lqcd.wilson(hot, psi, params.wilson).data
+    t_psi = lqcd.clover_apply(clover, psi).data
+    for site in range(0, lat.volume, 37):
+        t = clover.site_matrix(site)
+        assert np.allclose(t, t.conj().T, rtol=0, atol=16 * U * np.abs(t).max())       # Hermitian
+        v = psi.data[site].reshape(12)                                                   # index 3 spin + colour
+        ref = t @ v
+        scale = np.abs(t).max() * np.abs(v).sum()                                        # |sum_j t_ij v_j| terms
+        assert np.max(np.abs(t_psi[site].reshape(12) - ref)) <= 24 * U * scale
+        # M psi - M_wilson psi = (T - (4 + m)) psi: the same terms plus the two operators' final roundings.
+        ref_a = ref - (4 + params.mass) * v
+        bound = 24 * U * scale + 4 * U * np.abs(lqcd.wilson(hot, psi, params.wilson).data[site]).max()
+        assert np.max(np.abs(a_psi[site].reshape(12) - ref_a)) <= bound
+        # T^{-1} T = 1 to the inverse's accuracy: condition number times a few ulps per element.
+        inv = clover.site_inverse(site)
+        assert np.max(np.abs(inv @ t - np.eye(12))) <= 100 * clover.max_condition * U
+    back = lqcd.clover_apply(clover, lqcd.clover_apply(clover, psi), inverse=True).data
+    assert norm(back - psi.data) <= 100 * clover.max_condition * U * norm(psi.data)
+
+
+def test_clover_gamma5_hermiticity_and_schur_forms(lat, hot):
+    params = lqcd.CloverParams(kappa=0.11, c_sw=1.0)
+    clover = lqcd.CloverField(hot, params)
+    phi, psi = lqcd.SpinorField.gaussian(lat, 23), lqcd.SpinorField.gaussian(lat, 24)
+    lhs = np.vdot(phi.data.ravel(), lqcd.wilson_clover(hot, clover, psi).data.ravel())
+    rhs = np.vdot(lqcd.wilson_clover(hot, clover, phi, dagger=True).data.ravel(), psi.data.ravel())
+    assert abs(lhs - rhs) <= 1e3 * U * norm(phi.data) * norm(psi.data) * 8
+    # Both even-odd forms reproduce M x = b through the library's prepare / solve / reconstruct steps.
+    b = lqcd.SpinorField.gaussian(lat, 25)
+    for form in ("complement", "unit-diagonal"):
+        x, r = lqcd.solve_clover(hot, b, params, form=form, tolerance=1e-11, record_history=True)
+        assert r.converged and r.true_residual <= 1e-11 and len(r.residual_history) == r.krylov_iterations
+        residual = norm(lqcd.wilson_clover(hot, clover, x).data - b.data) / norm(b.data)
+        assert residual <= 1e-11 + 1e3 * U                     # the oracle's own recompute, independent
+        b_e = lqcd.prepare_clover_schur_source(hot, clover, b, parity="even", form=form)
+        assert b_e.subset == "even"
+        x_full = lqcd.reconstruct_clover_solution(hot, clover, x.extract("even"), b)
+        assert norm(x_full.data - x.data) <= 1e3 * U * norm(x.data)   # the odd half rebuilt from the even one
+    _, mixed = lqcd.solve_clover(hot, b, params, spec="bicgstab-reliable:half:0.1", tolerance=1e-10)
+    assert mixed.converged and mixed.true_residual <= 1e-10
+
+
+def test_clover_bad_input_raises(lat, hot):
+    params = lqcd.CloverParams(mass=0.1, c_sw=1.0)
+    clover = lqcd.CloverField(hot, params)
+    psi = lqcd.SpinorField.gaussian(lat, 26)
+    with pytest.raises(ValueError, match="mass or kappa"):
+        lqcd.CloverParams(mass=0.1, kappa=0.1)
+    with pytest.raises(ValueError, match="trace"):
+        lqcd.CloverParams(mass=0.1, trace="full")
+    with pytest.raises(ValueError, match="c_sw must be finite"):
+        lqcd.CloverParams(mass=0.1, c_sw=float("nan"))
+    with pytest.raises(ValueError, match="Schur form"):
+        lqcd.clover_schur(hot, clover, psi.extract("even"), form="half-way")
+    with pytest.raises(ValueError, match="one parity"):
+        lqcd.clover_schur(hot, clover, psi)
+    other = lqcd.GaugeField(lqcd.Lattice(4, 4, 4, 8))
+    with pytest.raises(ValueError, match="clover field lives on"):
+        lqcd.wilson_clover(other, clover, lqcd.SpinorField(other.lattice))
+    with pytest.raises(IndexError):
+        clover.site_matrix(lat.volume)
+    with pytest.raises(ValueError, match="gf"):
+        lqcd.solve_clover(hot, psi, params, spec="bicgstab:double/gf")
+    assert lqcd.CloverParams.from_chroma(0.1, 1.2).trace == "with-trace"
+    assert abs(lqcd.CloverParams.from_milc(0.12, 1.0, 0.9).c_sw - 1.0 / 0.9**3) <= 4 * U
