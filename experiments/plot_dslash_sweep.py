@@ -25,12 +25,7 @@ OPERATORS = {"mee": "M_ee (even-odd Wilson matrix-vector)", "dslash": "Dslash (o
 
 
 def load(csv_path):
-    rows = plotting.read_csv(csv_path)
-    if not rows:
-        raise ValueError(f"{csv_path}: no rows")
-    for name in COLUMNS:
-        if name not in rows[0]:
-            raise ValueError(f"{csv_path}: no column '{name}' (is this a dslash_sweep.csv?)")
+    rows = plotting.read_csv_with_columns(csv_path, COLUMNS, "a dslash_sweep.csv")
     for r in rows:
         if r["operator"] not in OPERATORS or r["precision"] not in PRECISIONS:
             raise ValueError(f"{csv_path}: unknown operator or precision in row {r}")

@@ -13,12 +13,7 @@ COLUMNS = ("set", "strategy", "order", "total_iterations", "baseline_iterations"
 
 
 def plot(csv_path, png_path, title):
-    rows = plotting.read_csv(csv_path)
-    if not rows:
-        raise ValueError(f"{csv_path}: no rows")
-    for name in COLUMNS:
-        if name not in rows[0]:
-            raise ValueError(f"{csv_path}: no column '{name}' (is this a multi_mass figure6.csv?)")
+    rows = plotting.read_csv_with_columns(csv_path, COLUMNS, "a multi_mass figure6.csv")
     sets = [s for s in ("wide", "narrow") if any(r["set"] == s for r in rows)]
     if not sets:
         raise ValueError(f"{csv_path}: no 'wide' or 'narrow' rows")

@@ -25,12 +25,7 @@ def points(rows, column):
 
 
 def plot(csv_path, png_path, title):
-    rows = plotting.read_csv(csv_path)
-    if not rows:
-        raise ValueError(f"{csv_path}: no rows")
-    for name in COLUMNS:
-        if name not in rows[0]:
-            raise ValueError(f"{csv_path}: no column '{name}' (is this a pion_correlator.csv?)")
+    rows = plotting.read_csv_with_columns(csv_path, COLUMNS, "a pion_correlator.csv")
     t = [r["t"] for r in rows]
     c = [r["C"] for r in rows]
     folded = [r["C_folded"] for r in rows]

@@ -15,12 +15,7 @@ COLUMNS = ("mass", "vectors", "estimate", "standard_error", "exact")
 
 
 def plot(csv_path, png_path, title):
-    rows = plotting.read_csv(csv_path)
-    if not rows:
-        raise ValueError(f"{csv_path}: no rows")
-    for name in COLUMNS:
-        if name not in rows[0]:
-            raise ValueError(f"{csv_path}: no column '{name}' (is this a pbp_running.csv?)")
+    rows = plotting.read_csv_with_columns(csv_path, COLUMNS, "a pbp_running.csv")
     masses = []
     for r in rows:
         if not isinstance(r["mass"], float):

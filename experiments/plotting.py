@@ -29,6 +29,18 @@ def read_csv(path):
     return rows
 
 
+def read_csv_with_columns(path, columns, what):
+    """read_csv, and ValueError unless there is at least one row and every name in `columns` is a column
+    (`what` names the expected file in the message, e.g. "a pion_correlator.csv")."""
+    rows = read_csv(path)
+    if not rows:
+        raise ValueError(f"{path}: no rows")
+    for name in columns:
+        if name not in rows[0]:
+            raise ValueError(f"{path}: no column '{name}' (is this {what}?)")
+    return rows
+
+
 def save_figure(fig, path, source_note):
     """Saves `fig` as a PNG with a small footer naming where the data came from."""
     fig.text(0.01, 0.005, source_note, fontsize=6, color="0.4", ha="left", va="bottom")
