@@ -842,6 +842,59 @@ PYBIND11_MODULE(lqcd, m) {
 
   // ---- Pion correlator (reference/observables/) ----
 
+  py::class_<PointPropagator>(m, "PointPropagator",
+                              "The 12 columns of S(x; x0) for a point source at x0 (reference/observables/propagator.h).")
+      .def(py::init<const Lattice&, int>(), py::arg("lattice"), py::arg("source_site"))
+      .def_property_readonly("lattice", &PointPropagator::lattice)
+      .def_property_readonly("source_site", &PointPropagator::source_site)
+      .def_property_readonly("source_time", &PointPropagator::source_time)
+      .def("column", [](const PointPropagator& s, int spin, int colour) { return s.Column(spin, colour); },
+           "Column (spin, colour) = M^{-1} of that point source (a copy).", py::arg("spin"), py::arg("colour"))
+      .def("set_column", [](PointPropagator& s, int spin, int colour, const SpinorField<double>& column) {
+             s.SetColumn(spin, colour, column);
+           },
+           "Sets column (spin, colour) to a copy of `column` (full lattice, the propagator's lattice).", py::arg("spin"),
+           py::arg("colour"), py::arg("column"))
+      .def("at", [](const PointPropagator& s, int site) {
+             if (site < 0 || site >= s.lattice().volume()) throw py::index_error("site " + std::to_string(site));
+             return SpinColorMatrixArray(s.At(site));
+           },
+           "S(x; x0) at site x as a 12 x 12 array: row 3 s' + c' (sink), column 3 s + c (source).", py::arg("site"));
+  m.def("point_propagator",
+        [](const GaugeField<double>& u, const WilsonParams& p, int source_site, const std::string& spec_text,
+           double tolerance, int max_iterations) {
+          const solvers::SolverSpec spec = ParseSpec(spec_text, tolerance, max_iterations);
+          if (source_site < 0 || source_site >= u.lattice().volume()) {
+            throw std::out_of_range("point_propagator: source site " + std::to_string(source_site) + " off the lattice");
+          }
+          return NoGil([&] {
+            return ComputePointPropagator(u.lattice(), source_site, [&](const SpinorField<double>& eta, int, int) {
+              SpinorField<double> x(u.lattice(), Subset::kFull);
+              solvers::RequireConverged(SpecSolve(spec, u, p, x, eta));
+              return x;
+            });
+          });
+        },
+        "The point-source propagator M^{-1} (12 solves by `spec`); RuntimeError if a solve does not converge.",
+        py::arg("u"), py::arg("params"), py::arg("source_site") = 0, py::arg("spec") = "bicgstab",
+        py::arg("tolerance") = 1e-10, py::arg("max_iterations") = 10000);
+  m.def("pion_correlator_of", [](const PointPropagator& s) { return PionCorrelator(s); },
+        "C(t) = sum_x tr[S S^dag] from the source time slice (the m-normalised correlator if S = M^{-1}).",
+        py::arg("propagator"));
+  m.def("pion_correlator_from_contraction",
+        [](const PointPropagator& s, const PointPropagator& dagger_propagator, const std::string& basis) {
+          return PionCorrelatorFromContraction(s, dagger_propagator, ParseBasis(basis));
+        },
+        "C(t) from tr[gamma_5 S(x; x0) gamma_5 S(x0; x)], S(x0; x) from the propagator of M^dag (complex).",
+        py::arg("propagator"), py::arg("dagger_propagator"), py::arg("basis") = "degrand-rossi");
+  m.def("kappa_normalised_correlator", &KappaNormalisedCorrelator, "C(t) / (4 kappa^2).", py::arg("c"),
+        py::arg("kappa"));
+  m.def("fold_correlator", &FoldCorrelator, "(C(t) + C(L_t - t)) / 2.", py::arg("c"));
+  m.def("log_effective_mass", &LogEffectiveMass, "log C(t) / C(t + 1), t = 0 .. L_t - 2 (NaN where undefined).",
+        py::arg("c"));
+  m.def("cosh_effective_mass", &CoshEffectiveMass,
+        "m(t) solving C(t) / C(t + 1) = cosh(m (t - L_t/2)) / cosh(m (t + 1 - L_t/2)) (NaN where none).", py::arg("c"));
+
   m.def("pion_correlator",
         [](const GaugeField<double>& u, const WilsonParams& p, int source_site, const std::string& spec_text,
            double tolerance, int max_iterations) {

@@ -568,3 +568,50 @@ def test_clover_bad_input_raises(lat, hot):
         lqcd.solve_clover(hot, psi, params, spec="bicgstab:double/gf")
     assert lqcd.CloverParams.from_chroma(0.1, 1.2).trace == "with-trace"
     assert abs(lqcd.CloverParams.from_milc(0.12, 1.0, 0.9).c_sw - 1.0 / 0.9**3) <= 4 * U
+
+
+# ---- propagators ----
+
+def test_point_propagator_and_its_correlators(lat, hot):
+    params = lqcd.WilsonParams(kappa=0.12)
+    s = lqcd.point_propagator(hot, params, source_site=5, tolerance=1e-12)
+    assert s.source_site == 5 and s.source_time == lat.coords(5)[3]
+    c = np.array(lqcd.pion_correlator_of(s))
+    assert np.array_equal(c, lqcd.pion_correlator(hot, params, source_site=5, tolerance=1e-12))   # the same solves
+    for site in (0, 5, 77):
+        m = s.at(site)
+        for spin in range(4):
+            for colour in range(3):
+                assert np.array_equal(m[:, 3 * spin + colour], s.column(spin, colour).data[site].reshape(12))
+    # M^dag's propagator gives the same C(t) through the gamma_5 contraction (Wilson is gamma_5-Hermitian in
+    # DeGrand-Rossi), to the solves' accuracy: each of the 24 columns is within 1e-12 / m of the exact one
+    # (|M^{-1}| <= 1 / m, |b| = 1), and C(t) is bilinear in them; 200 x that covers the 24 columns' terms.
+    # A wrong contraction or basis would differ by O(1).
+    dagger = lqcd.PointPropagator(lat, 5)
+    for spin in range(4):
+        for colour in range(3):
+            b = lqcd.SpinorField.point_source(lat, 5, spin, colour)
+            x, r = lqcd.solve(hot, b, params, tolerance=1e-12)
+            assert r.converged
+            # solve M^dag x = b as gamma_5 M gamma_5 x = b: x = gamma_5 M^{-1} gamma_5 b
+            g5 = lqcd.gamma5()
+            bg = lqcd.SpinorField(lat, "full", np.einsum("st,ntc->nsc", g5, b.data))
+            y, r2 = lqcd.solve(hot, bg, params, tolerance=1e-12)
+            dagger.set_column(spin, colour, lqcd.SpinorField(lat, "full", np.einsum("st,ntc->nsc", g5, y.data)))
+    contraction = np.array(lqcd.pion_correlator_from_contraction(s, dagger))
+    mass = 1 / (2 * params.kappa) - 4
+    assert np.allclose(contraction.real, c, rtol=200 * 1e-12 / mass, atol=0)
+    assert np.max(np.abs(contraction.imag)) <= 200 * 1e-12 / mass * np.max(c)
+
+
+def test_correlator_helpers_on_exact_forms():
+    lt, m = 16, 0.37
+    t = np.arange(lt)
+    c = np.cosh(m * (t - lt / 2))                     # a pure cosh: every cosh effective mass is m
+    cosh_mass = np.array(lqcd.cosh_effective_mass(c))
+    assert np.allclose(cosh_mass[np.isfinite(cosh_mass)], m, rtol=1e-12)
+    e = np.exp(-m * t)                                # a pure exponential: every log effective mass is m
+    assert np.allclose(lqcd.log_effective_mass(e), m, rtol=1e-13)
+    folded = np.array(lqcd.fold_correlator(e))
+    assert folded[0] == e[0] and np.allclose(folded[1:], folded[1:][::-1], rtol=0, atol=0)
+    assert np.allclose(lqcd.kappa_normalised_correlator(e, 0.125), e / (4 * 0.125**2), rtol=1e-15)
