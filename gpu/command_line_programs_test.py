@@ -136,7 +136,8 @@ class WilsonDslashBenchmarkTest(ProgramTestCase, LatticeChecks):
 class MultiRhsDslashBenchmarkTest(ProgramTestCase, LatticeChecks):
     def test_help(self):
         self.assert_help(MULTI_RHS, ["--lattice=LXxLYxLZxLT[,...]", "--rhs=", "--repetitions=N",
-                                     "--precision=all|double|single|half", "--links=all|18|12|8", "--gauge-fixed"])
+                                     "--precision=all|double|single|half", "--links=all|18|12|8", "--gauge-fixed",
+                                     "--csv=FILE"])
 
     def test_errors(self):
         self.assert_common_errors(MULTI_RHS, flag_with_number="--repetitions", positive_flag="--repetitions")

@@ -5,14 +5,19 @@
 // right-hand side and the fraction of that roofline at the copy bandwidth measured in the same run.
 //
 //   multi_rhs_dslash_benchmark [--lattice=LXxLYxLZxLT[,...]] [--rhs=1,2,4,8,12,16] [--repetitions=N]
-//                              [--precision=P] [--links=R] [--gauge-fixed]
+//                              [--precision=P] [--links=R] [--gauge-fixed] [--csv=FILE]
+//
+// --csv writes every row (experiments/plot_multi_rhs.py plots it: the paper-003 table of docs/multi_rhs.md).
 //
 // Times with CUDA events around each call after a warm-up call (which also tunes); prints medians. Haar-random
 // links (values do not change the timing). Cost model: gpu/wilson_dslash.h (WilsonDslashCost with rhs = n).
 // Measures and prints; asserts nothing about speed.
 #include <cstdio>
+#include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -35,9 +40,15 @@ struct Options {
   std::vector<int> rhs{1, 2, 4, 8, 12, 16};
   int repetitions = 20;
   bool gauge_fixed = false;
+  std::string csv;  // empty: no CSV
 };
 
-void Run(const Lattice& lattice, const Options& o, double copy_gbs) {
+// One CSV row per lattice, variant and n; microseconds per right-hand side, -1 where a mapping was not run.
+constexpr char kCsvHeader[] =
+    "lattice,variant,precision,reconstruct,gauge_fixed,rhs,single_us,m1_us,m2_us,m4_us,best_us,gflops_per_rhs,"
+    "minimum_bytes_per_site_per_rhs,roofline_fraction,speedup,copy_gbs";
+
+void Run(const Lattice& lattice, const Options& o, double copy_gbs, std::ofstream* csv) {
   std::printf("\nlattice %s, %d repetitions, median; roofline = n-RHS minimum bytes at %.0f GB/s%s\n",
               lattice.ToString().c_str(), o.repetitions, copy_gbs, o.gauge_fixed ? ", temporal gauge fixed" : "");
   std::printf("%-10s %3s | %9s | %9s %9s %9s | %9s %8s %9s %6s %7s\n", "variant", "n", "single us", "m=1 us",
@@ -95,6 +106,17 @@ void Run(const Lattice& lattice, const Options& o, double copy_gbs) {
                     us_per_rhs(pinned[2]).c_str(), 1e3 * tuned_ms / n, cost.flops / tuned_ms / 1e6,
                     cost.minimum_bytes / n / HalfVolume(extents), 100 * cost.minimum_bytes / tuned_ms / 1e6 / copy_gbs,
                     single_ms * n / tuned_ms);
+        if (csv != nullptr) {
+          auto per_rhs = [&](double ms) { return ms < 0 ? -1.0 : 1e3 * ms / n; };
+          *csv << lattice.ToString() << "," << v.Name() << "," << ToString(precision) << ","
+               << ToString(reconstruct) << "," << (o.gauge_fixed ? 1 : 0) << "," << n << "," << 1e3 * single_ms << ","
+               << per_rhs(pinned[0]) << "," << per_rhs(pinned[1]) << "," << per_rhs(pinned[2]) << ","
+               << 1e3 * tuned_ms / n << "," << cost.flops / tuned_ms / 1e6 / n << ","
+               << cost.minimum_bytes / n / HalfVolume(extents) << ","
+               << cost.minimum_bytes / tuned_ms / 1e6 / copy_gbs << "," << single_ms * n / tuned_ms << "," << copy_gbs
+               << "\n";
+          csv->flush();
+        }
       }
     }
   }
@@ -121,6 +143,7 @@ int Main(int argc, char** argv) {
   flags.Choice<std::string>("links", &links, {{"all", "all"}, {"18", "18"}, {"12", "12"}, {"8", "8"}},
                             "reals stored per link: 18, 12 or 8; all: every one");
   flags.Switch("gauge-fixed", &o.gauge_fixed, "links in temporal gauge (unit t-links but the last slice)");
+  flags.String("csv", &o.csv, "FILE", "also write every row to this CSV (experiments/plot_multi_rhs.py plots it)");
   if (!flags.Parse(argc, argv, std::cout)) return 0;
   if (precision != "all") o.precisions = {ParsePrecision(precision)};
   if (links != "all") o.reconstructs = {ParseReconstruct(links)};
@@ -134,7 +157,13 @@ int Main(int argc, char** argv) {
   std::printf("right-hand sides:");
   for (int n : o.rhs) std::printf(" %d", n);
   std::printf("\n");
-  for (const Coordinates& extents : lattices) Run(Lattice(extents), o, copy.kernel_gbs);
+  std::ofstream csv;
+  if (!o.csv.empty()) {
+    csv.open(o.csv);
+    if (!csv) throw std::runtime_error("cannot write " + o.csv);
+    csv << std::setprecision(9) << kCsvHeader << "\n";
+  }
+  for (const Coordinates& extents : lattices) Run(Lattice(extents), o, copy.kernel_gbs, o.csv.empty() ? nullptr : &csv);
   return 0;
 }
 
