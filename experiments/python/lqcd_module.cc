@@ -814,7 +814,7 @@ PYBIND11_MODULE(lqcd, m) {
 
   m.def("generate_quenched",
         [](const Lattice& lattice, double beta, std::uint64_t seed, int sweeps, bool hot_start,
-           int overrelaxation_steps) {
+           int overrelaxation_steps, std::optional<GaugeField<double>> initial_field, long first_sweep) {
           QuenchedOptions o;
           o.extents = lattice.extents();
           o.beta = beta;
@@ -824,11 +824,19 @@ PYBIND11_MODULE(lqcd, m) {
           o.configurations = 0;
           o.overrelaxation_steps = overrelaxation_steps;
           o.progress_every = 0;
+          o.first_sweep = first_sweep;
           ValidateQuenchedOptions(o);
+          if (initial_field) {
+            if (hot_start) Fail("generate_quenched: give initial_field or hot_start, not both");
+            if (initial_field->lattice() != lattice) {
+              Fail("generate_quenched: initial_field lives on " + initial_field->lattice().ToString() + ", not " +
+                   lattice.ToString());
+            }
+          }
           GaugeField<double> u(lattice);
           QuenchedSummary summary = NoGil([&] {
             std::ostringstream log;
-            return GenerateQuenched(o, log, ConfigurationSink(), &u);
+            return GenerateQuenched(o, log, ConfigurationSink(), &u, initial_field ? &*initial_field : nullptr);
           });
           std::vector<double> history;
           for (const SweepRecord& r : summary.history) history.push_back(r.plaquette);
@@ -836,9 +844,12 @@ PYBIND11_MODULE(lqcd, m) {
         },
         "(GaugeField, plaquettes): the field after `sweeps` Wilson-action sweeps (one heatbath + "
         "`overrelaxation_steps` overrelaxation sweeps each) from a cold (or hot) start, and <Re Tr U_p>/3 of "
-        "the starting field and after every sweep (quenched_generator.h). A function of the arguments alone.",
+        "the starting field and after every sweep (quenched_generator.h). A function of the arguments alone. "
+        "Continuing a chain: initial_field (instead of a cold or hot start) and first_sweep, the number of the "
+        "first sweep (sweep s uses random stream s): n sweeps, then m more from that field with first_sweep = n, "
+        "give the field of n + m sweeps bit for bit.",
         py::arg("lattice"), py::arg("beta"), py::arg("seed"), py::arg("sweeps"), py::arg("hot_start") = false,
-        py::arg("overrelaxation_steps") = 4);
+        py::arg("overrelaxation_steps") = 4, py::arg("initial_field") = py::none(), py::arg("first_sweep") = 0);
 
   // ---- Pion correlator (reference/observables/) ----
 

@@ -445,6 +445,22 @@ def test_quenched_generator_is_reproducible_and_plausible():
         lqcd.generate_quenched(lat, beta=6.0, seed=5, sweeps=-1)
 
 
+def test_quenched_generator_continues_a_chain_bit_for_bit():
+    lat = lqcd.Lattice(4, 4, 4, 4)
+    whole, history = lqcd.generate_quenched(lat, beta=6.0, seed=5, sweeps=5)
+    first, head = lqcd.generate_quenched(lat, beta=6.0, seed=5, sweeps=3)
+    rest, tail = lqcd.generate_quenched(lat, beta=6.0, seed=5, sweeps=2, initial_field=first, first_sweep=3)
+    assert np.array_equal(rest.links, whole.links)                  # 3 + 2 sweeps = 5 sweeps
+    assert tail[0] == head[-1] and head + tail[1:] == history       # the continuation's start is the head's end
+    # Restarting with the wrong sweep number reuses streams 0 and 1: a different chain.
+    other, _ = lqcd.generate_quenched(lat, beta=6.0, seed=5, sweeps=2, initial_field=first)
+    assert not np.array_equal(other.links, whole.links)
+    with pytest.raises(ValueError, match="not both"):
+        lqcd.generate_quenched(lat, beta=6.0, seed=5, sweeps=2, initial_field=first, hot_start=True)
+    with pytest.raises(ValueError, match="initial_field lives on"):
+        lqcd.generate_quenched(lqcd.Lattice(4, 4, 4, 8), beta=6.0, seed=5, sweeps=2, initial_field=first)
+
+
 # ---- pion correlator (reference/observables/) ----------------------------------------------------------------
 
 def test_pion_correlator_matches_direct_solves():
