@@ -29,17 +29,17 @@ namespace lqcd::gpu {
 
 constexpr int MaxRhsPerThread(Precision p) { return p == Precision::kDouble ? 2 : 4; }
 
+// The single-RHS kernel's key for the same variant, lattice and strides (of the first right-hand side), with n
+// and m in front.
 inline std::string MultiRhsDslashTuneKey(const MultiRhsDslashLaunch& l, int rhs_per_thread) {
-  std::string key = std::string("MultiRhsDslash ") + ToString(l.gauge.precision) + "/" +
-                    ToString(l.gauge.reconstruct) + (l.gauge.temporal_gauge_fixed ? "/gf" : "") +
-                    (l.dagger ? "/dagger" : "") +
-                    (l.epilogue != DslashEpilogue::kNone ? std::string("/") + ToString(l.epilogue) : "") + " n=" +
-                    std::to_string(l.rhs) + " per-thread=" + std::to_string(rhs_per_thread) + " " +
-                    std::to_string(l.out[0].extents[0]);
-  for (int mu = 1; mu < 4; ++mu) key += "x" + std::to_string(l.out[0].extents[mu]);
-  key += " strides " + std::to_string(l.out[0].stride) + "," + std::to_string(l.in[0].stride) + "," +
-         std::to_string(l.gauge.stride);
-  return key;
+  WilsonDslashLaunch first;
+  first.out = l.out[0];
+  first.in = l.in[0];
+  first.gauge = l.gauge;
+  first.dagger = l.dagger;
+  first.epilogue = l.epilogue;
+  return "MultiRhsDslash n=" + std::to_string(l.rhs) + " per-thread=" + std::to_string(rhs_per_thread) + " " +
+         DslashTuneKey(first, ProductionArithmetic(l.gauge.precision));
 }
 
 // One mapping (m right-hand sides per thread): the argument struct, the tuned block width and a launcher.
@@ -90,7 +90,7 @@ struct MultiRhsLaunchOf {
     const dim3 block(width, rows);
     const dim3 grid(((arg.sites + width - 1) / width) * a.chunks);
     MultiRhsDslashKernel<Arg><<<grid, block>>>(a);
-    const std::string what = "launch of " + key + " with " + std::to_string(width) + "x" + std::to_string(groups) +
+    const std::string what = "launch of " + key + " with " + std::to_string(width) + "x" + std::to_string(rows) +
                              " threads per block";
     CheckCuda(cudaGetLastError(), what.c_str(), __FILE__, __LINE__);
   }
