@@ -58,27 +58,18 @@ class GpuDiracSolver : public DiracSolver {
     action.Validate();
     solvers::RequireSupported(spec, gpu::GpuCapabilities(), action.clover());
     RequireSystemFields(u_, b, x);
-    const WilsonParams params = action.wilson();
     const Lattice& lattice = u_.lattice();
     gpu::GpuSpinorField<double> b_device(lattice, Subset::kFull), x_device(lattice, Subset::kFull);
     SolveOutcome out;
-    if (spec.temporal_gauge) {
-      FixedLinks();
-      b_device.Upload(fixed_->ToFixed(b), action.basis);
-      if (!IsZero(x)) x_device.Upload(fixed_->ToFixed(x), action.basis);
-      out.result = action.clover()
-                       ? gpu::SolveWithSpecOnGpu(spec, *fixed_links_, fixed_clover_.For(fixed_->links(), action),
-                                                 action.schur_form, x_device, b_device)
-                       : gpu::SolveWithSpecOnGpu(spec, *fixed_links_, params, x_device, b_device);
-      x = fixed_->FromFixed(x_device.Download(action.basis));
-    } else {
-      b_device.Upload(b, action.basis);
-      if (!IsZero(x)) x_device.Upload(x, action.basis);  // a new device field is zero already
-      out.result = action.clover() ? gpu::SolveWithSpecOnGpu(spec, links_, clover_.For(u_, action), action.schur_form,
-                                                             x_device, b_device)
-                                   : gpu::SolveWithSpecOnGpu(spec, links_, params, x_device, b_device);
-      x = x_device.Download(action.basis);
-    }
+    if (spec.temporal_gauge) FixedLinks();
+    gpu::GpuGaugeLinks& links = spec.temporal_gauge ? *fixed_links_ : links_;
+    UploadSystemField(b_device, b, spec, action);
+    if (!IsZero(x)) UploadSystemField(x_device, x, spec, action);  // a new device field is zero already
+    out.result = action.clover()
+                     ? gpu::SolveWithSpecOnGpu(spec, links, CloverTerms(spec, action), action.schur_form, x_device,
+                                               b_device)
+                     : gpu::SolveWithSpecOnGpu(spec, links, action.wilson(), x_device, b_device);
+    x = DownloadSystemField(x_device, spec, action);
     out.verified_on = verify_;
     // Without gauge fixing the device fields still hold b and the x just downloaded (the solvers never write b).
     out.true_residual = TrueResidual(action, b, x, spec.temporal_gauge ? nullptr : &b_device,
@@ -104,15 +95,14 @@ class GpuDiracSolver : public DiracSolver {
     for (std::size_t k = 0; k < b.size(); ++k) {
       b_device.emplace_back(lattice, Subset::kFull);
       x_device.emplace_back(lattice, Subset::kFull);
-      b_device.back().Upload(spec.temporal_gauge ? fixed_->ToFixed(*b[k]) : *b[k], action.basis);
-      if (!IsZero(*x[k])) x_device.back().Upload(spec.temporal_gauge ? fixed_->ToFixed(*x[k]) : *x[k], action.basis);
+      UploadSystemField(b_device.back(), *b[k], spec, action);
+      if (!IsZero(*x[k])) UploadSystemField(x_device.back(), *x[k], spec, action);
     }
     const std::vector<solvers::SolveResult> results = gpu::SolveBlockWithSpecOnGpu(
         spec, spec.temporal_gauge ? *fixed_links_ : links_, action.wilson(), x_device, b_device);
     std::vector<SolveOutcome> out(b.size());
     for (std::size_t k = 0; k < b.size(); ++k) {
-      const SpinorField<double> solved = x_device[k].Download(action.basis);
-      *x[k] = spec.temporal_gauge ? fixed_->FromFixed(solved) : solved;
+      *x[k] = DownloadSystemField(x_device[k], spec, action);
       out[k].result = results[k];
       out[k].verified_on = verify_;
       out[k].true_residual = TrueResidual(action, *b[k], *x[k], spec.temporal_gauge ? nullptr : &b_device[k],
@@ -130,6 +120,27 @@ class GpuDiracSolver : public DiracSolver {
       fixed_ = std::make_unique<TemporalGaugeCopy>(u_);
       fixed_links_ = std::make_unique<gpu::GpuGaugeLinks>(fixed_->links(), true);
     }
+  }
+
+  // A host field (in the action's basis) into the device field of the system `spec` solves: G psi on the
+  // temporal-gauge-fixed links (FixedLinks() first), psi itself otherwise; and the solution back.
+  void UploadSystemField(gpu::GpuSpinorField<double>& device, const SpinorField<double>& psi,
+                         const solvers::SolverSpec& spec, const FermionAction& action) const {
+    if (spec.temporal_gauge) {
+      device.Upload(fixed_->ToFixed(psi), action.basis);
+    } else {
+      device.Upload(psi, action.basis);
+    }
+  }
+  SpinorField<double> DownloadSystemField(const gpu::GpuSpinorField<double>& device, const solvers::SolverSpec& spec,
+                                          const FermionAction& action) const {
+    SpinorField<double> psi = device.Download(action.basis);
+    return spec.temporal_gauge ? fixed_->FromFixed(psi) : psi;
+  }
+
+  // The clover term of `action` on the links `spec` solves with (the gauge-fixed ones for '/gf').
+  gpu::GpuCloverTerms& CloverTerms(const solvers::SolverSpec& spec, const FermionAction& action) {
+    return spec.temporal_gauge ? fixed_clover_.For(fixed_->links(), action) : clover_.For(u_, action);
   }
 
   // |b - M x| / |b| of the returned x, where verify_ says: on the host with the reference operators, or on the
