@@ -84,25 +84,12 @@ int Mismatches(const SpinorField<double>& a, const SpinorField<double>& b) {
   return mismatches;
 }
 
-struct Variant {
-  Precision precision;
-  Reconstruct reconstruct;
-  bool gauge_fixed;
-  Dagger dagger;
-  bool xpay;
-  Parity out_parity;
-  std::string Name() const {
-    return DslashVariant{precision, reconstruct, gauge_fixed, dagger, xpay}.Name() +
-           (out_parity == Parity::kEven ? " even" : " odd");
-  }
-};
-
 // The oracle's a x + b D in (or D in) for one right-hand side, with its derived per-site bound.
 struct OracleResult {
   SpinorField<double> out;
   std::vector<double> bound, magnitude;
 };
-OracleResult Oracle(const Variant& c, const GaugeField<double>& u, const GaugeLayout& layout,
+OracleResult Oracle(const testing::DslashCase& c, const GaugeField<double>& u, const GaugeLayout& layout,
                     const SpinorField<double>& in, const SpinorField<double>& x) {
   const Lattice& lat = u.lattice();
   SpinorField<double> d(lat, SubsetOf(c.out_parity));
@@ -119,7 +106,7 @@ OracleResult Oracle(const Variant& c, const GaugeField<double>& u, const GaugeLa
 // The block call (n right-hand sides, mapping m; 0: tuned) on links u: every right-hand side against the
 // oracle within its bound (returns the violations, all right-hand sides together); prints the largest
 // error/bound and how many sites differ at all from the single-RHS kernel.
-int BlockAgainstOracle(const Variant& c, const GaugeField<double>& u, int n, int m, int pad_step = 0) {
+int BlockAgainstOracle(const testing::DslashCase& c, const GaugeField<double>& u, int n, int m, int pad_step = 0) {
   const Lattice& lat = u.lattice();
   const GaugeLayout layout{c.precision, c.reconstruct, c.gauge_fixed, 0};
   const DeviceGaugeField gauge(u, layout);
@@ -165,7 +152,7 @@ TEST_F(MultiRhsDslashTest, EveryVariantAndMappingMatchesTheOracle) {
       for (Reconstruct reconstruct : kReconstructions) {
         for (Dagger dagger : {Dagger::kNo, Dagger::kYes}) {
           for (bool xpay : {false, true}) {
-            const Variant c{precision, reconstruct, gauge_fixed, dagger, xpay,
+            const testing::DslashCase c{precision, reconstruct, gauge_fixed, dagger, xpay,
                             xpay == (dagger == Dagger::kYes) ? Parity::kEven : Parity::kOdd};
             for (int m : {1, 2, 4}) {
               if (m == 4 && precision == Precision::kDouble) continue;  // not compiled (register spills)
@@ -185,7 +172,7 @@ TEST_F(MultiRhsDslashTest, LargeBlocksPaddingsTunedMappingsAndInPlaceXpay) {
   const GaugeField<double> u = testing::RandomLinks(lattice_, 305, true);
   for (Precision precision : kPrecisions) {
     const DeviceGaugeField gauge(u, {precision, Reconstruct::k12, true, 0});
-    const Variant c{precision, Reconstruct::k12, true, Dagger::kYes, true, Parity::kEven};
+    const testing::DslashCase c{precision, Reconstruct::k12, true, Dagger::kYes, true, Parity::kEven};
     EXPECT_EQ(BlockAgainstOracle(c, u, 17, 0, 3), 0) << c.Name() << ", 17 right-hand sides, tuned";
     // One per thread: 16 groups of a site exceed one block of a register-heavy kernel (double: about 450
     // threads), so they spread over consecutive blocks.

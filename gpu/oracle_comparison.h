@@ -106,6 +106,20 @@ std::vector<double> LinkErrorBounds(const GaugeField<double>& u, const GaugeLayo
 
 // The error of out = a x + b D in (xpay) or out = D in, per lexicographic site of out's parity, for the
 // UKQCD reals of the device result before download (items 3-5).
+// One Dslash variant of the oracle tests and the parity of its output, e.g. "single/12/gf/xpay odd".
+struct DslashCase {
+  Precision precision;
+  Reconstruct reconstruct;
+  bool gauge_fixed;
+  Dagger dagger;
+  bool xpay;
+  Parity out_parity;
+  std::string Name() const {
+    return DslashVariant{precision, reconstruct, gauge_fixed, dagger, xpay}.Name() +
+           (out_parity == Parity::kEven ? " even" : " odd");
+  }
+};
+
 struct DslashBoundInputs {
   Precision precision = Precision::kDouble;
   Parity out_parity = Parity::kEven;

@@ -25,6 +25,7 @@ namespace {
 
 using testing::Comparison;
 using testing::DslashBoundInputs;
+using testing::DslashCase;
 
 constexpr Precision kPrecisions[] = {Precision::kDouble, Precision::kSingle, Precision::kHalf};
 constexpr Reconstruct kReconstructions[] = {Reconstruct::k18, Reconstruct::k12, Reconstruct::k8};
@@ -48,19 +49,6 @@ SpinorField<double> Combine(double a, const SpinorField<double>& x, double b, co
   for (int i = 0; i < x.sites(); ++i) out[i] = a * x[i] + b * y[i];
   return out;
 }
-
-struct DslashCase {
-  Precision precision;
-  Reconstruct reconstruct;
-  bool gauge_fixed;
-  Dagger dagger;
-  bool xpay;
-  Parity out_parity;
-  std::string Name() const {
-    DslashVariant v{precision, reconstruct, gauge_fixed, dagger, xpay};
-    return v.Name() + (out_parity == Parity::kEven ? " even" : " odd");
-  }
-};
 
 // One variant: the device result (downloaded to DR) against the oracle, with its derived bound.
 // source_scale multiplies both input spinors (a power of two keeps them exact).
