@@ -41,6 +41,7 @@
 #include "experiments/fermion_action.h"
 #include "experiments/plot_runner.h"
 #include "experiments/quenched_ensemble.h"
+#include "experiments/text_format.h"
 #include "gpu/gpu_backend.h"
 #include "reference/cli/command_line.h"
 #include "reference/io/gauge_io.h"
@@ -150,12 +151,6 @@ MultiShiftRun RunMultiShift(BackendKind backend, const GaugeField<double>& u, co
     run.result = solvers::MultiShiftBiCGstab(m, shifts, x, b, params);
   }
   return run;
-}
-
-std::string Fixed(double v, int digits) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(digits) << v;
-  return s.str();
 }
 
 int Main(int argc, char** argv) {

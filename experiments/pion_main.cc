@@ -59,12 +59,13 @@
 #include "reference/plaquette.h"
 #include "reference/observables/propagator.h"
 #include "reference/ensemble/quenched_generator.h"
-#include "experiments/dirac_solver.h"
 #include "experiments/correlator_bounds.h"
+#include "experiments/dirac_solver.h"
 #include "experiments/fermion_action.h"
 #include "experiments/inverse_norm.h"
 #include "experiments/plot_runner.h"
 #include "experiments/propagator_driver.h"
+#include "experiments/text_format.h"
 #include "gpu/device_buffer.h"
 #include "reference/clover.h"
 #include "solvers/solver_spec.h"
@@ -75,6 +76,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using experiments::FindPlotScript;
+using experiments::Fixed;
 using experiments::RunPython;
 using experiments::UserPath;
 using experiments::BackendChoice;
@@ -388,12 +390,6 @@ std::string UtcNow() {
   char buffer[64];
   std::strftime(buffer, sizeof buffer, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&now));
   return buffer;
-}
-
-std::string Fixed(double v, int digits) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(digits) << v;
-  return s.str();
 }
 
 std::string Sci(double v, int digits) {

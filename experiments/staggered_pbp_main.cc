@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "experiments/plot_runner.h"
+#include "experiments/text_format.h"
 #include "reference/cli/command_line.h"
 #include "reference/cli/machine_info.h"
 #include "reference/ensemble/quenched_generator.h"
@@ -58,6 +59,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using experiments::FindPlotScript;
+using experiments::Fixed;
 using experiments::RunPython;
 using experiments::UserPath;
 
@@ -182,12 +184,6 @@ bool ParseOptions(int argc, char** argv, Options* out) {
 std::string Sci(double v, int digits) {
   std::ostringstream s;
   s << std::scientific << std::setprecision(digits) << v;
-  return s.str();
-}
-
-std::string Fixed(double v, int digits) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(digits) << v;
   return s.str();
 }
 
