@@ -34,6 +34,40 @@
 
 namespace lqcd::solvers {
 
+namespace detail {
+
+// The Schur system of one full system: b_p = the prepared source, x_p = the guess restricted to parity p, and
+// the relative tolerance on |b_p - M_pp x_p| that gives `tolerance` on the full system (file comment).
+template <typename Schur, typename Field, typename B = typename Schur::Backend>
+double PrepareEvenOdd(const Schur& schur, const Field& x, const Field& b, double b_norm2, double tolerance,
+                      Field& b_p, Field& x_p) {
+  schur.PrepareSource(b_p, b);
+  schur.RestrictGuess(x_p, x);
+  return tolerance * std::sqrt(b_norm2 / B::Norm2(b_p)) / schur.FullResidualPerSchurResidual();
+}
+
+// After the Schur solve `inner`: x from x_p, the record from inner's, and the full true residual recomputed
+// with M (r is scratch) and judged against `tolerance`.
+template <typename Schur, typename Full>
+void FinishEvenOdd(const Schur& schur, const Full& M, typename Full::Field& x, const typename Full::Field& x_p,
+                   const typename Full::Field& b, double b_norm2, double tolerance, const SolveResult& inner,
+                   typename Full::Field& r, SolveResult& result) {
+  schur.Reconstruct(x, x_p, b);
+  result.solver = "even-odd " + schur.Name() + " [" + inner.solver + "]";
+  Absorb(result, inner);
+  result.flops += schur.FlopsPerApply();  // two hopping terms: source and reconstruction
+  result.status = inner.status;
+  result.reason = inner.reason;
+  const double r_norm2 = ResidualNorm2(M, x, b, r, result);
+  Conclude(result, std::sqrt(r_norm2 / b_norm2), tolerance);
+  if (result.converged()) {
+    result.reason = "full-lattice true residual " + Num(result.true_residual) + " <= " + Num(tolerance) +
+                    " (Schur solve: " + inner.reason + ")";
+  }
+}
+
+}  // namespace detail
+
 template <typename Schur, typename Full, typename SchurSolve>
 SolveResult SolveEvenOdd(const Schur& schur, const Full& M, typename Full::Field& x, const typename Full::Field& b,
                          const SolverParams& params, SchurSolve&& solve) {
@@ -51,24 +85,10 @@ SolveResult SolveEvenOdd(const Schur& schur, const Full& M, typename Full::Field
     return result;
   }
   typename Full::Field b_p = schur.NewField(), x_p = schur.NewField(), r = M.NewField();
-  schur.PrepareSource(b_p, b);
-  schur.RestrictGuess(x_p, x);
-  const double bp_norm2 = B::Norm2(b_p);
   SolverParams p = params;
-  p.tolerance = params.tolerance * std::sqrt(b_norm2 / bp_norm2) / schur.FullResidualPerSchurResidual();
+  p.tolerance = detail::PrepareEvenOdd(schur, x, b, b_norm2, params.tolerance, b_p, x_p);
   const SolveResult inner = solve(x_p, b_p, p);
-  schur.Reconstruct(x, x_p, b);
-  result.solver = "even-odd " + schur.Name() + " [" + inner.solver + "]";
-  detail::Absorb(result, inner);
-  result.flops += schur.FlopsPerApply();  // two hopping terms: source and reconstruction
-  result.status = inner.status;
-  result.reason = inner.reason;
-  const double r_norm2 = detail::ResidualNorm2(M, x, b, r, result);
-  detail::Conclude(result, std::sqrt(r_norm2 / b_norm2), params.tolerance);
-  if (result.converged()) {
-    result.reason = "full-lattice true residual " + detail::Num(result.true_residual) + " <= " +
-                    detail::Num(params.tolerance) + " (Schur solve: " + inner.reason + ")";
-  }
+  detail::FinishEvenOdd(schur, M, x, x_p, b, b_norm2, params.tolerance, inner, r, result);
   result.seconds = clock.Seconds();
   return result;
 }
@@ -106,30 +126,15 @@ std::vector<SolveResult> SolveEvenOddBlock(const Schur& schur, const Full& M, st
   for (const std::size_t k : active) {
     b_p.push_back(schur.NewField());
     x_p.push_back(schur.NewField());
-    schur.PrepareSource(b_p.back(), b[k]);
-    schur.RestrictGuess(x_p.back(), x[k]);
-    tolerances.push_back(params.tolerance * std::sqrt(b_norm2[k] / B::Norm2(b_p.back())) /
-                         schur.FullResidualPerSchurResidual());
+    tolerances.push_back(detail::PrepareEvenOdd(schur, x[k], b[k], b_norm2[k], params.tolerance, b_p.back(),
+                                                x_p.back()));
   }
   const BlockSolveResult inner = block_solve(x_p, b_p, params, tolerances);
   Field r = M.NewField();
   for (std::size_t i = 0; i < active.size(); ++i) {
     const std::size_t k = active[i];
-    SolveResult& result = out[k];
-    const SolveResult& schur_result = inner.systems[i];
-    schur.Reconstruct(x[k], x_p[i], b[k]);
-    result.solver = "even-odd " + schur.Name() + " [" + schur_result.solver + "]";
-    detail::Absorb(result, schur_result);
-    result.flops += schur.FlopsPerApply();  // two hopping terms: source and reconstruction
-    result.status = schur_result.status;
-    result.reason = schur_result.reason;
-    const double r_norm2 = detail::ResidualNorm2(M, x[k], b[k], r, result);
-    detail::Conclude(result, std::sqrt(r_norm2 / b_norm2[k]), params.tolerance);
-    if (result.converged()) {
-      result.reason = "full-lattice true residual " + detail::Num(result.true_residual) + " <= " +
-                      detail::Num(params.tolerance) + " (Schur solve: " + schur_result.reason + ")";
-    }
-    result.seconds = clock.Seconds();
+    detail::FinishEvenOdd(schur, M, x[k], x_p[i], b[k], b_norm2[k], params.tolerance, inner.systems[i], r, out[k]);
+    out[k].seconds = clock.Seconds();
   }
   return out;
 }
