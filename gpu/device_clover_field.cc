@@ -105,6 +105,7 @@ DeviceCloverField::DeviceCloverField(const Lattice& lattice, const std::vector<C
 
 void DeviceCloverField::Upload(const std::function<ChiralBlock<double>(int site, int chirality, bool inverse)>& block) {
   if (layout_.pad < 0) Reject("pad must be >= 0, got " + std::to_string(layout_.pad));
+  RequireIntIndexable("DeviceCloverField", static_cast<long long>(WordsPerSite(layout_.precision)), stride());
   for (int site = 0; site < lattice_.volume(); ++site) {
     for (bool inverse : {false, true}) {
       for (int chirality = 0; chirality < 2; ++chirality) {

@@ -52,6 +52,30 @@ TEST_F(DeviceFieldsTest, OutOfMemoryIsACudaErrorWithTheReason) {
   }
 }
 
+// The accessors' 32-bit index: a field past INT_MAX words is refused before any allocation (so without a
+// GPU too). The pad makes the stride large on a small lattice: 12 double2 words per spinor site, 72 words per
+// site of an 18-real double gauge field; 2^31 / 12 = 178956970.7 and 2^31 / 72 = 29826161.8.
+TEST(DeviceFieldIndexRange, FieldsPastThe32BitIndexAreRefusedBeforeAnyAllocation) {
+  const Lattice small(4, 4, 4, 4);  // V/2 = 128
+  EXPECT_NO_THROW(RequireIntIndexable("x", 12, 178956970));
+  EXPECT_THROW(RequireIntIndexable("x", 12, 178956971), std::invalid_argument);
+  try {
+    DeviceSpinorField psi(small, Subset::kEven, Precision::kDouble, 178956971 - 128);
+    FAIL() << "a spinor field of stride 178956971 in double was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_TRUE(ContainsText(e.what(), "32-bit index")) << e.what();
+  }
+  // Half spinors have 6 short4 words per site: twice the reach of double.
+  EXPECT_NO_THROW(RequireIntIndexable("x", 6, 178956971));
+  GaugeField<double> unit(small);
+  try {
+    DeviceGaugeField u(unit, GaugeLayout{Precision::kDouble, Reconstruct::k18, false, 29826162 - 128});
+    FAIL() << "an 18-real double gauge field of stride 29826162 was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_TRUE(ContainsText(e.what(), "32-bit index")) << e.what();
+  }
+}
+
 TEST_F(DeviceFieldsTest, DoubleRoundTripInTheDeviceBasisIsBitExact) {
   for (Subset subset : {Subset::kFull, Subset::kEven, Subset::kOdd}) {
     for (int pad : {0, DeviceSpinorField::PaperPad(lattice_)}) {

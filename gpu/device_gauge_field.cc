@@ -3,6 +3,7 @@
 #include "gpu/device_gauge_field.h"
 
 #include <Eigen/LU>  // determinant(), which reference/su3.h uses
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -46,9 +47,23 @@ bool StoredInSingularForm(const ColorMatrix<double>& u, const GaugeLayout& layou
   return !(std::sqrt(std::norm(u(0, 1)) + std::norm(u(0, 2))) >= kMinimum8ParameterN);
 }
 
+// 16-byte (double2, float4, int4) or 8-byte (float2) words of one link in gauge_accessor.cuh's storage (half:
+// the full words; its tail words sit behind all of them).
+long long WordsPerLink(const GaugeLayout& layout) {
+  const int reals = RealsPerLink(layout.reconstruct);
+  switch (layout.precision) {
+    case Precision::kDouble: return reals / 2;
+    case Precision::kSingle: return layout.reconstruct == Reconstruct::k18 ? 9 : reals / 4;
+    case Precision::kHalf: return std::max(1, reals / 8);
+  }
+  return 0;
+}
+
 template <typename T>
 void Validate(const GaugeField<T>& host, const GaugeLayout& layout) {
   if (layout.pad < 0) Reject("pad must be >= 0, got " + std::to_string(layout.pad));
+  RequireIntIndexable("DeviceGaugeField", 2 * kDims * WordsPerLink(layout),
+                      static_cast<long long>(host.lattice().half_volume()) + layout.pad);
   const Lattice& lat = host.lattice();
   const int lt = lat.extent(3);
   for (int site = 0; site < lat.volume(); ++site) {

@@ -41,6 +41,8 @@ DeviceSpinorField::DeviceSpinorField(const Lattice& lattice, Subset subset, Prec
     : lattice_(lattice), subset_(subset), precision_(precision), pad_(pad) {
   if (pad < 0) throw std::invalid_argument("DeviceSpinorField: pad must be >= 0, got " + std::to_string(pad));
   const std::size_t stride = static_cast<std::size_t>(lattice.half_volume()) + pad;
+  RequireIntIndexable("DeviceSpinorField", static_cast<long long>(WordsPerSite(precision)),
+                      static_cast<long long>(stride));
   data_ = DeviceBuffer(parities() * WordsPerSite(precision) * stride * WordBytes(precision));
   if (precision == Precision::kHalf) norm_ = DeviceBuffer(parities() * stride * sizeof(float));
 }

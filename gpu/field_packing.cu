@@ -5,6 +5,7 @@
 // fixed block of 256 threads: they are not on any solver's critical path, so they are not tuned.
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -26,9 +27,10 @@ template <Precision P>
 __global__ void PackSpinorKernel(SpinorAccessor<P> out, const double* __restrict__ in, int sites) {
   const int cb = blockIdx.x * blockDim.x + threadIdx.x;
   if (cb >= sites) return;
+  const double* site = in + 24 * static_cast<std::size_t>(cb);
   ColorSpinor<double> psi;
   for (int s = 0; s < 4; ++s) {
-    for (int c = 0; c < 3; ++c) psi.v[s][c] = {in[24 * cb + 2 * (3 * s + c)], in[24 * cb + 2 * (3 * s + c) + 1]};
+    for (int c = 0; c < 3; ++c) psi.v[s][c] = {site[2 * (3 * s + c)], site[2 * (3 * s + c) + 1]};
   }
   out.Store(cb, psi);
 }
@@ -38,10 +40,11 @@ __global__ void UnpackSpinorKernel(SpinorAccessor<P> in, double* __restrict__ ou
   const int cb = blockIdx.x * blockDim.x + threadIdx.x;
   if (cb >= sites) return;
   const auto psi = in.Load(cb);
+  double* site = out + 24 * static_cast<std::size_t>(cb);
   for (int s = 0; s < 4; ++s) {
     for (int c = 0; c < 3; ++c) {
-      out[24 * cb + 2 * (3 * s + c)] = psi.v[s][c].re;
-      out[24 * cb + 2 * (3 * s + c) + 1] = psi.v[s][c].im;
+      site[2 * (3 * s + c)] = psi.v[s][c].re;
+      site[2 * (3 * s + c) + 1] = psi.v[s][c].im;
     }
   }
 }
@@ -76,7 +79,7 @@ __global__ void PackGaugeKernel(GaugeAccessor<P, R> out, const double* __restric
   if (cb >= sites) return;
   for (int parity = 0; parity < 2; ++parity) {
     for (int mu = 0; mu < 4; ++mu) {
-      const double* link = in + 18 * ((parity * 4 + mu) * sites + cb);
+      const double* link = in + 18 * ((parity * 4 + mu) * static_cast<std::size_t>(sites) + cb);
       Link<double> u;
       for (int i = 0; i < 3; ++i) {
         for (int j = 0; j < 3; ++j) u.m[i][j] = {link[2 * (3 * i + j)], link[2 * (3 * i + j) + 1]};
@@ -95,7 +98,7 @@ __global__ void UnpackGaugeKernel(GaugeAccessor<P, R> in, double* __restrict__ o
   for (int parity = 0; parity < 2; ++parity) {
     const SiteGeometry site = CheckerboardSite(cb, parity, dims);
     for (int mu = 0; mu < 4; ++mu) {
-      double* link = out + 18 * ((parity * 4 + mu) * sites + cb);
+      double* link = out + 18 * ((parity * 4 + mu) * static_cast<std::size_t>(sites) + cb);
       if (temporal_gauge_fixed && mu == 3 && site.coords[3] < dims[3] - 1) {
         for (int k = 0; k < 18; ++k) link[k] = (k == 0 || k == 8 || k == 16) ? 1.0 : 0.0;
         continue;

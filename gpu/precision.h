@@ -65,6 +65,19 @@ inline double StorageRoundoff(Precision p) {
   return p == Precision::kDouble ? 0x1p-53 : p == Precision::kSingle ? 0x1p-24 : 0.5 / 32767.0;
 }
 
+// The device accessors index a field with 32-bit ints, word * stride + site (spinor_accessor.cuh,
+// gauge_accessor.cuh, clover_accessor.cuh), which is fast and enough for any lattice one GPU holds in the
+// common layouts. A field whose largest index, words_per_site * stride, would pass INT_MAX is refused here,
+// before any allocation, instead of wrapping in a kernel: 18-real links in double (72 words per site of one
+// parity, both parities and four directions) allow up to 29.8M sites per parity, V <= 59.6M per GPU.
+inline void RequireIntIndexable(const char* what, long long words_per_site, long long stride) {
+  if (words_per_site * stride > 2147483647LL) {
+    throw std::invalid_argument(std::string(what) + ": " + std::to_string(words_per_site) + " words x stride " +
+                                std::to_string(stride) + " sites exceeds the 32-bit index range of the device " +
+                                "accessors (2^31 - 1); split the lattice over more ranks (or use fewer reals per link)");
+  }
+}
+
 // Half precision's fixed-point scale: a stored short q means q / kHalfScale of the full scale.
 inline constexpr float kHalfScale = 32767.0f;
 
