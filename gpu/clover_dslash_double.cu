@@ -1,6 +1,7 @@
 // clover_dslash_double.cu: the double-precision Dslash kernels with the clover epilogues (wilson_dslash_launch.h's
-// kClover, kCloverXpay, kXpayClover; 60 variants of reconstruction x temporal gauge fixing x dagger x
-// epilogue x partitioning). One file per precision so that they compile in parallel.
+// kClover, kCloverXpay, kXpayClover; 90 variants of reconstruction x temporal gauge fixing x dagger x
+// epilogue x sites: all, partitioned interior, exterior).
+// One file per precision so that they compile in parallel.
 #include "gpu/wilson_dslash_launcher.cuh"
 
 namespace lqcd::gpu {

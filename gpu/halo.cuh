@@ -46,8 +46,12 @@ struct DslashHaloArg {
   GaugeAccessor<P, R, 1> ghost_links[4];  // U_mu beyond the backward face, both parities
   bool partitioned[4];
   bool global_face[4][2];                 // [mu][side]: antiperiodic signs and the gauge-fixed t-links apply
-  bool exterior;                          // the launch computes the exterior sites (else the interior)
-  const int* exterior_sites;
+  const int* exterior_sites;              // the launch's sites (checkerboard indices)
+};
+
+// The interior launch: which directions are partitioned (its sites are those on none of their faces).
+struct DslashInteriorArg {
+  bool partitioned[4];
 };
 
 template <Precision P, Reconstruct R>
@@ -62,7 +66,6 @@ DslashHaloArg<P, R> DslashHaloArgOf(const DslashHaloView& v) {
     a.ghost_links[mu].data = static_cast<typename GaugeAccessor<P, R, 1>::Word*>(const_cast<void*>(v.ghost_links[mu]));
     a.ghost_links[mu].stride = v.face_sites[mu];
   }
-  a.exterior = v.region == DslashRegion::kExterior;
   a.exterior_sites = v.exterior_sites;
   return a;
 }

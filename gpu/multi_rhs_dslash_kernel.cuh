@@ -50,7 +50,7 @@ struct MultiRhsDslashArg : DslashDivisors<UsesFastIndexing(ProductionArithmetic(
   static constexpr bool kGaugeFixed = kGaugeFixedFlag;
   static constexpr bool kDagger = kDaggerFlag;
   static constexpr DslashEpilogue kEpilogue = kEpilogueKind;
-  static constexpr bool kPartitioned = false;
+  static constexpr bool kReadsGhosts = false;
   static constexpr int kRhsPerThread = kRhsPerThreadValue;
   static constexpr Real kLinkUnit = kOnLevels ? GaugeAccessor<P, R>::kRawUnit : Real(1);
 

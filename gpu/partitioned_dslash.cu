@@ -153,7 +153,7 @@ struct PartitionedWilsonDslash::State {
   cudaEvent_t copies_done = nullptr;
   PeerEvent filled_by[4][2];
   cudaStream_t stream = nullptr;
-  cudaEvent_t input_ready = nullptr, ghosts_ready = nullptr;
+  cudaEvent_t input_ready = nullptr, exterior_done = nullptr;
 
   State(const DeviceGaugeField& g, comm::Communicator& c, const FermionBoundary& b) : gauge(g), communicator(c), boundary(b) {}
   ~State() {
@@ -162,7 +162,7 @@ struct PartitionedWilsonDslash::State {
     }
     if (copies_done != nullptr) cudaEventDestroy(copies_done);
     if (input_ready != nullptr) cudaEventDestroy(input_ready);
-    if (ghosts_ready != nullptr) cudaEventDestroy(ghosts_ready);
+    if (exterior_done != nullptr) cudaEventDestroy(exterior_done);
     if (stream != nullptr) cudaStreamDestroy(stream);
   }
 
@@ -196,9 +196,13 @@ PartitionedWilsonDslash::PartitionedWilsonDslash(const DeviceGaugeField& gauge, 
     s.global_face[mu][0] = coords[mu] == 0;
     s.global_face[mu][1] = coords[mu] == grid.dim(mu) - 1;
   }
-  LQCD_CUDA_CHECK(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
+  // The comm stream has the device's highest priority: its blocks (packs, the exterior) go first whenever an
+  // SM frees up under the interior kernel.
+  int least_priority = 0, greatest_priority = 0;
+  LQCD_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least_priority, &greatest_priority));
+  LQCD_CUDA_CHECK(cudaStreamCreateWithPriority(&s.stream, cudaStreamNonBlocking, greatest_priority));
   LQCD_CUDA_CHECK(cudaEventCreateWithFlags(&s.input_ready, cudaEventDisableTiming));
-  LQCD_CUDA_CHECK(cudaEventCreateWithFlags(&s.ghosts_ready, cudaEventDisableTiming));
+  LQCD_CUDA_CHECK(cudaEventCreateWithFlags(&s.exterior_done, cudaEventDisableTiming));
   if (transport == HaloTransport::kDevice && !s.only_self) {
     s.ghost_sets = 2;
     LQCD_CUDA_CHECK(cudaEventCreateWithFlags(&s.copies_done, cudaEventDisableTiming | cudaEventInterprocess));
@@ -371,7 +375,7 @@ void PartitionedWilsonDslash::Run(WilsonDslashLaunch launch, const ConstSpinorVi
   if (s.transport == HaloTransport::kDevice && s.only_self) {
     CopyOwnFaces();  // stream ordered: no host involvement
   } else {
-    // The packs are done, and so is my previous call's exterior kernel (the comm stream waited for it).
+    // The packs are done, and so is my previous call's exterior kernel (queued before them on this stream).
     LQCD_CUDA_CHECK(cudaStreamSynchronize(s.stream));
     if (s.transport == HaloTransport::kDevice) {
       ExchangeOnDevice(set);
@@ -380,11 +384,15 @@ void PartitionedWilsonDslash::Run(WilsonDslashLaunch launch, const ConstSpinorVi
     }
   }
 
-  // 4. The exterior, once the ghosts are on the device.
+  // 4. The exterior on the comm stream, once the ghosts are on the device (the comm stream waits for them),
+  //    beside the interior; the default stream then waits for it.
   halo.region = DslashRegion::kExterior;
   halo.exterior_sites = static_cast<const int*>(s.exterior[out.parity].data());
   halo.exterior_count = s.exterior_count[out.parity];
+  launch.stream = s.stream;
   LaunchWilsonDslash(launch);
+  LQCD_CUDA_CHECK(cudaEventRecord(s.exterior_done, s.stream));
+  LQCD_CUDA_CHECK(cudaStreamWaitEvent(0, s.exterior_done, 0));
 }
 
 void ApplyWilsonDslashOn(const PartitionedWilsonDslash* partitioned, const DeviceGaugeField& gauge,
@@ -437,15 +445,13 @@ void PartitionedWilsonDslash::CopyOwnFaces() const {
                                       cudaMemcpyDeviceToDevice, s.stream));
     }
   }
-  LQCD_CUDA_CHECK(cudaEventRecord(s.ghosts_ready, s.stream));
-  LQCD_CUDA_CHECK(cudaStreamWaitEvent(0, s.ghosts_ready, 0));
 }
 
 // Why two ghost sets and one handshake suffice. Call n writes the receivers' set n % 2, which they last read
 // in their exterior kernel of call n - 2. A sender queues call n's copies only after the handshake of call
-// n - 1, in which every receiver took part after synchronising its comm stream in call n - 1; that stream had
-// waited for the receiver's input_ready of call n - 1, recorded after its exterior of call n - 2 was queued:
-// so that kernel has finished. The handshake of call n says "my copies into your ghosts are queued and my
+// n - 1, in which every receiver took part after synchronising its comm stream in call n - 1; the receiver's
+// exterior of call n - 2 ran on that stream before the packs of call n - 1: so that kernel has finished. The
+// handshake of call n says "my copies into your ghosts are queued and my
 // event recorded after them"; a receiver's stream then waits for each filler's event (the record just made:
 // cudaStreamWaitEvent takes the latest record at the time of the call) before its exterior kernel. Neither
 // side's host waits for a copy.
@@ -462,7 +468,9 @@ void PartitionedWilsonDslash::ExchangeOnDevice(int set) const {
   Handshake();
   for (int mu = 0; mu < 4; ++mu) {
     if (!s.partitioned[mu]) continue;
-    for (int side = 0; side < 2; ++side) LQCD_CUDA_CHECK(cudaStreamWaitEvent(0, s.filled_by[mu][side].get(), 0));
+    for (int side = 0; side < 2; ++side) {
+      LQCD_CUDA_CHECK(cudaStreamWaitEvent(s.stream, s.filled_by[mu][side].get(), 0));
+    }
   }
 }
 
@@ -480,8 +488,6 @@ void PartitionedWilsonDslash::ExchangeThroughHost() const {
                                       cudaMemcpyHostToDevice, s.stream));
     }
   }
-  LQCD_CUDA_CHECK(cudaEventRecord(s.ghosts_ready, s.stream));
-  LQCD_CUDA_CHECK(cudaStreamWaitEvent(0, s.ghosts_ready, 0));
 }
 
 }  // namespace lqcd::gpu

@@ -23,9 +23,11 @@
 // One call on parity p (in on p' = 1 - p):
 //   comm stream:    wait for in; pack the 2 faces of every partitioned direction (halo_packing.h)
 //                   (host staged: and copy them to pinned host memory)
-//   default stream: the interior sites (no hop across a partitioned face)
+//   default stream: the interior sites (no hop across a partitioned face; the kernel has no ghost code)
 //   host + comm:    the exchange by the transport
-//   default stream: the exterior sites, once the ghosts are complete
+//   comm stream:    the exterior sites, once the ghosts are complete, beside the interior (the comm stream has
+//                   the highest priority, so its blocks start as soon as SMs free up); the default stream
+//                   then waits for it
 // The call returns when the exchange is done and the exterior kernel is queued (the host takes part in
 // the exchange); like every Dslash it is otherwise asynchronous on the default stream.
 //

@@ -83,7 +83,7 @@ double LaunchTuner::TunedMicroseconds(const std::string& key) {
 
 int LaunchTuner::BlockSize(const std::string& key, int max_block,
                            const std::vector<std::pair<void*, std::size_t>>& preserve,
-                           const std::function<void(int block)>& launch) {
+                           const std::function<void(int block)>& launch, void* stream) {
   if (forced_) return *forced_;
   const std::string full_key = key + " @" + DeviceName();
   // A cached block must fit this launch (a cache written by other code, or edited, might not).
@@ -91,6 +91,9 @@ int LaunchTuner::BlockSize(const std::string& key, int max_block,
     return found->second.block;
   }
 
+  // Work queued on other streams neither runs beside the timed launches nor is overtaken by the backups.
+  SynchronizeDevice();
+  const cudaStream_t timed_stream = static_cast<cudaStream_t>(stream);
   std::vector<DeviceBuffer> backups;
   for (const auto& [pointer, bytes] : preserve) {
     backups.emplace_back(bytes);
@@ -105,15 +108,16 @@ int LaunchTuner::BlockSize(const std::string& key, int max_block,
       if (IsRefusedConfiguration(e.cuda_status())) continue;
       throw;
     }
-    LQCD_CUDA_CHECK(cudaEventRecord(events.start));
+    LQCD_CUDA_CHECK(cudaEventRecord(events.start, timed_stream));
     for (int i = 0; i < kTimedLaunches; ++i) launch(block);
-    LQCD_CUDA_CHECK(cudaEventRecord(events.stop));
+    LQCD_CUDA_CHECK(cudaEventRecord(events.stop, timed_stream));
     LQCD_CUDA_CHECK(cudaEventSynchronize(events.stop));
     float ms = 0;
     LQCD_CUDA_CHECK(cudaEventElapsedTime(&ms, events.start, events.stop));
     const double microseconds = 1e3 * ms / kTimedLaunches;
     if (best.block == 0 || microseconds < best.microseconds) best = {block, microseconds};
   }
+  SynchronizeDevice();
   for (std::size_t i = 0; i < preserve.size(); ++i) {
     CopyDeviceToDevice(preserve[i].first, backups[i].data(), preserve[i].second);
   }

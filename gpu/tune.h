@@ -44,9 +44,11 @@ class LaunchTuner {
 
   static LaunchTuner& Instance();
 
-  // `key` names kernel, variant and problem size; the device name is appended here.
+  // `key` names kernel, variant and problem size; the device name is appended here. `stream` (a cudaStream_t,
+  // null: the default stream) is where `launch` enqueues; tuning first waits for the whole device, then
+  // times there.
   int BlockSize(const std::string& key, int max_block, const std::vector<std::pair<void*, std::size_t>>& preserve,
-                const std::function<void(int block)>& launch);
+                const std::function<void(int block)>& launch, void* stream = nullptr);
 
   // The mean time of one launch with the block BlockSize chose for `key` (tuned or from the cache), or -1 when
   // `key` has no result (not yet launched, or launched with a forced block size). Launchers that also choose

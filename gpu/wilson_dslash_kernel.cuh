@@ -27,11 +27,13 @@
 // through SpinorAccessor / GaugeAccessor (precision, layout and the 18/12/8 link forms live there);
 // arithmetic is in the accessors' Real (double, or float for single and half).
 //
-// Partitioned variants (kPartitioned, one rank's sub-lattice of a process grid): a hop across a partitioned
-// face reads the neighbour from the ghost zone instead (halo.cuh: the same numbers, already projected in
-// double and single), the link of a backward hop from the link ghost, and the antiperiodic sign and the
-// gauge-fixed t-links apply only where the face is on the global boundary. One launch computes the
-// interior sites, a second the exterior ones (DslashRegion); everything else is the code above.
+// Partitioned variants (one rank's sub-lattice of a process grid; DslashSites): one launch computes the
+// interior sites, a second the exterior ones. The interior launch is the unpartitioned code that skips the
+// exterior sites: none of its hops crosses a partitioned face, so it carries no ghost code (registers). In
+// the exterior launch (kReadsGhosts) a hop across a partitioned face reads the neighbour from the ghost zone
+// instead (halo.cuh: the same numbers, already projected in double and single), the link of a backward hop
+// from the link ghost, and the antiperiodic sign and the gauge-fixed t-links apply only where the face is on
+// the global boundary. Everything else is the code above.
 #pragma once
 
 #include <type_traits>
@@ -88,11 +90,20 @@ struct DslashDotNorm<P, true> {
   double* partials;  // 3 per group of kDotNormGroup sites: Re (out, w), Im (out, w), |out|^2
 };
 
-// The ghost zones of a partitioned launch (halo.cuh), else nothing.
-template <Precision P, Reconstruct R, bool kPartitioned>
+// Which sites a launch computes: all (one GPU), or one region of a partitioned Dslash (wilson_dslash_launch.h's
+// DslashRegion).
+enum class DslashSites { kAll, kInterior, kExterior };
+
+// What a region needs: the interior, which directions are partitioned (to skip the exterior sites); the
+// exterior, the ghost zones (halo.cuh).
+template <Precision P, Reconstruct R, DslashSites kSites>
 struct DslashHalo {};
 template <Precision P, Reconstruct R>
-struct DslashHalo<P, R, true> {
+struct DslashHalo<P, R, DslashSites::kInterior> {
+  DslashInteriorArg interior;
+};
+template <Precision P, Reconstruct R>
+struct DslashHalo<P, R, DslashSites::kExterior> {
   DslashHaloArg<P, R> halo;
 };
 
@@ -102,11 +113,11 @@ constexpr bool UsesFastIndexing(DslashArithmetic a, Reconstruct r) {
 
 // Everything one Dslash launch needs. The template parameters fix the variant at compile time.
 template <Precision P, Reconstruct R, bool kGaugeFixedFlag, bool kDaggerFlag, DslashEpilogue kEpilogueKind,
-          DslashArithmetic kArithmetic = ProductionArithmetic(P), bool kPartitionedFlag = false>
+          DslashArithmetic kArithmetic = ProductionArithmetic(P), DslashSites kSitesKind = DslashSites::kAll>
 struct WilsonDslashArg : DslashDivisors<UsesFastIndexing(kArithmetic, R)>,
                          DslashCloverTerm<P, UsesClover(kEpilogueKind)>,
                          DslashDotNorm<P, kEpilogueKind == DslashEpilogue::kXpayDotNorm>,
-                         DslashHalo<P, R, kPartitionedFlag> {
+                         DslashHalo<P, R, kSitesKind> {
   static_assert(kArithmetic == DslashArithmetic::kValues || P == Precision::kHalf, "levels exist in half only");
   using Real = typename SpinorStorage<P>::Real;
   static constexpr Precision kPrecision = P;
@@ -116,7 +127,8 @@ struct WilsonDslashArg : DslashDivisors<UsesFastIndexing(kArithmetic, R)>,
   static constexpr bool kGaugeFixed = kGaugeFixedFlag;  // skip unit t-links (temporal gauge)
   static constexpr bool kDagger = kDaggerFlag;          // D^dag instead of D
   static constexpr DslashEpilogue kEpilogue = kEpilogueKind;
-  static constexpr bool kPartitioned = kPartitionedFlag;  // ghost zones (halo.cuh)
+  static constexpr DslashSites kSites = kSitesKind;
+  static constexpr bool kReadsGhosts = kSitesKind == DslashSites::kExterior;  // ghost zones (halo.cuh)
   // The unit of the links the stencil multiplies with: LoadRaw's on levels, else 1 (values).
   static constexpr Real kLinkUnit = kOnLevels ? GaugeAccessor<P, R>::kRawUnit : Real(1);
 
@@ -275,7 +287,7 @@ struct ProjectedHop {
 // True where the hop from a site whose coordinate mu `wraps` leaves a partitioned face: read the ghost.
 template <class Arg>
 __device__ __forceinline__ bool HopReadsGhost(const Arg& arg, int mu, bool wraps) {
-  if constexpr (Arg::kPartitioned) {
+  if constexpr (Arg::kReadsGhosts) {
     return wraps && arg.halo.partitioned[mu];
   } else {
     return false;
@@ -285,7 +297,7 @@ __device__ __forceinline__ bool HopReadsGhost(const Arg& arg, int mu, bool wraps
 // Whether the hop across face (mu, side) of this rank crosses the global boundary, given that it wraps.
 template <class Arg>
 __device__ __forceinline__ bool OnGlobalFace(const Arg& arg, int mu, int side) {
-  if constexpr (Arg::kPartitioned) {
+  if constexpr (Arg::kReadsGhosts) {
     return arg.halo.global_face[mu][side];
   } else {
     return true;
@@ -300,7 +312,7 @@ __device__ __forceinline__ ProjectedHop<Arg> SpatialNeighbour(const Arg& arg, co
   bool wraps;
   hop.index = NeighbourCheckerboardIndex<kForward>(site, mu, arg.extents, wraps);
   hop.from_ghost = HopReadsGhost(arg, mu, wraps);
-  if constexpr (Arg::kPartitioned) {
+  if constexpr (Arg::kReadsGhosts) {
     if (hop.from_ghost) {
       const auto& ghost = arg.halo.ghost[mu][kSide];
       hop.index = FacePosition(site.coords, mu, arg.extents);
@@ -329,7 +341,7 @@ __device__ __forceinline__ ProjectedHop<Arg> TemporalNeighbour(const Arg& arg, c
   bool wraps;
   hop.index = NeighbourCheckerboardIndex<kForward>(site, mu, arg.extents, wraps);
   hop.from_ghost = HopReadsGhost(arg, mu, wraps);
-  if constexpr (Arg::kPartitioned) {
+  if constexpr (Arg::kReadsGhosts) {
     if (hop.from_ghost) {
       const auto& ghost = arg.halo.ghost[mu][kSide];
       hop.index = FacePosition(site.coords, mu, arg.extents);
@@ -346,7 +358,7 @@ __device__ __forceinline__ ProjectedHop<Arg> TemporalNeighbour(const Arg& arg, c
 // U_mu(n - mu) of a backward hop, from the field or, across a partitioned face, from the link ghost.
 template <class Arg>
 __device__ __forceinline__ Link<typename Arg::Real> BackwardLinkOf(const Arg& arg, int mu, const ProjectedHop<Arg>& hop) {
-  if constexpr (Arg::kPartitioned) {
+  if constexpr (Arg::kReadsGhosts) {
     if (hop.from_ghost) {
       if constexpr (Arg::kOnLevels) {
         return arg.halo.ghost_links[mu].LoadRaw(0, 1 - arg.parity, hop.index);
@@ -463,17 +475,15 @@ struct WilsonDslashSite {
   __device__ __forceinline__ void operator()(const Arg& arg, int thread, double* acc = nullptr) const {
     using Real = typename Arg::Real;
     int cb = thread;
-    if constexpr (Arg::kPartitioned) {
-      if (arg.halo.exterior) cb = arg.halo.exterior_sites[thread];
-    }
+    if constexpr (Arg::kSites == DslashSites::kExterior) cb = arg.halo.exterior_sites[thread];
     SiteGeometry site;
     if constexpr (Arg::kFastIndexing) {
       site = CheckerboardSite(cb, arg.parity, arg.extents, arg.divisors);
     } else {
       site = CheckerboardSite(cb, arg.parity, arg.extents);
     }
-    if constexpr (Arg::kPartitioned) {
-      if (!arg.halo.exterior && OnPartitionedFace(arg.halo, site.coords, arg.extents)) return;
+    if constexpr (Arg::kSites == DslashSites::kInterior) {
+      if (OnPartitionedFace(arg.interior, site.coords, arg.extents)) return;
     }
     ColorSpinor<Real> out = ColorSpinor<Real>::Zero();
     SpatialHops<0>(arg, site, cb, out);
@@ -502,7 +512,8 @@ __global__ void WilsonDslashKernel(const Arg arg) {
 // block size, and gpu/blas.cu sums them in a fixed order.
 template <class Arg>
 __global__ void WilsonDslashDotNormKernel(const Arg arg) {
-  static_assert(Arg::kEpilogue == DslashEpilogue::kXpayDotNorm && !Arg::kPartitioned, "unpartitioned xpay-dotnorm");
+  static_assert(Arg::kEpilogue == DslashEpilogue::kXpayDotNorm && Arg::kSites == DslashSites::kAll,
+                "unpartitioned xpay-dotnorm");
   const int thread = blockIdx.x * blockDim.x + threadIdx.x;
   double acc[3] = {0, 0, 0};
   if (thread < arg.sites) WilsonDslashSite<Arg>{}(arg, thread, acc);

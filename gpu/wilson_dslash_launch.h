@@ -78,6 +78,8 @@ struct WilsonDslashLaunch {
   std::array<bool, 4> antiperiodic{false, false, false, true};
   // A partitioned launch (one region of it), or null.
   const DslashHaloView* halo = nullptr;
+  // The stream to launch on (a cudaStream_t; null: the default stream).
+  void* stream = nullptr;
 };
 
 // The epilogues kNone and kXpay (wilson_dslash_{double,single,half}.cu).

@@ -4,13 +4,13 @@
 //
 // Device-side header, instantiated per precision and per group of epilogues so that the variants compile
 // in parallel and only those some operator uses exist:
-//   wilson_dslash_{double,single,half}.cu   kNone, kXpay, unpartitioned and partitioned (halo.cuh)
-//                                            3 x 2 x 2 x 2 x 2 = 48 variants each
+//   wilson_dslash_{double,single,half}.cu   kNone, kXpay; all sites, or a partitioned interior or exterior
+//                                            (halo.cuh)   3 x 2 x 2 x 2 x 3 = 72 variants each
 //   clover_dslash_{double,single,half}.cu   kClover, kCloverXpay (D and D^dag), kXpayClover (D only: the
-//                                            unit-diagonal form's dagger is built otherwise), unpartitioned
-//                                            and partitioned   60 each
-// (reconstruction x gauge fixing x dagger x epilogue x partitioning; 324 kernels in all); the teaching ladder instantiates
-// the one variant of its rung 9a itself (dslash_ladder_kernels.cu).
+//                                            unit-diagonal form's dagger is built otherwise); all sites, or
+//                                            a partitioned interior or exterior   90 each
+// (reconstruction x gauge fixing x dagger x epilogue x sites; 486 kernels in all); the teaching ladder
+// instantiates the one variant of its rung 9a itself (dslash_ladder_kernels.cu).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -35,6 +35,18 @@ void WithFlag(bool flag, F&& f) {
     f(std::true_type{});
   } else {
     f(std::false_type{});
+  }
+}
+
+// Calls f(std::integral_constant<DslashSites, s>): kAll without a halo, else the halo's region.
+template <typename F>
+void WithSites(const DslashHaloView* halo, F&& f) {
+  if (halo == nullptr) {
+    f(std::integral_constant<DslashSites, DslashSites::kAll>{});
+  } else if (halo->region == DslashRegion::kInterior) {
+    f(std::integral_constant<DslashSites, DslashSites::kInterior>{});
+  } else {
+    f(std::integral_constant<DslashSites, DslashSites::kExterior>{});
   }
 }
 
@@ -78,9 +90,9 @@ auto DslashKernelOf() {
 }
 
 template <Precision P, Reconstruct R, bool kGaugeFixed, bool kDagger, DslashEpilogue E,
-          DslashArithmetic A = ProductionArithmetic(P), bool kPartitioned = false>
+          DslashArithmetic A = ProductionArithmetic(P), DslashSites S = DslashSites::kAll>
 void LaunchWilsonDslashVariant(const WilsonDslashLaunch& l) {
-  using Arg = WilsonDslashArg<P, R, kGaugeFixed, kDagger, E, A, kPartitioned>;
+  using Arg = WilsonDslashArg<P, R, kGaugeFixed, kDagger, E, A, S>;
   using Real = typename Arg::Real;
   Arg arg;
   arg.out = SpinorAccessorOf<P>(l.out);
@@ -99,9 +111,11 @@ void LaunchWilsonDslashVariant(const WilsonDslashLaunch& l) {
   }
   if constexpr (Arg::kFastIndexing) arg.divisors = CheckerboardDivisors::Of(arg.extents);
   arg.sites = l.out.sites;
-  if constexpr (kPartitioned) {
+  if constexpr (S == DslashSites::kInterior) {
+    for (int mu = 0; mu < 4; ++mu) arg.interior.partitioned[mu] = l.halo->partitioned[mu];
+  } else if constexpr (S == DslashSites::kExterior) {
     arg.halo = DslashHaloArgOf<P, R>(*l.halo);
-    if (l.halo->region == DslashRegion::kExterior) arg.sites = l.halo->exterior_count;
+    arg.sites = l.halo->exterior_count;
   }
   arg.parity = l.out.parity;
   arg.a = static_cast<Real>(l.a);
@@ -112,9 +126,10 @@ void LaunchWilsonDslashVariant(const WilsonDslashLaunch& l) {
   LQCD_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
   const std::string key = DslashTuneKey(l, A);
   if (arg.sites == 0) return;  // an empty region
+  const cudaStream_t stream = static_cast<cudaStream_t>(l.stream);
   auto launch = [&](int block) {
     const int grid = (arg.sites + block - 1) / block;
-    kernel<<<grid, block>>>(arg);
+    kernel<<<grid, block, 0, stream>>>(arg);
     const std::string what = "launch of " + key + " with " + std::to_string(block) + " threads per block";
     CheckCuda(cudaGetLastError(), what.c_str(), __FILE__, __LINE__);
   };
@@ -123,7 +138,7 @@ void LaunchWilsonDslashVariant(const WilsonDslashLaunch& l) {
     preserve.emplace_back(l.out.data, SpinorViewBytes<P>(l.out));
     if (l.out.norm != nullptr) preserve.emplace_back(l.out.norm, sizeof(float) * l.out.stride);
   }
-  const int block = LaunchTuner::Instance().BlockSize(key, attributes.maxThreadsPerBlock, preserve, launch);
+  const int block = LaunchTuner::Instance().BlockSize(key, attributes.maxThreadsPerBlock, preserve, launch, l.stream);
   launch(block);
 }
 
@@ -138,14 +153,15 @@ void LaunchDslashFor(const WilsonDslashLaunch& l) {
     WithFlag(l.gauge.temporal_gauge_fixed, [&](auto gauge_fixed) {
       WithFlag(l.dagger, [&](auto dagger) {
         WithEpilogue<kEpilogues...>(l.epilogue, [&](auto epilogue) {
-          WithFlag(kWithHalo && l.halo != nullptr, [&](auto partitioned) {
+          WithSites(kWithHalo ? l.halo : nullptr, [&](auto sites) {
             // (decay: inside the nested lambdas the captured constants are seen through references; unused in
             // the variants that are not compiled)
             [[maybe_unused]] constexpr Reconstruct kReconstruct = std::decay_t<decltype(reconstruct)>::value;
             [[maybe_unused]] constexpr bool kGaugeFixed = std::decay_t<decltype(gauge_fixed)>::value;
             constexpr bool kDagger = std::decay_t<decltype(dagger)>::value;
             constexpr DslashEpilogue kEpilogue = decltype(epilogue)::value;
-            constexpr bool kPartitioned = std::decay_t<decltype(partitioned)>::value;
+            constexpr DslashSites kSites = std::decay_t<decltype(sites)>::value;
+            [[maybe_unused]] constexpr bool kPartitioned = kSites != DslashSites::kAll;
             if constexpr (kEpilogue == DslashEpilogue::kXpayClover && kDagger) {
               throw std::logic_error("Dslash: the xpay-clover epilogue is compiled for D only, not D^dag");
             } else if constexpr (kEpilogue == DslashEpilogue::kXpayDotNorm && (kDagger || kPartitioned)) {
@@ -154,7 +170,7 @@ void LaunchDslashFor(const WilsonDslashLaunch& l) {
               throw std::logic_error("Dslash: partitioned variant not compiled");
             } else {
               LaunchWilsonDslashVariant<P, kReconstruct, kGaugeFixed, kDagger, kEpilogue, ProductionArithmetic(P),
-                                        kPartitioned>(l);
+                                        kSites>(l);
             }
           });
         });

@@ -1,5 +1,6 @@
-// wilson_dslash_single.cu: the single-precision Wilson Dslash kernels (all 48 variants of reconstruction x
-// temporal gauge fixing x dagger x epilogue x partitioning). One file per precision so that they compile in parallel.
+// wilson_dslash_single.cu: the single-precision Wilson Dslash kernels (all 72 variants of reconstruction x
+// temporal gauge fixing x dagger x epilogue x sites: all, partitioned interior, exterior).
+// One file per precision so that they compile in parallel.
 #include "gpu/wilson_dslash_launcher.cuh"
 
 namespace lqcd::gpu {
