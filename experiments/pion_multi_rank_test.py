@@ -20,6 +20,10 @@ With a GPU (nvidia-smi lists at least one), on a generated 8^3 x 16 configuratio
     bicgstab-reliable:half/12:0.1 (the partitioned clover operators in double and half, the device residual
     through the partitioned GpuClover). Clover has no a-priori ||M^{-1}||, so both runs estimate it
     (--inverse-norm-steps, itself a series of split solves on the multi-rank run) for their bounds.
+A rank killed mid-job (SIGKILL to rank 1 of a 2-rank run once the solves have started, on a 16^3 x 32
+configuration so that they take seconds): the job must end within KILLED_TIMEOUT_S with a non-zero status and
+Open MPI's report naming the killed rank, and no rank of it may be left running (a survivor blocked in a halo
+exchange or a global sum must not hang).
 Each multi-rank run must converge all 12 solves with true residuals within the tolerance, print its grid and
 one line per rank, write its files once (rank 0), and its correlator must agree with the reference at every
 t within the sum of the two runs' bounds (tools/compare_correlators.py, the GPU bundle's check). Without a
@@ -31,8 +35,11 @@ compare_correlators.py and mpi_testing.py next to this file).
 """
 import csv
 import os
+import signal
+import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -58,6 +65,7 @@ COMPARE = find(os.path.join(HERE, "compare_correlators.py"), os.path.join(RUNFIL
 # ranks sharing one GPU, tens of seconds; the limit leaves room for a loaded machine.
 REFUSAL_TIMEOUT_S = 60
 RUN_TIMEOUT_S = 600
+KILLED_TIMEOUT_S = 120
 GENERATOR = ["--lattice=8x8x8x16", "--sweeps=3", "--or=1"]
 SOLVE = ["--kappa=0.12", "--tolerance=1e-10", "--no-plot", "--threads=2"]
 
@@ -181,6 +189,77 @@ class MultiRank(unittest.TestCase):
         self.assertEqual(status, 0, "the single-process clover reference failed:\n" + out + err)
         self.assert_agrees("np2_clover", 2, "1x1x1x2", clover + ["--solver=bicgstab-reliable:half/12:0.1"],
                            reference=reference)
+
+    def test_killed_rank_ends_the_job(self):
+        session_base = os.path.join(self.tmp.name, "killed_session")
+        os.makedirs(session_base)
+        out_dir = os.path.join(self.tmp.name, "np2_killed")
+        command = mpi_testing.mpirun_command(2, PION, ["--backend=gpu", "--grid=1x1x1x2", "--share-gpu",
+                                                       "--transport=device", "--lattice=16x16x16x32",
+                                                       "--sweeps=1", "--kappa=0.12", "--tolerance=1e-12",
+                                                       "--no-plot", "--threads=2", "--output=" + out_dir])
+        log_path = os.path.join(self.tmp.name, "np2_killed.log")
+        with open(log_path, "w") as log:
+            job = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, text=True,
+                                   env=mpi_testing.environment(session_base), start_new_session=True)
+        try:
+            deadline = time.time() + RUN_TIMEOUT_S
+            while "solves (" not in read_text(log_path):
+                self.assertIsNone(job.poll(), "the job ended before its solves:\n" + read_text(log_path))
+                self.assertLess(time.time(), deadline, "no solves within %d s" % RUN_TIMEOUT_S)
+                time.sleep(0.05)
+            victim = ranks_of_session(session_base).get(1)
+            self.assertIsNotNone(victim, "rank 1's process not found")
+            os.kill(victim, signal.SIGKILL)
+            killed_at = time.time()
+            try:
+                status = job.wait(timeout=KILLED_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                self.fail("the job hung %d s after rank 1 was killed:\n%s" % (KILLED_TIMEOUT_S, read_text(log_path)))
+            output = read_text(log_path)
+            print("killed rank 1; the job ended %.1f s later with status %d" % (time.time() - killed_at, status))
+            print(output[-2000:])
+            self.assertNotEqual(status, 0, output)
+            self.assertIn("rank 1", output[output.index("solves ("):], output)
+            self.assertIn("signal 9", output, output)
+            self.assertEqual(ranks_of_session(session_base), {}, "ranks left running after the job ended")
+        finally:
+            if job.poll() is None:
+                job.terminate()
+                try:
+                    job.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    os.killpg(job.pid, signal.SIGKILL)
+            for pid in ranks_of_session(session_base).values():
+                os.kill(pid, signal.SIGKILL)
+
+
+def read_text(path):
+    with open(path) as f:
+        return f.read()
+
+
+def ranks_of_session(session_base):
+    """{rank: pid} of the live processes of the mpirun job whose Open MPI session directory is under
+    session_base (environment() puts it in each rank's environment: it names this job alone)."""
+    marker = "OMPI_MCA_orte_tmpdir_base=" + session_base
+    ranks = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/environ" % entry, "rb") as f:
+                variables = f.read().decode(errors="replace").split("\0")
+            with open("/proc/%s/stat" % entry) as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker not in variables or state == "Z":
+            continue
+        for v in variables:
+            if v.startswith("OMPI_COMM_WORLD_RANK="):
+                ranks[int(v.split("=", 1)[1])] = int(entry)
+    return ranks
 
 
 if __name__ == "__main__":
