@@ -332,7 +332,12 @@ TEST(BlockBiCGstab, EqualsSeparateBiCGstabSolvesOnTheSchurComplement) {
 
 // The even-odd block driver: n full-lattice systems, each reduced to M_ee, one block BiCGstab, each
 // reconstructed: every record and solution equal EvenOddBiCGstab's for that system alone (the CPU block operator
-// is bit for bit the single one), and a zero source is answered at once without entering the block.
+// is bit for bit the single one), and a zero source is answered at once without entering the block. The sources
+// differ in shape so that their Schur tolerances (proportional to |b| / |b_e + kappa D_eo b_o|) differ by about
+// 2x: a source on the even sites only gives ratio 1, a Gaussian one sqrt(2 / (1 + 16 kappa^2)) ~ 1.3, one on the
+// odd sites only 1 / (kappa |D_eo b_o| / |b_o|) ~ 1 / (4 kappa) ~ 2.1 (random links: 8 hops, each projector
+// keeping half the norm squared, |D b|^2 ~ 16 |b|^2); a driver that handed one system's tolerance to another
+// would change that system's iterations against its separate solve.
 TEST(SolveEvenOddBlock, EqualsSeparateEvenOddSolvesSystemBySystem) {
   const Lattice lattice(4, 4, 4, 8);
   const Problem pr(lattice, 33);
@@ -341,16 +346,24 @@ TEST(SolveEvenOddBlock, EqualsSeparateEvenOddSolvesSystemBySystem) {
   const CpuBlockWilsonSchur<double> block(pr.u, pr.params, Parity::kEven);
   std::vector<SpinorField<double>> b = GaussianBlock<double>(lattice, Subset::kFull, 4, 90);
   b[2] = SpinorField<double>(lattice);  // zero
+  for (int site = 0; site < lattice.volume(); ++site) {
+    if (lattice.SiteParity(site) == Parity::kOdd) b[1][site].setZero();   // even sites only
+    if (lattice.SiteParity(site) == Parity::kEven) b[3][site].setZero();  // odd sites only
+  }
   std::vector<SpinorField<double>> x(b.size(), SpinorField<double>(lattice)), x_single = x;
-  int block_size = 0;
+  std::vector<double> schur_tolerances;
   const std::vector<SolveResult> r = SolveEvenOddBlock(
       schur, m, x, b, Tolerance(1e-11),
       [&](std::vector<SpinorField<double>>& xp, const std::vector<SpinorField<double>>& bp, const SolverParams& p,
           const std::vector<double>& tolerances) {
-        block_size = static_cast<int>(bp.size());
+        schur_tolerances = tolerances;
         return BlockBiCGstab(block, xp, bp, p, tolerances);
       });
-  EXPECT_EQ(block_size, 3) << "the zero source stays out of the block";
+  ASSERT_EQ(schur_tolerances.size(), 3u) << "the zero source stays out of the block";
+  // Block order: systems 0 (Gaussian), 1 (even sites), 3 (odd sites).
+  EXPECT_LT(schur_tolerances[1], schur_tolerances[0]);
+  EXPECT_LT(schur_tolerances[0], schur_tolerances[2]);
+  EXPECT_GT(schur_tolerances[2], 1.5 * schur_tolerances[1]);
   for (std::size_t k = 0; k < b.size(); ++k) {
     SCOPED_TRACE("system " + std::to_string(k));
     const SolveResult single = EvenOddBiCGstab(schur, m, x_single[k], b[k], Tolerance(1e-11));
