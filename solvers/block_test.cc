@@ -14,12 +14,15 @@
 #include "solvers/bicgstab.h"
 #include "solvers/block_bicgstab.h"
 #include "solvers/block_cg.h"
+#include "solvers/block_cgnr.h"
 #include "solvers/block_operators.h"
 #include "solvers/cg.h"
+#include "solvers/normal_equations.h"
 #include "solvers/cpu_backend.h"
 #include "solvers/cpu_block_wilson.h"
 #include "solvers/even_odd.h"
 #include "solvers/operators.h"
+#include "solvers/spec_solve.h"
 #include "solvers/testing.h"
 
 namespace lqcd::solvers {
@@ -330,6 +333,44 @@ TEST(BlockBiCGstab, EqualsSeparateBiCGstabSolvesOnTheSchurComplement) {
   }
 }
 
+// Block CGNR on M_ee: every system's record and solution equal Cgnr's for that system alone (the CPU block
+// operator is bit for bit the single one, and each system runs the same verification loop), with its own
+// tolerance (1e-8 for system 2), a zero source answered at once, and verification restarts where the normal
+// equations' residual understates the true one.
+TEST(BlockCgnr, EachSystemIsCgnrAlone) {
+  const Lattice lattice(4, 4, 4, 8);
+  Problem pr(lattice, 35);
+  pr.params = WilsonParams::FromKappa(0.2);  // closer to critical: |M^dag r| < |r| by more, so CG restarts
+  const CpuWilsonSchur<double> schur(pr.u, pr.params, Parity::kEven);
+  const CpuBlockWilsonSchur<double> block(pr.u, pr.params, Parity::kEven);
+  std::vector<SpinorField<double>> b = GaussianBlock<double>(lattice, Subset::kEven, 4, 70);
+  b[1] = SpinorField<double>(lattice, Subset::kEven);  // zero
+  const std::vector<double> tolerances = {1e-12, 1e-12, 1e-8, 1e-13};
+  std::vector<SpinorField<double>> x(b.size(), SpinorField<double>(lattice, Subset::kEven)), x_single = x;
+  const BlockSolveResult r = BlockCgnr(block, x, b, Tolerance(1e-12), tolerances);
+  std::cout << r.Summary() << "\n";
+  int restarts = 0;
+  long long applications = 0;
+  for (std::size_t k = 0; k < b.size(); ++k) {
+    SCOPED_TRACE("system " + std::to_string(k));
+    const SolveResult single = Cgnr(schur, x_single[k], b[k], Tolerance(tolerances[k]));
+    ASSERT_TRUE(r.systems[k].converged()) << r.systems[k].Summary();
+    EXPECT_EQ(r.systems[k].iterations, single.iterations);
+    EXPECT_EQ(r.systems[k].restarts, single.restarts);
+    EXPECT_EQ(r.systems[k].operator_applications, single.operator_applications);
+    EXPECT_EQ(r.systems[k].flops, single.flops);
+    EXPECT_EQ(r.systems[k].true_residual, single.true_residual);
+    EXPECT_EQ(r.systems[k].updates.size(), single.updates.size());
+    EXPECT_EQ(MaxAbsDifference(x[k], x_single[k]), 0.0);
+    restarts += r.systems[k].restarts;
+    applications += r.systems[k].operator_applications;
+  }
+  EXPECT_EQ(r.systems[1].iterations, 0);
+  EXPECT_LT(r.systems[2].iterations, r.systems[0].iterations);  // the looser system stopped first
+  EXPECT_GT(restarts, 0) << "no verification restart: the loop's second branch went untested";
+  EXPECT_LT(r.block_applications, applications);
+}
+
 // The even-odd block driver: n full-lattice systems, each reduced to M_ee, one block BiCGstab, each
 // reconstructed: every record and solution equal EvenOddBiCGstab's for that system alone (the CPU block operator
 // is bit for bit the single one), and a zero source is answered at once without entering the block. The sources
@@ -377,6 +418,43 @@ TEST(SolveEvenOddBlock, EqualsSeparateEvenOddSolvesSystemBySystem) {
   EXPECT_THROW(SolveEvenOddBlock(schur, m, one, b, Tolerance(1e-11),
                                  [&](auto&, const auto&, const auto&, const auto&) { return BlockSolveResult{}; }),
                std::invalid_argument);
+}
+
+// The even-odd block driver with block CGNR (what SolveBlockWithSpec runs for "cg"; its operator needs both
+// the even-odd preparation and ApplyBlock, which on the CPU are two objects): each system equal to the even-odd
+// CGNR solve of that system alone. BlockSolveSupported accepts the plain specs and refuses mixed precision
+// with the reason.
+TEST(SolveEvenOddBlock, BlockCgnrSolvesEachSystemAsEvenOddCgnrAlone) {
+  const Lattice lattice(4, 4, 4, 4);
+  const Problem pr(lattice, 37);
+  const CpuWilson<double> m(pr.u, pr.params);
+  const CpuWilsonSchur<double> schur(pr.u, pr.params, Parity::kEven);
+  const CpuBlockWilsonSchur<double> block(pr.u, pr.params, Parity::kEven);
+  const std::vector<SpinorField<double>> b = GaussianBlock<double>(lattice, Subset::kFull, 3, 110);
+  std::vector<SpinorField<double>> x(b.size(), SpinorField<double>(lattice)), x_single = x;
+  const std::vector<SolveResult> r = SolveEvenOddBlock(
+      schur, m, x, b, Tolerance(1e-11),
+      [&](std::vector<SpinorField<double>>& xp, const std::vector<SpinorField<double>>& bp, const SolverParams& p,
+          const std::vector<double>& tolerances) { return BlockCgnr(block, xp, bp, p, tolerances); });
+  for (std::size_t k = 0; k < b.size(); ++k) {
+    SCOPED_TRACE("system " + std::to_string(k));
+    const SolveResult single = SolveEvenOdd(
+        schur, m, x_single[k], b[k], Tolerance(1e-11),
+        [&](SpinorField<double>& xp, const SpinorField<double>& bp, const SolverParams& p) {
+          return Cgnr(schur, xp, bp, p);
+        });
+    ASSERT_TRUE(r[k].converged()) << r[k].Summary();
+    EXPECT_EQ(r[k].iterations, single.iterations);
+    EXPECT_EQ(r[k].true_residual, single.true_residual);
+    EXPECT_EQ(MaxAbsDifference(x[k], x_single[k]), 0.0);
+  }
+  for (const char* plain : {"cg", "bicgstab", "cg:double/12", "bicgstab:double/8/gf"}) {
+    std::string why;
+    EXPECT_TRUE(BlockSolveSupported(SolverSpec::Parse(plain), &why)) << plain << ": " << why;
+  }
+  std::string why;
+  EXPECT_FALSE(BlockSolveSupported(SolverSpec::Parse("cg-reliable:single:0.1"), &why));
+  EXPECT_NE(why.find("no mixed-precision block solver"), std::string::npos) << why;
 }
 
 TEST(BlockBiCGstab, FailureStatusesAreReportedPerSystem) {

@@ -23,10 +23,11 @@
 //
 //   SolveBlockWithSpec(spec, M, schur, x, b)
 //     the n systems M x_k = b_k (vectors of full-lattice double fields) as ONE lockstep block: the even-odd
-//     reduction of each (SolveEvenOddBlock), the n Schur systems by BlockBiCGstab on schur's ApplyBlock
-//     (block_bicgstab.h: each system the same algorithm as BiCGstab, every operator application shared).
-//     Only for specs that BlockSolveSupported accepts: plain BiCGstab (no mixed-precision block solver is
-//     written); std::invalid_argument naming the spec otherwise. One record per system.
+//     reduction of each (SolveEvenOddBlock), the n Schur systems by BlockBiCGstab (block_bicgstab.h) or
+//     BlockCgnr (block_cgnr.h) on schur's ApplyBlock / ApplyDaggerBlock (each system the same algorithm as
+//     BiCGstab or Cgnr, every operator application shared). Only for specs that BlockSolveSupported accepts:
+//     plain BiCGstab and CG (no mixed-precision block solver is written); std::invalid_argument naming the
+//     spec otherwise. One record per system.
 // Gauge fixing (spec.temporal_gauge) is the caller's business: it hands in operators on the fixed links and
 // transforms source and solution (the operators cannot tell).
 // Errors: spec.Validate()'s std::invalid_argument; then those of the algorithms.
@@ -39,6 +40,7 @@
 #include <vector>
 
 #include "solvers/block_bicgstab.h"
+#include "solvers/block_cgnr.h"
 #include "solvers/defect_correction.h"
 #include "solvers/even_odd.h"
 #include "solvers/normal_equations.h"
@@ -130,10 +132,10 @@ SolveResult SolveWithSpec(const SolverSpec& spec, const Full& M, const Schur& sc
 
 // Whether SolveBlockWithSpec runs `spec`; if not, why not in `why`.
 inline bool BlockSolveSupported(const SolverSpec& spec, std::string* why = nullptr) {
-  if (!spec.mixed() && spec.krylov == KrylovMethod::kBiCGstab) return true;
+  if (!spec.mixed()) return true;
   if (why != nullptr) {
-    *why = "solver '" + spec.Name() + "' has no block form: block solves run plain BiCGstab only (no block CGNR " +
-           "or mixed-precision block solver is written)";
+    *why = "solver '" + spec.Name() + "' has no block form: block solves run plain BiCGstab and CG only (no " +
+           "mixed-precision block solver is written)";
   }
   return false;
 }
@@ -151,7 +153,10 @@ std::vector<SolveResult> SolveBlockWithSpec(const SolverSpec& spec, const Full& 
   return SolveEvenOddBlock(schur, M, x, b, spec.Params(),
                            [&](std::vector<Field>& xp, const std::vector<Field>& bp, const SolverParams& p,
                                const std::vector<double>& tolerances) {
-                             return BlockBiCGstab(schur, xp, bp, p, tolerances);
+                             if (spec.krylov == KrylovMethod::kBiCGstab) {
+                               return BlockBiCGstab(schur, xp, bp, p, tolerances);
+                             }
+                             return BlockCgnr(schur, xp, bp, p, tolerances);
                            });
 }
 
