@@ -175,7 +175,11 @@ std::vector<solvers::SolveResult> SolveBlockWithSpecOnGpu(const solvers::SolverS
   const auto outer = links.Get<double>(spec.outer().link_reals);
   const GpuWilson<double> m(outer, params);
   const GpuWilsonSchur<double> schur(outer, params);
-  return solvers::SolveBlockWithSpec(spec, m, schur, x, b);
+  auto low = solvers::MakeLowSchurOperators<GpuWilsonSchur>([&](auto tag) {
+    using P = typename decltype(tag)::type;
+    return std::make_unique<GpuWilsonSchur<P>>(links.template Get<P>(spec.inner.link_reals), params);
+  });
+  return solvers::SolveBlockWithSpec(spec, m, schur, low, x, b);
 }
 
 solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuPartitionedLinks& links,

@@ -16,12 +16,14 @@
 #include "solvers/block_cg.h"
 #include "solvers/block_cgnr.h"
 #include "solvers/block_operators.h"
+#include "solvers/block_reliable_bicgstab.h"
 #include "solvers/cg.h"
 #include "solvers/normal_equations.h"
 #include "solvers/cpu_backend.h"
 #include "solvers/cpu_block_wilson.h"
 #include "solvers/even_odd.h"
 #include "solvers/operators.h"
+#include "solvers/reliable_update.h"
 #include "solvers/spec_solve.h"
 #include "solvers/testing.h"
 
@@ -371,6 +373,46 @@ TEST(BlockCgnr, EachSystemIsCgnrAlone) {
   EXPECT_LT(r.block_applications, applications);
 }
 
+// Block reliable-update BiCGstab, double outer and single inner, on M_ee: every system's record and solution
+// equal ReliableBiCGstab's for that system alone (both block operators are bit for bit the single ones), with
+// its own tolerance (1e-8 for system 2), a zero source answered at once, and several reliable updates each.
+TEST(BlockReliableBiCGstab, EachSystemIsReliableBiCGstabAlone) {
+  const Lattice lattice(4, 4, 4, 8);
+  const Problem pr(lattice, 39);
+  const CpuWilsonSchur<double> schur(pr.u, pr.params, Parity::kEven);
+  const CpuWilsonSchur<float> schur_low(pr.u, pr.params, Parity::kEven);
+  const CpuBlockWilsonSchur<double> block(pr.u, pr.params, Parity::kEven);
+  const CpuBlockWilsonSchur<float> block_low(pr.u, pr.params, Parity::kEven);
+  std::vector<SpinorField<double>> b = GaussianBlock<double>(lattice, Subset::kEven, 4, 130);
+  b[1] = SpinorField<double>(lattice, Subset::kEven);  // zero
+  const std::vector<double> tolerances = {1e-12, 1e-12, 1e-8, 1e-13};
+  SolverParams params = Tolerance(1e-12);
+  params.delta = 0.1;
+  std::vector<SpinorField<double>> x(b.size(), SpinorField<double>(lattice, Subset::kEven)), x_single = x;
+  const BlockSolveResult r = BlockReliableBiCGstab(block, block_low, x, b, params, tolerances);
+  std::cout << r.Summary() << "\n";
+  for (std::size_t k = 0; k < b.size(); ++k) {
+    SCOPED_TRACE("system " + std::to_string(k));
+    SolverParams p = params;
+    p.tolerance = tolerances[k];
+    const SolveResult single = ReliableBiCGstab(schur, schur_low, x_single[k], b[k], p);
+    ASSERT_TRUE(r.systems[k].converged()) << r.systems[k].Summary();
+    EXPECT_EQ(r.systems[k].iterations, single.iterations);
+    EXPECT_EQ(r.systems[k].krylov_iterations, single.krylov_iterations);
+    EXPECT_EQ(r.systems[k].high_precision_updates, single.high_precision_updates);
+    EXPECT_EQ(r.systems[k].operator_applications, single.operator_applications);
+    EXPECT_EQ(r.systems[k].low_precision_applications, single.low_precision_applications);
+    EXPECT_EQ(r.systems[k].flops, single.flops);
+    EXPECT_EQ(r.systems[k].true_residual, single.true_residual);
+    EXPECT_EQ(MaxAbsDifference(x[k], x_single[k]), 0.0);
+    if (k != 1) {
+      EXPECT_GE(r.systems[k].high_precision_updates, 2);
+    }
+  }
+  EXPECT_EQ(r.systems[1].iterations, 0);
+  EXPECT_LT(r.systems[2].iterations, r.systems[0].iterations);  // the looser system stopped first
+}
+
 // The even-odd block driver: n full-lattice systems, each reduced to M_ee, one block BiCGstab, each
 // reconstructed: every record and solution equal EvenOddBiCGstab's for that system alone (the CPU block operator
 // is bit for bit the single one), and a zero source is answered at once without entering the block. The sources
@@ -422,8 +464,8 @@ TEST(SolveEvenOddBlock, EqualsSeparateEvenOddSolvesSystemBySystem) {
 
 // The even-odd block driver with block CGNR (what SolveBlockWithSpec runs for "cg"; its operator needs both
 // the even-odd preparation and ApplyBlock, which on the CPU are two objects): each system equal to the even-odd
-// CGNR solve of that system alone. BlockSolveSupported accepts the plain specs and refuses mixed precision
-// with the reason.
+// CGNR solve of that system alone. BlockSolveSupported accepts the plain specs and reliable-update BiCGstab and
+// refuses the other mixed-precision specs with the reason.
 TEST(SolveEvenOddBlock, BlockCgnrSolvesEachSystemAsEvenOddCgnrAlone) {
   const Lattice lattice(4, 4, 4, 4);
   const Problem pr(lattice, 37);
@@ -448,13 +490,15 @@ TEST(SolveEvenOddBlock, BlockCgnrSolvesEachSystemAsEvenOddCgnrAlone) {
     EXPECT_EQ(r[k].true_residual, single.true_residual);
     EXPECT_EQ(MaxAbsDifference(x[k], x_single[k]), 0.0);
   }
-  for (const char* plain : {"cg", "bicgstab", "cg:double/12", "bicgstab:double/8/gf"}) {
+  for (const char* supported : {"cg", "bicgstab", "cg:double/12", "bicgstab:double/8/gf", "bicgstab-reliable:half:0.1"}) {
     std::string why;
-    EXPECT_TRUE(BlockSolveSupported(SolverSpec::Parse(plain), &why)) << plain << ": " << why;
+    EXPECT_TRUE(BlockSolveSupported(SolverSpec::Parse(supported), &why)) << supported << ": " << why;
   }
-  std::string why;
-  EXPECT_FALSE(BlockSolveSupported(SolverSpec::Parse("cg-reliable:single:0.1"), &why));
-  EXPECT_NE(why.find("no mixed-precision block solver"), std::string::npos) << why;
+  for (const char* unsupported : {"cg-reliable:single:0.1", "bicgstab-dc:single:0.1"}) {
+    std::string why;
+    EXPECT_FALSE(BlockSolveSupported(SolverSpec::Parse(unsupported), &why)) << unsupported;
+    EXPECT_NE(why.find("has no block form"), std::string::npos) << why;
+  }
 }
 
 TEST(BlockBiCGstab, FailureStatusesAreReportedPerSystem) {

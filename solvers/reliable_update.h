@@ -106,9 +106,14 @@ struct ReliableUpdater {
 
   // Returns the true |r|^2 after the update; sets `done` (converged or stagnation) in result.
   double Update(LowField& x_low, LowField& r_low, bool& done) {
-    const double claimed = result.iterated_residual;  // the low-precision |r^| / |b| that triggered it
     Accumulate(x_low);
-    const double rr = ResidualNorm2(A, x, b, r, result);
+    return Judge(ResidualNorm2(A, x, b, r, result), r_low, done);
+  }
+
+  // The rest of Update once x^ is folded in and r = b - A x, rr = |r|^2 (and counted): r^ = r, the
+  // bookkeeping and the stopping tests. (A block solver computes the residuals of several systems at once.)
+  double Judge(double rr, LowField& r_low, bool& done) {
+    const double claimed = result.iterated_residual;  // the low-precision |r^| / |b| that triggered it
     B::Convert(r_low, r);
     result.high_precision_updates += 1;
     result.iterations += 1;  // the paper's k + l

@@ -21,13 +21,15 @@
 //   cg-reliable        SolveEvenOdd + SolveCgnr with ReliableCg on the normal operators
 //   bicgstab-reliable  SolveEvenOdd + ReliableBiCGstab on the Schur operators
 //
-//   SolveBlockWithSpec(spec, M, schur, x, b)
+//   SolveBlockWithSpec(spec, M, schur, low, x, b)
 //     the n systems M x_k = b_k (vectors of full-lattice double fields) as ONE lockstep block: the even-odd
-//     reduction of each (SolveEvenOddBlock), the n Schur systems by BlockBiCGstab (block_bicgstab.h) or
-//     BlockCgnr (block_cgnr.h) on schur's ApplyBlock / ApplyDaggerBlock (each system the same algorithm as
-//     BiCGstab or Cgnr, every operator application shared). Only for specs that BlockSolveSupported accepts:
-//     plain BiCGstab and CG (no mixed-precision block solver is written); std::invalid_argument naming the
-//     spec otherwise. One record per system.
+//     reduction of each (SolveEvenOddBlock), the n Schur systems by BlockBiCGstab (block_bicgstab.h),
+//     BlockCgnr (block_cgnr.h) or BlockReliableBiCGstab (block_reliable_bicgstab.h, with low(tag) as the
+//     inner block operator, as SolveWithSpec) on schur's ApplyBlock / ApplyDaggerBlock (each system the same
+//     algorithm as BiCGstab, Cgnr or ReliableBiCGstab, every operator application shared). Only for specs
+//     that BlockSolveSupported accepts: plain BiCGstab and CG, reliable-update BiCGstab (no block defect
+//     correction or reliable-update CG is written); std::invalid_argument naming the spec otherwise. One
+//     record per system.
 // Gauge fixing (spec.temporal_gauge) is the caller's business: it hands in operators on the fixed links and
 // transforms source and solution (the operators cannot tell).
 // Errors: spec.Validate()'s std::invalid_argument; then those of the algorithms.
@@ -41,6 +43,7 @@
 
 #include "solvers/block_bicgstab.h"
 #include "solvers/block_cgnr.h"
+#include "solvers/block_reliable_bicgstab.h"
 #include "solvers/defect_correction.h"
 #include "solvers/even_odd.h"
 #include "solvers/normal_equations.h"
@@ -133,15 +136,16 @@ SolveResult SolveWithSpec(const SolverSpec& spec, const Full& M, const Schur& sc
 // Whether SolveBlockWithSpec runs `spec`; if not, why not in `why`.
 inline bool BlockSolveSupported(const SolverSpec& spec, std::string* why = nullptr) {
   if (!spec.mixed()) return true;
+  if (spec.scheme == MixedScheme::kReliableUpdate && spec.krylov == KrylovMethod::kBiCGstab) return true;
   if (why != nullptr) {
-    *why = "solver '" + spec.Name() + "' has no block form: block solves run plain BiCGstab and CG only (no " +
-           "mixed-precision block solver is written)";
+    *why = "solver '" + spec.Name() + "' has no block form: block solves run plain BiCGstab and CG and " +
+           "reliable-update BiCGstab (no block defect correction or reliable-update CG is written)";
   }
   return false;
 }
 
-template <typename Full, typename Schur>
-std::vector<SolveResult> SolveBlockWithSpec(const SolverSpec& spec, const Full& M, const Schur& schur,
+template <typename Full, typename Schur, typename LowFactory>
+std::vector<SolveResult> SolveBlockWithSpec(const SolverSpec& spec, const Full& M, const Schur& schur, LowFactory&& low,
                                             std::vector<typename Full::Field>& x,
                                             const std::vector<typename Full::Field>& b) {
   static_assert(std::is_same_v<typename Full::Precision, double> && std::is_same_v<typename Schur::Precision, double>,
@@ -150,14 +154,23 @@ std::vector<SolveResult> SolveBlockWithSpec(const SolverSpec& spec, const Full& 
   std::string why;
   if (!BlockSolveSupported(spec, &why)) throw std::invalid_argument("SolveBlockWithSpec: " + why);
   using Field = typename Full::Field;
-  return SolveEvenOddBlock(schur, M, x, b, spec.Params(),
-                           [&](std::vector<Field>& xp, const std::vector<Field>& bp, const SolverParams& p,
-                               const std::vector<double>& tolerances) {
-                             if (spec.krylov == KrylovMethod::kBiCGstab) {
-                               return BlockBiCGstab(schur, xp, bp, p, tolerances);
-                             }
-                             return BlockCgnr(schur, xp, bp, p, tolerances);
-                           });
+  auto block_solve = [&](auto&& solve) { return SolveEvenOddBlock(schur, M, x, b, spec.Params(), solve); };
+  if (!spec.mixed()) {
+    return block_solve([&](std::vector<Field>& xp, const std::vector<Field>& bp, const SolverParams& p,
+                           const std::vector<double>& tolerances) {
+      if (spec.krylov == KrylovMethod::kBiCGstab) return BlockBiCGstab(schur, xp, bp, p, tolerances);
+      return BlockCgnr(schur, xp, bp, p, tolerances);
+    });
+  }
+  auto reliable = [&](auto tag) {
+    const auto& low_op = low(tag);
+    return block_solve([&](std::vector<Field>& xp, const std::vector<Field>& bp, const SolverParams& p,
+                           const std::vector<double>& tolerances) {
+      return BlockReliableBiCGstab(schur, low_op, xp, bp, p, tolerances);
+    });
+  };
+  if (spec.inner.precision == OperatorPrecision::kSingle) return reliable(PrecisionTag<float>{});
+  return reliable(PrecisionTag<Half>{});
 }
 
 }  // namespace lqcd::solvers
