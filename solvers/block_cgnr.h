@@ -134,7 +134,8 @@ BlockSolveResult BlockCgnr(const BlockDirac& M, std::vector<typename BlockDirac:
         if (true_residual > 0.5 * s.previous_true || s.restarts >= params.max_restarts) {
           detail::Stop(rec, SolveStatus::kStagnation,
                        "true residual " + detail::Num(true_residual) + " (previous pass " +
-                           detail::Num(s.previous_true) + ") above tolerance after " + std::to_string(s.restarts) + " verification restarts");
+                           detail::Num(s.previous_true) + ") above tolerance after " +
+                           std::to_string(s.restarts) + " verification restarts");
           rec.true_residual = true_residual;
           continue;
         }

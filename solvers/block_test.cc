@@ -490,7 +490,8 @@ TEST(SolveEvenOddBlock, BlockCgnrSolvesEachSystemAsEvenOddCgnrAlone) {
     EXPECT_EQ(r[k].true_residual, single.true_residual);
     EXPECT_EQ(MaxAbsDifference(x[k], x_single[k]), 0.0);
   }
-  for (const char* supported : {"cg", "bicgstab", "cg:double/12", "bicgstab:double/8/gf", "bicgstab-reliable:half:0.1"}) {
+  for (const char* supported :
+       {"cg", "bicgstab", "cg:double/12", "bicgstab:double/8/gf", "bicgstab-reliable:half:0.1"}) {
     std::string why;
     EXPECT_TRUE(BlockSolveSupported(SolverSpec::Parse(supported), &why)) << supported << ": " << why;
   }
