@@ -164,9 +164,9 @@ TEST_F(BackendAgreement, EverySolverGivesTheCpuCloverCorrelatorOn4x4x4x4) {
 
 // The propagator's columns as lockstep blocks (rhs_block 12, 5: blocks of 5, 5, 2; with and without gauge
 // fixing, 18 and 12 reals): every column converged with its host-verified residual, and the correlator within
-// the same bound of the one-column-at-a-time GPU run; block BiCGstab, block CGNR and block reliable-update
-// BiCGstab. A spec without a block form (reliable-update CG) and a clover action solve one column at a time
-// through the same call.
+// the same bound of the one-column-at-a-time GPU run; block BiCGstab and CGNR, plain and with reliable updates.
+// A spec without a block form (defect correction) and a clover action solve one column at a time through the
+// same call.
 TEST_F(BackendAgreement, BlockSolvedColumnsGiveTheSameCorrelator) {
   const GaugeField<double> u = Quenched({8, 8, 8, 16}, 20);
   const FermionAction action = FermionAction::WilsonFromKappa(0.12);
@@ -174,7 +174,7 @@ TEST_F(BackendAgreement, BlockSolvedColumnsGiveTheSameCorrelator) {
   const BackendChoice gpu = ChooseBackend(BackendKind::kGpu, VerifyOn::kHost);
   for (const char* text :
        {"bicgstab:double", "bicgstab:double/12/gf", "cg:double", "bicgstab-reliable:half/12:0.1",
-        "cg-reliable:half/12:0.1"}) {
+        "cg-reliable:half/12:0.1", "bicgstab-dc:single/12:0.1"}) {
     const SolverSpec spec = WithTolerance(SolverSpec::Parse(text));
     const PropagatorRun single = ComputePropagator(u, action, spec, gpu, 1, 0);
     ASSERT_TRUE(single.all_converged()) << text;

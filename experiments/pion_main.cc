@@ -254,7 +254,7 @@ bool ParseOptions(int argc, char** argv, Options* out) {
   flags.Int("max-iterations", &o.spec.max_iterations, 1, 100000000, "iteration budget per solve");
   flags.Int("rhs-block", &o.rhs_block, 1, 12,
             "columns solved together as one lockstep block: each M_ee application serves every column of the "
-            "block, the links read once per site for all (one GPU, Wilson action, --solver=bicgstab, cg or bicgstab-reliable). Default 1: "
+            "block, the links read once per site for all (one GPU, Wilson action, plain or reliable-update bicgstab or cg). Default 1: "
             "on a first run the block's kernel tuning costs more than it saves (docs/multi_rhs.md)");
   flags.Choice<BackendKind>("backend", &o.backend,
                             {{"auto", BackendKind::kAuto}, {"cpu", BackendKind::kCpu}, {"gpu", BackendKind::kGpu}},

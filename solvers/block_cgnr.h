@@ -2,8 +2,10 @@
 // so that every application of M, M^dag or M^dag M serves all systems at once (a block Dirac operator with
 // ApplyBlock and ApplyDaggerBlock, block_operators.h).
 //
-// Each system runs EXACTLY Cgnr's algorithm: b_n = M^dag b; CG on M^dag M x = b_n (BlockCg on the block normal
-// operator, itself each system's ConjugateGradient); then the true residual |b - M x| / |b| is checked, and a
+// Each system runs EXACTLY SolveCgnr's algorithm: b_n = M^dag b; an HPD solver on M^dag M x = b_n (BlockCgnr:
+// BlockCg on the block normal operator, itself each system's ConjugateGradient, as Cgnr; BlockSolveCgnr: any
+// block solver, e.g. block_reliable_update.h's BlockReliableCg on the normal operators of two precisions, as
+// the mixed CGNR of spec_solve.h); then the true residual |b - M x| / |b| is checked, and a
 // system above its tolerance runs CG again from its x with the tolerance tightened by the missing factor
 // (times 1/2), as normal_equations.h's verification loop does: each pass must halve the true residual, at most
 // params.max_restarts passes after the first, else kStagnation. The verification is per system; a pass runs
@@ -59,17 +61,19 @@ inline void AddShared(BlockSolveResult& out, const BlockSolveResult& pass) {
 
 }  // namespace block_detail
 
-// Solves M x[k] = b[k] for every k; x[k] holds the initial guess on entry. See the file comment.
-template <typename BlockDirac>
-BlockSolveResult BlockCgnr(const BlockDirac& M, std::vector<typename BlockDirac::Field>& x,
-                           const std::vector<typename BlockDirac::Field>& b, const SolverParams& params,
-                           const std::vector<double>& tolerances = {}) {
+// Solves M x[k] = b[k] for every k with the block HPD solver `inner(x, b_normal, params, tolerances)` on
+// M^dag M (returning a BlockSolveResult, one record per system given); x[k] holds the initial guess on entry.
+// See the file comment.
+template <typename BlockDirac, typename InnerBlockSolve>
+BlockSolveResult BlockSolveCgnr(const BlockDirac& M, std::vector<typename BlockDirac::Field>& x,
+                                const std::vector<typename BlockDirac::Field>& b, const SolverParams& params,
+                                const std::vector<double>& tolerances, const std::string& inner_name,
+                                InnerBlockSolve&& inner_solve) {
   using B = typename BlockDirac::Backend;
   using Field = typename BlockDirac::Field;
   const std::vector<double> tol = block_detail::CheckBlockSystem(M, x, b, params, tolerances, "BlockCgnr");
   detail::Stopwatch clock;
   const std::size_t n = b.size();
-  const std::string inner_name = std::string("CG<") + PrecisionTraits<typename BlockDirac::Precision>::kName + ">";
   BlockSolveResult out;
   out.solver = "block-CGNR[" + inner_name + "] n=" + std::to_string(n);
   out.systems.resize(n);
@@ -105,7 +109,6 @@ BlockSolveResult BlockCgnr(const BlockDirac& M, std::vector<typename BlockDirac:
   };
   residuals(active);
 
-  const BlockNormalOperator<BlockDirac> normal(M);
   while (!active.empty()) {
     // normal_equations.h's NormalEquationsLoop, one step of it for every system still running.
     std::vector<std::size_t> pass;
@@ -159,7 +162,7 @@ BlockSolveResult BlockCgnr(const BlockDirac& M, std::vector<typename BlockDirac:
       tol_pass.push_back(tol[k] * sys[k].tighten);
       p.max_iterations = std::min(p.max_iterations, params.max_iterations - out.systems[k].iterations);
     }
-    const BlockSolveResult inner = BlockCg(normal, x_pass, b_pass, p, tol_pass);
+    const BlockSolveResult inner = inner_solve(x_pass, b_pass, p, tol_pass);
     block_detail::AddShared(out, inner);
     for (std::size_t i = 0; i < pass.size(); ++i) {
       const std::size_t k = pass[i];
@@ -178,6 +181,19 @@ BlockSolveResult BlockCgnr(const BlockDirac& M, std::vector<typename BlockDirac:
   out.seconds = clock.Seconds();
   for (SolveResult& rec : out.systems) rec.seconds = out.seconds;
   return out;
+}
+
+// Plain CGNR: BlockCg on the block normal operator (each system exactly Cgnr).
+template <typename BlockDirac>
+BlockSolveResult BlockCgnr(const BlockDirac& M, std::vector<typename BlockDirac::Field>& x,
+                           const std::vector<typename BlockDirac::Field>& b, const SolverParams& params,
+                           const std::vector<double>& tolerances = {}) {
+  using Field = typename BlockDirac::Field;
+  const BlockNormalOperator<BlockDirac> normal(M);
+  return BlockSolveCgnr(M, x, b, params, tolerances,
+                        std::string("CG<") + PrecisionTraits<typename BlockDirac::Precision>::kName + ">",
+                        [&](std::vector<Field>& xx, const std::vector<Field>& bn, const SolverParams& p,
+                            const std::vector<double>& tol) { return BlockCg(normal, xx, bn, p, tol); });
 }
 
 }  // namespace lqcd::solvers

@@ -24,12 +24,12 @@
 //   SolveBlockWithSpec(spec, M, schur, low, x, b)
 //     the n systems M x_k = b_k (vectors of full-lattice double fields) as ONE lockstep block: the even-odd
 //     reduction of each (SolveEvenOddBlock), the n Schur systems by BlockBiCGstab (block_bicgstab.h),
-//     BlockCgnr (block_cgnr.h) or BlockReliableBiCGstab (block_reliable_bicgstab.h, with low(tag) as the
-//     inner block operator, as SolveWithSpec) on schur's ApplyBlock / ApplyDaggerBlock (each system the same
-//     algorithm as BiCGstab, Cgnr or ReliableBiCGstab, every operator application shared). Only for specs
-//     that BlockSolveSupported accepts: plain BiCGstab and CG, reliable-update BiCGstab (no block defect
-//     correction or reliable-update CG is written); std::invalid_argument naming the spec otherwise. One
-//     record per system.
+//     BlockCgnr (block_cgnr.h), BlockReliableBiCGstab or BlockSolveCgnr with BlockReliableCg
+//     (block_reliable_update.h, with low(tag) as the inner block operator, as SolveWithSpec) on schur's
+//     ApplyBlock / ApplyDaggerBlock (each system the same algorithm as the single solver of the spec, every
+//     operator application shared). Only for specs that BlockSolveSupported accepts: plain and
+//     reliable-update BiCGstab and CG (no block defect correction is written); std::invalid_argument naming
+//     the spec otherwise. One record per system.
 // Gauge fixing (spec.temporal_gauge) is the caller's business: it hands in operators on the fixed links and
 // transforms source and solution (the operators cannot tell).
 // Errors: spec.Validate()'s std::invalid_argument; then those of the algorithms.
@@ -43,7 +43,7 @@
 
 #include "solvers/block_bicgstab.h"
 #include "solvers/block_cgnr.h"
-#include "solvers/block_reliable_bicgstab.h"
+#include "solvers/block_reliable_update.h"
 #include "solvers/defect_correction.h"
 #include "solvers/even_odd.h"
 #include "solvers/normal_equations.h"
@@ -136,10 +136,10 @@ SolveResult SolveWithSpec(const SolverSpec& spec, const Full& M, const Schur& sc
 // Whether SolveBlockWithSpec runs `spec`; if not, why not in `why`.
 inline bool BlockSolveSupported(const SolverSpec& spec, std::string* why = nullptr) {
   if (!spec.mixed()) return true;
-  if (spec.scheme == MixedScheme::kReliableUpdate && spec.krylov == KrylovMethod::kBiCGstab) return true;
+  if (spec.scheme == MixedScheme::kReliableUpdate) return true;
   if (why != nullptr) {
-    *why = "solver '" + spec.Name() + "' has no block form: block solves run plain BiCGstab and CG and " +
-           "reliable-update BiCGstab (no block defect correction or reliable-update CG is written)";
+    *why = "solver '" + spec.Name() + "' has no block form: block solves run plain and reliable-update " +
+           "BiCGstab and CG (no block defect correction is written)";
   }
   return false;
 }
@@ -164,9 +164,18 @@ std::vector<SolveResult> SolveBlockWithSpec(const SolverSpec& spec, const Full& 
   }
   auto reliable = [&](auto tag) {
     const auto& low_op = low(tag);
+    using Low = std::decay_t<decltype(low_op)>;
     return block_solve([&](std::vector<Field>& xp, const std::vector<Field>& bp, const SolverParams& p,
                            const std::vector<double>& tolerances) {
-      return BlockReliableBiCGstab(schur, low_op, xp, bp, p, tolerances);
+      if (spec.krylov == KrylovMethod::kBiCGstab) return BlockReliableBiCGstab(schur, low_op, xp, bp, p, tolerances);
+      // CGNR: reliable-update CG on the normal operators of both precisions (as SolveWithSpec).
+      const BlockNormalOperator<Schur> a(schur);
+      const BlockNormalOperator<Low> a_low(low_op);
+      const std::string inner = std::string("ReliableCG<double,") + PrecisionTraits<typename Low::Precision>::kName +
+                                "> " + spec.ParameterName() + "=" + detail::Num(spec.parameter);
+      return BlockSolveCgnr(schur, xp, bp, p, tolerances, inner,
+                            [&](std::vector<Field>& xx, const std::vector<Field>& bn, const SolverParams& pp,
+                                const std::vector<double>& tol) { return BlockReliableCg(a, a_low, xx, bn, pp, tol); });
     });
   };
   if (spec.inner.precision == OperatorPrecision::kSingle) return reliable(PrecisionTag<float>{});
