@@ -343,8 +343,16 @@ void PartitionedWilsonDslash::Run(WilsonDslashLaunch launch, const ConstSpinorVi
     }
   }
 
-  // 1. Faces of `in` packed and copied to the host on the comm stream, once `in` is ready.
+  // 1. The interior on the default stream first, so that the device starts on it at once. `in` is complete at
+  //    this point of the default stream: input_ready, recorded before the interior, lets the packs start
+  //    without waiting for it.
   LQCD_CUDA_CHECK(cudaEventRecord(s.input_ready, 0));
+  halo.region = DslashRegion::kInterior;
+  launch.halo = &halo;
+  LaunchWilsonDslash(launch);
+
+  // 2. Faces of `in` packed (and copied to the host) on the comm stream, whose blocks take the SMs first as the
+  //    interior's blocks retire (highest priority).
   LQCD_CUDA_CHECK(cudaStreamWaitEvent(s.stream, s.input_ready, 0));
   for (int mu = 0; mu < 4; ++mu) {
     if (!s.partitioned[mu]) continue;
@@ -365,11 +373,6 @@ void PartitionedWilsonDslash::Run(WilsonDslashLaunch launch, const ConstSpinorVi
       }
     }
   }
-
-  // 2. The interior on the default stream, meanwhile.
-  halo.region = DslashRegion::kInterior;
-  launch.halo = &halo;
-  LaunchWilsonDslash(launch);
 
   // 3. The exchange: my face `side` goes toward `side`; what arrives is the ghost beyond the opposite face.
   if (s.transport == HaloTransport::kDevice && s.only_self) {
@@ -451,10 +454,9 @@ void PartitionedWilsonDslash::CopyOwnFaces() const {
 // in their exterior kernel of call n - 2. A sender queues call n's copies only after the handshake of call
 // n - 1, in which every receiver took part after synchronising its comm stream in call n - 1; the receiver's
 // exterior of call n - 2 ran on that stream before the packs of call n - 1: so that kernel has finished. The
-// handshake of call n says "my copies into your ghosts are queued and my
-// event recorded after them"; a receiver's stream then waits for each filler's event (the record just made:
-// cudaStreamWaitEvent takes the latest record at the time of the call) before its exterior kernel. Neither
-// side's host waits for a copy.
+// handshake of call n says "my copies into your ghosts are queued and my event recorded after them"; a
+// receiver's stream then waits for each filler's event (the record just made: cudaStreamWaitEvent takes the
+// latest record at the time of the call) before its exterior kernel. Neither side's host waits for a copy.
 void PartitionedWilsonDslash::ExchangeOnDevice(int set) const {
   State& s = *state_;
   for (int mu = 0; mu < 4; ++mu) {

@@ -21,9 +21,10 @@
 //                partitioned_dslash.cu). Where every neighbour is the rank itself the copies are simply stream
 //                ordered (no host synchronisation at all).
 // One call on parity p (in on p' = 1 - p):
-//   comm stream:    wait for in; pack the 2 faces of every partitioned direction (halo_packing.h)
-//                   (host staged: and copy them to pinned host memory)
-//   default stream: the interior sites (no hop across a partitioned face; the kernel has no ghost code)
+//   default stream: the interior sites (no hop across a partitioned face; the kernel has no ghost code),
+//                   queued first so that the device starts on it at once
+//   comm stream:    wait for in (not for the interior); pack the 2 faces of every partitioned direction
+//                   (halo_packing.h) (host staged: and copy them to pinned host memory)
 //   host + comm:    the exchange by the transport
 //   comm stream:    the exterior sites, once the ghosts are complete, beside the interior (the comm stream has
 //                   the highest priority, so its blocks start as soon as SMs free up); the default stream
