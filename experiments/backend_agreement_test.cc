@@ -164,9 +164,9 @@ TEST_F(BackendAgreement, EverySolverGivesTheCpuCloverCorrelatorOn4x4x4x4) {
 
 // The propagator's columns as lockstep blocks (rhs_block 12, 5: blocks of 5, 5, 2; with and without gauge
 // fixing, 18 and 12 reals): every column converged with its host-verified residual, and the correlator within
-// the same bound of the one-column-at-a-time GPU run; block BiCGstab and CGNR, plain and with reliable updates.
-// A spec without a block form (defect correction) and a clover action solve one column at a time through the
-// same call.
+// the same bound of the one-column-at-a-time GPU run; the block form of every kind of spec (BiCGstab and CGNR,
+// plain, defect correction, reliable updates). A clover action solves one column at a time through the same
+// call.
 TEST_F(BackendAgreement, BlockSolvedColumnsGiveTheSameCorrelator) {
   const GaugeField<double> u = Quenched({8, 8, 8, 16}, 20);
   const FermionAction action = FermionAction::WilsonFromKappa(0.12);

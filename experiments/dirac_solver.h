@@ -89,10 +89,9 @@ class DiracSolver {
   virtual SolveOutcome Solve(const FermionAction& action, const solvers::SolverSpec& spec,
                              const SpinorField<double>& b, SpinorField<double>& x) = 0;
   // The systems M x[k] = b[k], each with the outcome Solve would report: this default solves them one after
-  // another; the GPU solver on one GPU solves Wilson systems with a spec that solvers::BlockSolveSupported
-  // accepts (plain and reliable-update BiCGstab and CG) as ONE lockstep block (gpu/spec_solver.h SolveBlockWithSpecOnGpu: every M_ee
-  // application shared, the links read once per site for all unconverged systems; each system converges on its
-  // own criterion). b and x of equal length >= 1, x[k] distinct.
+  // another; the GPU solver on one GPU solves Wilson systems (any spec) as ONE lockstep block
+  // (gpu/spec_solver.h SolveBlockWithSpecOnGpu: every M_ee application shared, the links read once per site for
+  // all unconverged systems; each system converges on its own criterion). b and x of equal length >= 1, x[k] distinct.
   virtual std::vector<SolveOutcome> SolveBlock(const FermionAction& action, const solvers::SolverSpec& spec,
                                                const std::vector<const SpinorField<double>*>& b,
                                                const std::vector<SpinorField<double>*>& x);

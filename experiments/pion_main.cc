@@ -254,7 +254,7 @@ bool ParseOptions(int argc, char** argv, Options* out) {
   flags.Int("max-iterations", &o.spec.max_iterations, 1, 100000000, "iteration budget per solve");
   flags.Int("rhs-block", &o.rhs_block, 1, 12,
             "columns solved together as one lockstep block: each M_ee application serves every column of the "
-            "block, the links read once per site for all (one GPU, Wilson action, plain or reliable-update bicgstab or cg). Default 1: "
+            "block, the links read once per site for all (one GPU, Wilson action, any --solver). Default 1: "
             "on a first run the block's kernel tuning costs more than it saves (docs/multi_rhs.md)");
   flags.Choice<BackendKind>("backend", &o.backend,
                             {{"auto", BackendKind::kAuto}, {"cpu", BackendKind::kCpu}, {"gpu", BackendKind::kGpu}},
@@ -489,7 +489,7 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
                       std::to_string(communicator->size()) + " ranks";
   }
   solvers::RequireSupported(o.spec, CapabilitiesOf(backend), o.action.clover());
-  // Block solves: one GPU, the Wilson action and a spec with a block form.
+  // Block solves: one GPU and the Wilson action (every spec has a block form).
   std::string no_block;
   if (backend.kind != BackendKind::kGpu) {
     no_block = "the backend is the CPU";
@@ -497,13 +497,11 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
     no_block = "the lattice is split over several GPUs";
   } else if (o.action.clover()) {
     no_block = "the action is Wilson-clover (no multi-RHS clover operator)";
-  } else {
-    solvers::BlockSolveSupported(o.spec, &no_block);
   }
   if (o.rhs_block > 1 && !no_block.empty()) {
     throw std::invalid_argument("--rhs-block=" + std::to_string(o.rhs_block) +
-                                ": columns are solved as a block only on one GPU for the Wilson action with a block "
-                                "solver; here " + no_block);
+                                ": columns are solved as a block only on one GPU for the Wilson action; here " +
+                                no_block);
   }
   const int rhs_block = o.rhs_block;
   // Ranks on one node share its cores for the generator (its result does not depend on the thread count).

@@ -21,10 +21,9 @@
 //                       system to G M G^dag, so x_fixed = G x). The clover overload solves the clover
 //                       matrix of `clover` in the even-odd `form`; clover and links must come from one field.
 //   SolveBlockWithSpecOnGpu  the n Wilson systems M x_k = b_k as one lockstep block (solvers/spec_solve.h
-//                       SolveBlockWithSpec: block BiCGstab or CGNR, plain or with reliable updates, on
-//                       GpuWilsonSchur's multi-RHS application, the links read once per site for all
-//                       unconverged systems); specs that solvers::BlockSolveSupported accepts (plain and
-//                       reliable-update BiCGstab and CG), one GPU; one record per system.
+//                       SolveBlockWithSpec: the block form of every spec's solver on GpuWilsonSchur's
+//                       multi-RHS application, the links read once per site for all unconverged systems);
+//                       one GPU; one record per system.
 //
 // Domain decomposition (several ranks, one GPU each; gpu_backend.h, partitioned_dslash.h, gpu/comm/):
 //   GpuPartitionedLinks  THIS RANK's local links of a configuration split over the communicator's process

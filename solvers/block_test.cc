@@ -15,16 +15,17 @@
 #include "solvers/block_bicgstab.h"
 #include "solvers/block_cg.h"
 #include "solvers/block_cgnr.h"
+#include "solvers/block_defect_correction.h"
 #include "solvers/block_operators.h"
 #include "solvers/block_reliable_update.h"
 #include "solvers/cg.h"
 #include "solvers/normal_equations.h"
 #include "solvers/cpu_backend.h"
 #include "solvers/cpu_block_wilson.h"
+#include "solvers/defect_correction.h"
 #include "solvers/even_odd.h"
 #include "solvers/operators.h"
 #include "solvers/reliable_update.h"
-#include "solvers/spec_solve.h"
 #include "solvers/testing.h"
 
 namespace lqcd::solvers {
@@ -458,6 +459,63 @@ TEST(BlockReliableCg, MixedCgnrOfEachSystemIsTheSingleOne) {
   }
 }
 
+// Block defect correction, double outer and single inner: with inner BiCGstab on M_ee, and with inner CG inside
+// block CGNR (the mixed cg-dc spec), every system's record and solution equal DefectCorrection's (inside
+// SolveCgnr for CG) for that system alone, with several corrections each and its own tolerance.
+TEST(BlockDefectCorrection, EachSystemIsDefectCorrectionAlone) {
+  const Lattice lattice(4, 4, 4, 8);
+  const Problem pr(lattice, 43);
+  const CpuWilsonSchur<double> schur(pr.u, pr.params, Parity::kEven);
+  const CpuWilsonSchur<float> schur_low(pr.u, pr.params, Parity::kEven);
+  const CpuBlockWilsonSchur<double> block(pr.u, pr.params, Parity::kEven);
+  const CpuBlockWilsonSchur<float> block_low(pr.u, pr.params, Parity::kEven);
+  const BlockNormalOperator<CpuBlockWilsonSchur<double>> a(block);
+  const BlockNormalOperator<CpuBlockWilsonSchur<float>> a_low(block_low);
+  const NormalOperator<CpuWilsonSchur<double>> a_single(schur);
+  const NormalOperator<CpuWilsonSchur<float>> a_single_low(schur_low);
+  std::vector<SpinorField<double>> b = GaussianBlock<double>(lattice, Subset::kEven, 4, 170);
+  b[1] = SpinorField<double>(lattice, Subset::kEven);  // zero
+  const std::vector<double> tolerances = {1e-12, 1e-12, 1e-9, 1e-13};
+  SolverParams params = Tolerance(1e-12);
+  params.inner_tolerance = 1e-3;
+  for (const InnerSolver inner : {InnerSolver::kBiCGstab, InnerSolver::kCg}) {
+    const bool bicgstab = inner == InnerSolver::kBiCGstab;
+    SCOPED_TRACE(bicgstab ? "inner BiCGstab" : "inner CG, in CGNR");
+    std::vector<SpinorField<double>> x(b.size(), SpinorField<double>(lattice, Subset::kEven)), x_single = x;
+    const BlockSolveResult r =
+        bicgstab ? BlockDefectCorrection(inner, block, block_low, x, b, params, tolerances)
+                 : BlockSolveCgnr(block, x, b, params, tolerances, "DefectCorrection-CG<double,single>",
+                                  [&](std::vector<SpinorField<double>>& xx, const std::vector<SpinorField<double>>& bn,
+                                      const SolverParams& p, const std::vector<double>& tol) {
+                                    return BlockDefectCorrection(inner, a, a_low, xx, bn, p, tol);
+                                  });
+    std::cout << r.Summary() << "\n";
+    for (std::size_t k = 0; k < b.size(); ++k) {
+      SCOPED_TRACE("system " + std::to_string(k));
+      SolverParams p = params;
+      p.tolerance = tolerances[k];
+      const SolveResult single =
+          bicgstab ? DefectCorrection(inner, schur, schur_low, x_single[k], b[k], p)
+                   : SolveCgnr(schur, x_single[k], b[k], p, "DefectCorrection-CG<double,single>",
+                               [&](SpinorField<double>& xx, const SpinorField<double>& bn, const SolverParams& pp) {
+                                 return DefectCorrection(inner, a_single, a_single_low, xx, bn, pp);
+                               });
+      ASSERT_TRUE(r.systems[k].converged()) << r.systems[k].Summary();
+      EXPECT_EQ(r.systems[k].iterations, single.iterations);
+      EXPECT_EQ(r.systems[k].restarts, single.restarts);
+      EXPECT_EQ(r.systems[k].operator_applications, single.operator_applications);
+      EXPECT_EQ(r.systems[k].low_precision_applications, single.low_precision_applications);
+      EXPECT_EQ(r.systems[k].flops, single.flops);
+      EXPECT_EQ(r.systems[k].true_residual, single.true_residual);
+      EXPECT_EQ(r.systems[k].updates.size(), single.updates.size());
+      EXPECT_EQ(MaxAbsDifference(x[k], x_single[k]), 0.0);
+      if (k != 1) {
+        EXPECT_GE(r.systems[k].updates.size(), 2u);
+      }
+    }
+  }
+}
+
 // The even-odd block driver: n full-lattice systems, each reduced to M_ee, one block BiCGstab, each
 // reconstructed: every record and solution equal EvenOddBiCGstab's for that system alone (the CPU block operator
 // is bit for bit the single one), and a zero source is answered at once without entering the block. The sources
@@ -509,8 +567,7 @@ TEST(SolveEvenOddBlock, EqualsSeparateEvenOddSolvesSystemBySystem) {
 
 // The even-odd block driver with block CGNR (what SolveBlockWithSpec runs for "cg"; its operator needs both
 // the even-odd preparation and ApplyBlock, which on the CPU are two objects): each system equal to the even-odd
-// CGNR solve of that system alone. BlockSolveSupported accepts the plain and reliable-update specs and refuses
-// defect correction with the reason.
+// CGNR solve of that system alone.
 TEST(SolveEvenOddBlock, BlockCgnrSolvesEachSystemAsEvenOddCgnrAlone) {
   const Lattice lattice(4, 4, 4, 4);
   const Problem pr(lattice, 37);
@@ -534,17 +591,6 @@ TEST(SolveEvenOddBlock, BlockCgnrSolvesEachSystemAsEvenOddCgnrAlone) {
     EXPECT_EQ(r[k].iterations, single.iterations);
     EXPECT_EQ(r[k].true_residual, single.true_residual);
     EXPECT_EQ(MaxAbsDifference(x[k], x_single[k]), 0.0);
-  }
-  for (const char* supported :
-       {"cg", "bicgstab", "cg:double/12", "bicgstab:double/8/gf", "bicgstab-reliable:half:0.1",
-        "cg-reliable:single:0.1"}) {
-    std::string why;
-    EXPECT_TRUE(BlockSolveSupported(SolverSpec::Parse(supported), &why)) << supported << ": " << why;
-  }
-  for (const char* unsupported : {"cg-dc:single:0.1", "bicgstab-dc:single:0.1"}) {
-    std::string why;
-    EXPECT_FALSE(BlockSolveSupported(SolverSpec::Parse(unsupported), &why)) << unsupported;
-    EXPECT_NE(why.find("has no block form"), std::string::npos) << why;
   }
 }
 

@@ -24,12 +24,11 @@
 //   SolveBlockWithSpec(spec, M, schur, low, x, b)
 //     the n systems M x_k = b_k (vectors of full-lattice double fields) as ONE lockstep block: the even-odd
 //     reduction of each (SolveEvenOddBlock), the n Schur systems by BlockBiCGstab (block_bicgstab.h),
-//     BlockCgnr (block_cgnr.h), BlockReliableBiCGstab or BlockSolveCgnr with BlockReliableCg
-//     (block_reliable_update.h, with low(tag) as the inner block operator, as SolveWithSpec) on schur's
-//     ApplyBlock / ApplyDaggerBlock (each system the same algorithm as the single solver of the spec, every
-//     operator application shared). Only for specs that BlockSolveSupported accepts: plain and
-//     reliable-update BiCGstab and CG (no block defect correction is written); std::invalid_argument naming
-//     the spec otherwise. One record per system.
+//     BlockCgnr (block_cgnr.h), BlockReliableBiCGstab / BlockDefectCorrection, or BlockSolveCgnr with
+//     BlockReliableCg / BlockDefectCorrection inside (block_reliable_update.h, block_defect_correction.h, with
+//     low(tag) as the inner block operator, as SolveWithSpec) on schur's ApplyBlock / ApplyDaggerBlock: every
+//     spec, each system the same algorithm as SolveWithSpec runs for it, every operator application shared.
+//     One record per system.
 // Gauge fixing (spec.temporal_gauge) is the caller's business: it hands in operators on the fixed links and
 // transforms source and solution (the operators cannot tell).
 // Errors: spec.Validate()'s std::invalid_argument; then those of the algorithms.
@@ -43,6 +42,7 @@
 
 #include "solvers/block_bicgstab.h"
 #include "solvers/block_cgnr.h"
+#include "solvers/block_defect_correction.h"
 #include "solvers/block_reliable_update.h"
 #include "solvers/defect_correction.h"
 #include "solvers/even_odd.h"
@@ -133,17 +133,6 @@ SolveResult SolveWithSpec(const SolverSpec& spec, const Full& M, const Schur& sc
   return mixed(PrecisionTag<Half>{});
 }
 
-// Whether SolveBlockWithSpec runs `spec`; if not, why not in `why`.
-inline bool BlockSolveSupported(const SolverSpec& spec, std::string* why = nullptr) {
-  if (!spec.mixed()) return true;
-  if (spec.scheme == MixedScheme::kReliableUpdate) return true;
-  if (why != nullptr) {
-    *why = "solver '" + spec.Name() + "' has no block form: block solves run plain and reliable-update " +
-           "BiCGstab and CG (no block defect correction is written)";
-  }
-  return false;
-}
-
 template <typename Full, typename Schur, typename LowFactory>
 std::vector<SolveResult> SolveBlockWithSpec(const SolverSpec& spec, const Full& M, const Schur& schur, LowFactory&& low,
                                             std::vector<typename Full::Field>& x,
@@ -151,8 +140,6 @@ std::vector<SolveResult> SolveBlockWithSpec(const SolverSpec& spec, const Full& 
   static_assert(std::is_same_v<typename Full::Precision, double> && std::is_same_v<typename Schur::Precision, double>,
                 "the outer operators of a spec solve are double");
   spec.Validate();
-  std::string why;
-  if (!BlockSolveSupported(spec, &why)) throw std::invalid_argument("SolveBlockWithSpec: " + why);
   using Field = typename Full::Field;
   auto block_solve = [&](auto&& solve) { return SolveEvenOddBlock(schur, M, x, b, spec.Params(), solve); };
   if (!spec.mixed()) {
@@ -162,24 +149,32 @@ std::vector<SolveResult> SolveBlockWithSpec(const SolverSpec& spec, const Full& 
       return BlockCgnr(schur, xp, bp, p, tolerances);
     });
   }
-  auto reliable = [&](auto tag) {
+  const bool reliable = spec.scheme == MixedScheme::kReliableUpdate;
+  auto mixed = [&](auto tag) {
     const auto& low_op = low(tag);
     using Low = std::decay_t<decltype(low_op)>;
     return block_solve([&](std::vector<Field>& xp, const std::vector<Field>& bp, const SolverParams& p,
                            const std::vector<double>& tolerances) {
-      if (spec.krylov == KrylovMethod::kBiCGstab) return BlockReliableBiCGstab(schur, low_op, xp, bp, p, tolerances);
-      // CGNR: reliable-update CG on the normal operators of both precisions (as SolveWithSpec).
+      if (spec.krylov == KrylovMethod::kBiCGstab) {
+        if (reliable) return BlockReliableBiCGstab(schur, low_op, xp, bp, p, tolerances);
+        return BlockDefectCorrection(InnerSolver::kBiCGstab, schur, low_op, xp, bp, p, tolerances);
+      }
+      // CGNR: the mixed solver on the normal operators of both precisions (as SolveWithSpec).
       const BlockNormalOperator<Schur> a(schur);
       const BlockNormalOperator<Low> a_low(low_op);
-      const std::string inner = std::string("ReliableCG<double,") + PrecisionTraits<typename Low::Precision>::kName +
-                                "> " + spec.ParameterName() + "=" + detail::Num(spec.parameter);
+      const std::string inner = std::string(reliable ? "ReliableCG<double," : "DefectCorrection-CG<double,") +
+                                PrecisionTraits<typename Low::Precision>::kName + "> " + spec.ParameterName() + "=" +
+                                detail::Num(spec.parameter);
       return BlockSolveCgnr(schur, xp, bp, p, tolerances, inner,
                             [&](std::vector<Field>& xx, const std::vector<Field>& bn, const SolverParams& pp,
-                                const std::vector<double>& tol) { return BlockReliableCg(a, a_low, xx, bn, pp, tol); });
+                                const std::vector<double>& tol) {
+                              if (reliable) return BlockReliableCg(a, a_low, xx, bn, pp, tol);
+                              return BlockDefectCorrection(InnerSolver::kCg, a, a_low, xx, bn, pp, tol);
+                            });
     });
   };
-  if (spec.inner.precision == OperatorPrecision::kSingle) return reliable(PrecisionTag<float>{});
-  return reliable(PrecisionTag<Half>{});
+  if (spec.inner.precision == OperatorPrecision::kSingle) return mixed(PrecisionTag<float>{});
+  return mixed(PrecisionTag<Half>{});
 }
 
 }  // namespace lqcd::solvers
