@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -98,6 +99,15 @@ std::vector<std::size_t> SystemsIn(const std::vector<System>& sys, Phase phase) 
   }
   return which;
 }
+// The same for systems held through pointers (state that refers to itself).
+template <typename System, typename Phase>
+std::vector<std::size_t> SystemsIn(const std::vector<std::unique_ptr<System>>& sys, Phase phase) {
+  std::vector<std::size_t> which;
+  for (std::size_t k = 0; k < sys.size(); ++k) {
+    if (sys[k]->phase == phase) which.push_back(k);
+  }
+  return which;
+}
 
 // r(k) = b[k] - A x[k] for the systems in `which` (one block application) and |r(k)|^2 handed to
 // set_norm2(k, value); counted in each system's record.
@@ -113,6 +123,16 @@ void TrueResiduals(const BlockOp& A, const std::vector<std::size_t>& which,
     out.systems[k].flops += (vf::kXpay + vf::kNorm2) * B::Reals(b[k]);
     set_norm2(k, B::Norm2(r(k)));
   }
+}
+
+// TrueResiduals into each system's r and true_rr, for systems held through pointers.
+template <typename BlockOp, typename System>
+void TrueResidualsOf(const BlockOp& A, const std::vector<std::size_t>& which,
+                     const std::vector<typename BlockOp::Field>& x, const std::vector<typename BlockOp::Field>& b,
+                     const std::vector<std::unique_ptr<System>>& sys, BlockSolveResult& out) {
+  TrueResiduals(
+      A, which, x, b, [&](std::size_t k) -> typename BlockOp::Field& { return sys[k]->r; },
+      [&](std::size_t k, double rr) { sys[k]->true_rr = rr; }, out);
 }
 
 }  // namespace block_detail

@@ -67,7 +67,7 @@ BlockSolveResult BlockDefectCorrection(InnerSolver inner, const HighBlockOp& A, 
     detail::BicgstabFields<LowField> f;
     detail::BicgstabScalars<B> s;
     Phase phase = Phase::kDecide;
-    double b_norm2 = 0, stop_rr = 0, rr = 0, inner_stop = 0, cg_rr = 0;
+    double b_norm2 = 0, stop_rr = 0, true_rr = 0, inner_stop = 0, cg_rr = 0;
     double best = std::numeric_limits<double>::infinity();
     int stagnant = 0;
     long long apps_before = 0;
@@ -89,17 +89,9 @@ BlockSolveResult BlockDefectCorrection(InnerSolver inner, const HighBlockOp& A, 
     }
     sys.push_back(std::move(s));
   }
-  auto systems_in = [&](Phase phase) {
-    std::vector<std::size_t> which;
-    for (std::size_t k = 0; k < n; ++k) {
-      if (sys[k]->phase == phase) which.push_back(k);
-    }
-    return which;
-  };
+  auto systems_in = [&](Phase phase) { return block_detail::SystemsIn(sys, phase); };
   auto residuals = [&](const std::vector<std::size_t>& which) {  // r = b - A x (high), counted as ResidualNorm2
-    block_detail::TrueResiduals(
-        A, which, x, b, [&](std::size_t k) -> HighField& { return sys[k]->r; },
-        [&](std::size_t k, double rr) { sys[k]->rr = rr; }, out);
+    block_detail::TrueResidualsOf(A, which, x, b, sys, out);
   };
   auto apply_low = [&](const std::vector<std::size_t>& which, LowField detail::BicgstabFields<LowField>::*to,
                        LowField detail::BicgstabFields<LowField>::*from) {
@@ -116,16 +108,16 @@ BlockSolveResult BlockDefectCorrection(InnerSolver inner, const HighBlockOp& A, 
       System& s = *sys[k];
       SolveResult& result = out.systems[k];
       s.phase = Phase::kDone;
-      const double true_residual = std::sqrt(s.rr / s.b_norm2);
+      const double true_residual = std::sqrt(s.true_rr / s.b_norm2);
       result.true_residual = true_residual;
       if (result.restarts > 0) {
         result.updates.push_back({result.krylov_iterations, result.iterated_residual, true_residual});
       }
-      if (!detail::Finite(s.rr)) {
+      if (!detail::Finite(s.true_rr)) {
         detail::Stop(result, SolveStatus::kNotFinite, "true residual is " + detail::Num(true_residual));
         continue;
       }
-      if (s.rr <= s.stop_rr) {
+      if (s.true_rr <= s.stop_rr) {
         detail::Stop(result, SolveStatus::kConverged,
                      "true residual " + detail::Num(true_residual) + " <= " + detail::Num(tol[k]));
         continue;
@@ -244,7 +236,7 @@ BlockSolveResult BlockDefectCorrection(InnerSolver inner, const HighBlockOp& A, 
       System& s = *sys[k];
       s.phase = Phase::kDecide;
       if (!s.inner_ok && out.systems[k].status == SolveStatus::kMaxIterations) {  // budget spent: the state reached
-        detail::Conclude(out.systems[k], std::sqrt(s.rr / s.b_norm2), tol[k]);
+        detail::Conclude(out.systems[k], std::sqrt(s.true_rr / s.b_norm2), tol[k]);
         s.phase = Phase::kDone;
       }
     }

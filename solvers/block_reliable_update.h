@@ -35,46 +35,55 @@
 
 namespace lqcd::solvers {
 
-// Solves A x[k] = b[k] for every k, A (high precision) and A_low (low precision) the same matrix as block
-// operators; x[k] holds the initial guess on entry. See the file comment.
+namespace block_detail {
+
+enum class ReliablePhase { kIterate, kUpdate, kFinish, kDone };
+
+// What every system of a block reliable-update solve holds: the single solver's locals outside its Krylov
+// iteration (params with the system's tolerance, r, the temporary, x^, the updater, max_r). Held through
+// pointers: the updater refers to r and tmp.
 template <typename HighBlockOp, typename LowBlockOp>
-BlockSolveResult BlockReliableBiCGstab(const HighBlockOp& A, const LowBlockOp& A_low,
-                                       std::vector<typename HighBlockOp::Field>& x,
-                                       const std::vector<typename HighBlockOp::Field>& b, const SolverParams& params,
-                                       const std::vector<double>& tolerances = {}) {
-  using B = typename HighBlockOp::Backend;
+struct ReliableSystem {
   using HighField = typename HighBlockOp::Field;
   using LowField = typename LowBlockOp::Field;
-  constexpr const char* kAlgorithm = "ReliableUpdate-BiCGstab";
-  const std::vector<double> tol = block_detail::CheckBlockSystem(A, x, b, params, tolerances, "BlockReliableBiCGstab");
-  detail::CheckMixedOperators(A, A_low, params, "BlockReliableBiCGstab");
+  ReliableSystem(const SolverParams& p, const HighBlockOp& high, const LowBlockOp& low)
+      : params(p), r(high.NewField()), tmp(high.NewField()), x_low(low.NewField()) {}
+  SolverParams params;
+  HighField r, tmp;
+  LowField x_low;
+  std::unique_ptr<detail::ReliableUpdater<HighBlockOp, LowField>> updater;
+  ReliablePhase phase = ReliablePhase::kIterate;
+  double b_norm2 = 0, stop_rr = 0, max_r = 0, true_rr = 0;
+  bool done = false;  // ReliableUpdater's `done`: converged or stagnated at an update
+};
+
+// The lockstep driver both reliable-update solvers share (file comment); System derives from ReliableSystem
+// and adds the Krylov method's state, constructed as System(params, A, A_low). The method comes in three
+// pieces: start(s) after the initial residual (r^ = r, x^ = 0, the iteration's start); iterate(which) one
+// low-precision iteration of those systems, each ending in kIterate, kUpdate or kFinish; resume(s, rec) after
+// an update that did not end the solve (back to kIterate, or kFinish on a breakdown).
+template <typename System, typename HighBlockOp, typename LowBlockOp, typename Start, typename Iterate,
+          typename Resume>
+BlockSolveResult RunBlockReliable(const char* algorithm, const HighBlockOp& A, const LowBlockOp& A_low,
+                                  std::vector<typename HighBlockOp::Field>& x,
+                                  const std::vector<typename HighBlockOp::Field>& b, const SolverParams& params,
+                                  const std::vector<double>& tolerances, std::vector<std::unique_ptr<System>>& sys,
+                                  BlockSolveResult& out, Start&& start, Iterate&& iterate, Resume&& resume) {
+  using B = typename HighBlockOp::Backend;
+  using LowField = typename LowBlockOp::Field;
+  using Phase = ReliablePhase;
+  const std::string block_name = std::string("Block") + algorithm;
+  const std::vector<double> tol = CheckBlockSystem(A, x, b, params, tolerances, block_name.c_str());
+  detail::CheckMixedOperators(A, A_low, params, block_name.c_str());
   detail::Stopwatch clock;
   const std::size_t n = b.size();
-  BlockSolveResult out;
-  out.solver = "block-" + detail::MixedName<HighBlockOp, LowBlockOp>(kAlgorithm, params) + " n=" + std::to_string(n);
+  const std::string single_name = detail::MixedName<HighBlockOp, LowBlockOp>(algorithm, params);
+  out.solver = "block-" + single_name + " n=" + std::to_string(n);
   out.systems.resize(n);
-  enum class Phase { kIterate, kUpdate, kFinish, kDone };
-  // One system's state: ReliableBiCGstab's locals. Held through pointers: the updater refers to r and tmp.
-  struct System {
-    System(const SolverParams& p, const HighBlockOp& high, const LowBlockOp& low)
-        : params(p), r(high.NewField()), tmp(high.NewField()), x_low(low.NewField()),
-          f{low.NewField(), low.NewField(), low.NewField(), low.NewField(), low.NewField()} {}
-    SolverParams params;  // params with this system's tolerance
-    HighField r, tmp;
-    LowField x_low;
-    detail::BicgstabFields<LowField> f;
-    detail::BicgstabScalars<B> s;
-    std::unique_ptr<detail::ReliableUpdater<HighBlockOp, LowField>> updater;
-    Phase phase = Phase::kIterate;
-    detail::BicgstabOutcome outcome = detail::BicgstabOutcome::kIterated;  // of the iteration before an update
-    double b_norm2 = 0, stop_rr = 0, max_r = 0, true_rr = 0;
-    bool done = false;  // ReliableUpdater's `done`: converged or stagnated at an update
-  };
-  std::vector<std::unique_ptr<System>> sys;
   std::vector<std::size_t> started;
   for (std::size_t k = 0; k < n; ++k) {
     SolveResult& rec = out.systems[k];
-    rec.solver = detail::MixedName<HighBlockOp, LowBlockOp>(kAlgorithm, params) + " in " + out.solver;
+    rec.solver = single_name + " in " + out.solver;
     rec.system = A.Name() + " x = b";
     auto s = std::make_unique<System>(params, A, A_low);
     s->params.tolerance = tol[k];
@@ -89,27 +98,9 @@ BlockSolveResult BlockReliableBiCGstab(const HighBlockOp& A, const LowBlockOp& A
     }
     sys.push_back(std::move(s));
   }
-  auto systems_in = [&](Phase phase) {
-    std::vector<std::size_t> which;
-    for (std::size_t k = 0; k < n; ++k) {
-      if (sys[k]->phase == phase) which.push_back(k);
-    }
-    return which;
-  };
-  auto residuals = [&](const std::vector<std::size_t>& which) {  // r = b - A x (high), counted as ResidualNorm2
-    block_detail::TrueResiduals(
-        A, which, x, b, [&](std::size_t k) -> HighField& { return sys[k]->r; },
-        [&](std::size_t k, double rr) { sys[k]->true_rr = rr; }, out);
-  };
-  auto apply_low = [&](const std::vector<std::size_t>& which, auto to, auto from) {
-    block_detail::ApplyToSystems(
-        A_low, which, [&](std::size_t k) -> LowField& { return sys[k]->f.*to; },
-        [&](std::size_t k) -> const LowField& { return sys[k]->f.*from; }, out);
-    for (std::size_t k : which) out.systems[k].low_precision_applications += 1;
-  };
 
-  // ReliableBiCGstab's start: the initial true residual, r^ = r, x^ = 0.
-  residuals(started);
+  // The single solver's start: the initial true residual (batched), then start(s).
+  TrueResidualsOf(A, started, x, b, sys, out);
   for (std::size_t k : started) {
     System& s = *sys[k];
     SolveResult& rec = out.systems[k];
@@ -119,82 +110,43 @@ BlockSolveResult BlockReliableBiCGstab(const HighBlockOp& A, const LowBlockOp& A
       s.phase = Phase::kDone;
       continue;
     }
-    B::Convert(s.f.r, s.r);
-    detail::BicgstabStart<B>(s.f, s.s);
     s.max_r = std::sqrt(s.true_rr);
+    start(s);
   }
 
-  for (;;) {
+  while (!SystemsIn(sys, Phase::kIterate).empty()) {
     // One low-precision iteration of every iterating system within its budget (k + l).
-    std::vector<std::size_t> iterate;
-    for (std::size_t k : systems_in(Phase::kIterate)) {
+    std::vector<std::size_t> which;
+    for (std::size_t k : SystemsIn(sys, Phase::kIterate)) {
       if (out.systems[k].iterations >= sys[k]->params.max_iterations) {
         detail::Stop(out.systems[k], SolveStatus::kMaxIterations,
                      "reached " + std::to_string(params.max_iterations) + " iterations (k + l)");
         sys[k]->phase = Phase::kFinish;
       } else {
-        iterate.push_back(k);
+        which.push_back(k);
       }
     }
-    apply_low(iterate, &detail::BicgstabFields<LowField>::v, &detail::BicgstabFields<LowField>::p);  // v = A^ p
-    for (std::size_t k : iterate) {
-      System& s = *sys[k];
-      detail::BicgstabQueueFirstHalf<B>(s.f, s.s, B::DeferredDotNorm(s.f.v, s.f.r0), out.systems[k]);
-      out.systems[k].flops += vector_flops::kDotNorm * B::Reals(s.f.v);
-    }
-    apply_low(iterate, &detail::BicgstabFields<LowField>::t, &detail::BicgstabFields<LowField>::r);  // t = A^ s
-    for (std::size_t k : iterate) {
-      System& s = *sys[k];
-      SolveResult& rec = out.systems[k];
-      const auto ts = B::DeferredDotNorm(s.f.t, s.f.r);  // (t, s), |t|^2, as detail::BicgstabAdvance
-      rec.flops += vector_flops::kDotNorm * B::Reals(s.f.t);
-      s.outcome = detail::BicgstabCheckFirstHalf<B>(s.x_low, s.f, s.s, s.stop_rr, s.b_norm2,
-                                                    params.record_history, rec);
-      if (s.outcome == detail::BicgstabOutcome::kIterated) {
-        s.outcome = detail::BicgstabSecondHalf<B>(s.x_low, s.f, s.s, ts, s.b_norm2, params.record_history, rec);
-      }
-      if (s.outcome == detail::BicgstabOutcome::kFailed) {
-        s.phase = Phase::kFinish;
-        continue;
-      }
-      const double r_norm = std::sqrt(s.s.rr);
-      if (s.s.rr <= s.stop_rr || r_norm < params.delta * s.max_r) {
-        s.phase = Phase::kUpdate;
-        continue;
-      }
-      s.max_r = std::max(s.max_r, r_norm);
-      if (!detail::BicgstabNewDirection<B>(s.f, s.s, rec)) s.phase = Phase::kFinish;
-    }
-    // The reliable updates due: x += x^ each, one batched high-precision residual, then Judge each.
-    const std::vector<std::size_t> update = systems_in(Phase::kUpdate);
+    iterate(which);
+    // The reliable updates due: x += x^ each, one batched high-precision residual, then Judge and resume each.
+    const std::vector<std::size_t> update = SystemsIn(sys, Phase::kUpdate);
     for (std::size_t k : update) sys[k]->updater->Accumulate(sys[k]->x_low);
-    residuals(update);
+    TrueResidualsOf(A, update, x, b, sys, out);
     for (std::size_t k : update) {
       System& s = *sys[k];
-      SolveResult& rec = out.systems[k];
-      const double rr_true = s.updater->Judge(s.true_rr, s.f.r, s.done);
+      const double rr_true = s.updater->Judge(s.true_rr, s.updater_residual(), s.done);
       if (s.done) {
         s.phase = Phase::kFinish;
         continue;
       }
       s.max_r = std::sqrt(rr_true);
-      s.s.rr = B::Norm2(s.f.r);
-      rec.flops += vector_flops::kNorm2 * B::Reals(x[k]);
       s.phase = Phase::kIterate;
-      if (s.outcome == detail::BicgstabOutcome::kConvergedOnHalfStep) {
-        detail::BicgstabStart<B>(s.f, s.s);  // the iteration's second half never happened: restart from r^
-        continue;
-      }
-      s.s.rho_new = B::Dot(s.f.r0, s.f.r);  // rho of the replaced residual
-      rec.flops += vector_flops::kDot * B::Reals(x[k]);
-      if (!detail::BicgstabNewDirection<B>(s.f, s.s, rec)) s.phase = Phase::kFinish;
+      resume(s, out.systems[k]);
     }
     // Finished systems: ReliableUpdater::Finish (after a failure x^ folded in and the residual recomputed).
-    for (std::size_t k : systems_in(Phase::kFinish)) {
+    for (std::size_t k : SystemsIn(sys, Phase::kFinish)) {
       sys[k]->updater->Finish(sys[k]->x_low, sys[k]->done);
       sys[k]->phase = Phase::kDone;
     }
-    if (systems_in(Phase::kIterate).empty()) break;
   }
   for (const SolveResult& rec : out.systems) out.flops += rec.flops;
   out.seconds = clock.Seconds();
@@ -202,6 +154,92 @@ BlockSolveResult BlockReliableBiCGstab(const HighBlockOp& A, const LowBlockOp& A
   return out;
 }
 
+// ApplyToSystems with the low block operator, counted as low-precision applications too.
+template <typename LowBlockOp, typename To, typename From>
+void ApplyLow(const LowBlockOp& A_low, const std::vector<std::size_t>& which, To&& to, From&& from,
+              BlockSolveResult& out) {
+  ApplyToSystems(A_low, which, to, from, out);
+  for (std::size_t k : which) out.systems[k].low_precision_applications += 1;
+}
+
+}  // namespace block_detail
+
+// Reliable-update BiCGstab: A (high precision) and A_low (low precision) the same matrix as block operators;
+// x[k] holds the initial guess on entry. See the file comment.
+template <typename HighBlockOp, typename LowBlockOp>
+BlockSolveResult BlockReliableBiCGstab(const HighBlockOp& A, const LowBlockOp& A_low,
+                                       std::vector<typename HighBlockOp::Field>& x,
+                                       const std::vector<typename HighBlockOp::Field>& b, const SolverParams& params,
+                                       const std::vector<double>& tolerances = {}) {
+  using B = typename HighBlockOp::Backend;
+  using LowField = typename LowBlockOp::Field;
+  using Phase = block_detail::ReliablePhase;
+  using detail::BicgstabOutcome;
+  // ReliableBiCGstab's Krylov state: r^ = f.r, r0, p, v, t; the scalars; the outcome of the last iteration.
+  struct System : block_detail::ReliableSystem<HighBlockOp, LowBlockOp> {
+    System(const SolverParams& p, const HighBlockOp& high, const LowBlockOp& low)
+        : block_detail::ReliableSystem<HighBlockOp, LowBlockOp>(p, high, low),
+          f{low.NewField(), low.NewField(), low.NewField(), low.NewField(), low.NewField()} {}
+    detail::BicgstabFields<LowField> f;
+    detail::BicgstabScalars<B> s;
+    BicgstabOutcome outcome = BicgstabOutcome::kIterated;
+    LowField& updater_residual() { return f.r; }
+  };
+  std::vector<std::unique_ptr<System>> sys;
+  using F = detail::BicgstabFields<LowField>;
+  auto field = [&sys](LowField F::*member) {
+    return [&sys, member](std::size_t k) -> LowField& { return sys[k]->f.*member; };
+  };
+  BlockSolveResult out;
+  return block_detail::RunBlockReliable<System>(
+      "ReliableUpdate-BiCGstab", A, A_low, x, b, params, tolerances, sys, out,
+      [&](System& s) {  // r^ = r, x^ = 0
+        B::Convert(s.f.r, s.r);
+        detail::BicgstabStart<B>(s.f, s.s);
+      },
+      [&](const std::vector<std::size_t>& which) {  // one BiCGstab iteration: v = A^ p, t = A^ s (batched)
+        block_detail::ApplyLow(A_low, which, field(&F::v), field(&F::p), out);
+        for (std::size_t k : which) {
+          System& s = *sys[k];
+          detail::BicgstabQueueFirstHalf<B>(s.f, s.s, B::DeferredDotNorm(s.f.v, s.f.r0), out.systems[k]);
+          out.systems[k].flops += vector_flops::kDotNorm * B::Reals(s.f.v);
+        }
+        block_detail::ApplyLow(A_low, which, field(&F::t), field(&F::r), out);
+        for (std::size_t k : which) {
+          System& s = *sys[k];
+          SolveResult& rec = out.systems[k];
+          const auto ts = B::DeferredDotNorm(s.f.t, s.f.r);  // (t, s), |t|^2, as detail::BicgstabAdvance
+          rec.flops += vector_flops::kDotNorm * B::Reals(s.f.t);
+          s.outcome = detail::BicgstabCheckFirstHalf<B>(s.x_low, s.f, s.s, s.stop_rr, s.b_norm2,
+                                                        params.record_history, rec);
+          if (s.outcome == BicgstabOutcome::kIterated) {
+            s.outcome = detail::BicgstabSecondHalf<B>(s.x_low, s.f, s.s, ts, s.b_norm2, params.record_history, rec);
+          }
+          if (s.outcome == BicgstabOutcome::kFailed) {
+            s.phase = Phase::kFinish;
+            continue;
+          }
+          const double r_norm = std::sqrt(s.s.rr);
+          if (s.s.rr <= s.stop_rr || r_norm < params.delta * s.max_r) {
+            s.phase = Phase::kUpdate;
+            continue;
+          }
+          s.max_r = std::max(s.max_r, r_norm);
+          if (!detail::BicgstabNewDirection<B>(s.f, s.s, rec)) s.phase = Phase::kFinish;
+        }
+      },
+      [&](System& s, SolveResult& rec) {  // after an update, as ReliableBiCGstab
+        s.s.rr = B::Norm2(s.f.r);
+        rec.flops += vector_flops::kNorm2 * B::Reals(s.r);
+        if (s.outcome == BicgstabOutcome::kConvergedOnHalfStep) {
+          detail::BicgstabStart<B>(s.f, s.s);  // the iteration's second half never happened: restart from r^
+          return;
+        }
+        s.s.rho_new = B::Dot(s.f.r0, s.f.r);  // rho of the replaced residual
+        rec.flops += vector_flops::kDot * B::Reals(s.r);
+        if (!detail::BicgstabNewDirection<B>(s.f, s.s, rec)) s.phase = Phase::kFinish;
+      });
+}
 
 // Reliable-update CG for a Hermitian positive definite A (e.g. M^dag M as BlockNormalOperator), both precisions
 // as block operators; x[k] holds the initial guess on entry. See the file comment.
@@ -211,148 +249,60 @@ BlockSolveResult BlockReliableCg(const HighBlockOp& A, const LowBlockOp& A_low,
                                  const std::vector<typename HighBlockOp::Field>& b, const SolverParams& params,
                                  const std::vector<double>& tolerances = {}) {
   using B = typename HighBlockOp::Backend;
-  using HighField = typename HighBlockOp::Field;
   using LowField = typename LowBlockOp::Field;
+  using Phase = block_detail::ReliablePhase;
   namespace vf = vector_flops;
-  constexpr const char* kAlgorithm = "ReliableUpdate-CG";
-  const std::vector<double> tol = block_detail::CheckBlockSystem(A, x, b, params, tolerances, "BlockReliableCg");
-  detail::CheckMixedOperators(A, A_low, params, "BlockReliableCg");
-  detail::Stopwatch clock;
-  const std::size_t n = b.size();
-  BlockSolveResult out;
-  out.solver = "block-" + detail::MixedName<HighBlockOp, LowBlockOp>(kAlgorithm, params) + " n=" + std::to_string(n);
-  out.systems.resize(n);
-  enum class Phase { kIterate, kUpdate, kFinish, kDone };
-  // One system's state: ReliableCg's locals. Held through pointers: the updater refers to r and tmp.
-  struct System {
+  // ReliableCg's Krylov state: r^, p, q = A^ p, |r^|^2 before and after the iteration.
+  struct System : block_detail::ReliableSystem<HighBlockOp, LowBlockOp> {
     System(const SolverParams& p, const HighBlockOp& high, const LowBlockOp& low)
-        : params(p), r(high.NewField()), tmp(high.NewField()), x_low(low.NewField()), r_low(low.NewField()),
+        : block_detail::ReliableSystem<HighBlockOp, LowBlockOp>(p, high, low), r_low(low.NewField()),
           p(low.NewField()), q(low.NewField()) {}
-    SolverParams params;  // params with this system's tolerance
-    HighField r, tmp;
-    LowField x_low, r_low, p, q;
-    std::unique_ptr<detail::ReliableUpdater<HighBlockOp, LowField>> updater;
-    Phase phase = Phase::kIterate;
-    double b_norm2 = 0, stop_rr = 0, max_r = 0, true_rr = 0, rr_low = 0, rr_new = 0;
-    bool done = false;  // ReliableUpdater's `done`: converged or stagnated at an update
+    LowField r_low, p, q;
+    double rr_low = 0, rr_new = 0;
+    LowField& updater_residual() { return r_low; }
   };
   std::vector<std::unique_ptr<System>> sys;
-  std::vector<std::size_t> started;
-  for (std::size_t k = 0; k < n; ++k) {
-    SolveResult& rec = out.systems[k];
-    rec.solver = detail::MixedName<HighBlockOp, LowBlockOp>(kAlgorithm, params) + " in " + out.solver;
-    rec.system = A.Name() + " x = b";
-    auto s = std::make_unique<System>(params, A, A_low);
-    s->params.tolerance = tol[k];
-    s->b_norm2 = B::Norm2(b[k]);
-    s->stop_rr = tol[k] * tol[k] * s->b_norm2;
-    s->updater = std::make_unique<detail::ReliableUpdater<HighBlockOp, LowField>>(
-        detail::ReliableUpdater<HighBlockOp, LowField>{A, x[k], b[k], s->r, s->tmp, s->b_norm2, s->params, rec});
-    if (detail::HandleZeroSource<HighBlockOp>(x[k], s->b_norm2, rec)) {
-      s->phase = Phase::kDone;
-    } else {
-      started.push_back(k);
-    }
-    sys.push_back(std::move(s));
-  }
-  auto systems_in = [&](Phase phase) {
-    std::vector<std::size_t> which;
-    for (std::size_t k = 0; k < n; ++k) {
-      if (sys[k]->phase == phase) which.push_back(k);
-    }
-    return which;
-  };
-  auto residuals = [&](const std::vector<std::size_t>& which) {  // r = b - A x (high), counted as ResidualNorm2
-    block_detail::TrueResiduals(
-        A, which, x, b, [&](std::size_t k) -> HighField& { return sys[k]->r; },
-        [&](std::size_t k, double rr) { sys[k]->true_rr = rr; }, out);
-  };
-
-  // ReliableCg's start: the initial true residual, r^ = p = r, x^ = 0.
-  residuals(started);
-  for (std::size_t k : started) {
-    System& s = *sys[k];
-    SolveResult& rec = out.systems[k];
-    rec.true_residual = std::sqrt(s.true_rr / s.b_norm2);
-    if (s.true_rr <= s.stop_rr) {
-      detail::Stop(rec, SolveStatus::kConverged, "initial guess already meets the tolerance");
-      s.phase = Phase::kDone;
-      continue;
-    }
-    B::Convert(s.r_low, s.r);
-    B::Copy(s.p, s.r_low);
-    s.rr_low = B::Norm2(s.r_low);
-    s.max_r = std::sqrt(s.true_rr);
-  }
-
-  for (;;) {
-    // One low-precision CG iteration of every iterating system within its budget (k + l): batched q = A^ p.
-    std::vector<std::size_t> iterate;
-    for (std::size_t k : systems_in(Phase::kIterate)) {
-      if (out.systems[k].iterations >= sys[k]->params.max_iterations) {
-        detail::Stop(out.systems[k], SolveStatus::kMaxIterations,
-                     "reached " + std::to_string(params.max_iterations) + " iterations (k + l)");
-        sys[k]->phase = Phase::kFinish;
-      } else {
-        iterate.push_back(k);
-      }
-    }
-    block_detail::ApplyToSystems(
-        A_low, iterate, [&](std::size_t k) -> LowField& { return sys[k]->q; },
-        [&](std::size_t k) -> const LowField& { return sys[k]->p; }, out);
-    for (std::size_t k : iterate) {
-      System& s = *sys[k];
-      SolveResult& rec = out.systems[k];
-      rec.low_precision_applications += 1;
-      rec.flops += vf::kReDot * B::Reals(x[k]);
-      if (detail::CgAdvance<B>(s.r_low, s.q, B::DeferredReDot(s.p, s.q), s.rr_low, s.rr_new, s.b_norm2,
-                               params.record_history, rec,
-                               detail::CgUpdateX<B>(s.x_low, s.p, rec)) == detail::StepOutcome::kFailed) {
-        s.phase = Phase::kFinish;
-        continue;
-      }
-      const double r_norm = std::sqrt(s.rr_new);
-      if (s.rr_new <= s.stop_rr || r_norm < params.delta * s.max_r) {
-        s.phase = Phase::kUpdate;
-        continue;
-      }
-      s.max_r = std::max(s.max_r, r_norm);
-      detail::CgNewDirection<B>(s.r_low, s.rr_new, s.rr_low, s.p, rec);
-      s.rr_low = s.rr_new;
-    }
-    // The reliable updates due: x += x^ each, one batched high-precision residual, then Judge each.
-    const std::vector<std::size_t> update = systems_in(Phase::kUpdate);
-    for (std::size_t k : update) sys[k]->updater->Accumulate(sys[k]->x_low);
-    residuals(update);
-    for (std::size_t k : update) {
-      System& s = *sys[k];
-      SolveResult& rec = out.systems[k];
-      const double rr_true = s.updater->Judge(s.true_rr, s.r_low, s.done);
-      if (s.done) {
-        s.phase = Phase::kFinish;
-        continue;
-      }
-      s.max_r = std::sqrt(rr_true);
-      s.rr_new = B::Norm2(s.r_low);
-      // Footnote 9 (reliable_update.h): restore (r^, p) = 0 for the replaced residual before the next direction.
-      const std::complex<double> rp = B::Dot(s.r_low, s.p);
-      B::Caxpy(-rp / s.rr_new, s.r_low, s.p);
-      rec.flops += (vf::kNorm2 + vf::kDot + vf::kCaxpy) * B::Reals(x[k]);
-      detail::CgNewDirection<B>(s.r_low, s.rr_new, s.rr_low, s.p, rec);
-      s.rr_low = s.rr_new;
-      s.phase = Phase::kIterate;
-    }
-    // Finished systems: ReliableUpdater::Finish (after a failure x^ folded in and the residual recomputed).
-    for (std::size_t k : systems_in(Phase::kFinish)) {
-      sys[k]->updater->Finish(sys[k]->x_low, sys[k]->done);
-      sys[k]->phase = Phase::kDone;
-    }
-    if (systems_in(Phase::kIterate).empty()) break;
-  }
-  for (const SolveResult& rec : out.systems) out.flops += rec.flops;
-  out.seconds = clock.Seconds();
-  for (SolveResult& rec : out.systems) rec.seconds = out.seconds;
-  return out;
+  BlockSolveResult out;
+  return block_detail::RunBlockReliable<System>(
+      "ReliableUpdate-CG", A, A_low, x, b, params, tolerances, sys, out,
+      [&](System& s) {  // r^ = p = r, x^ = 0
+        B::Convert(s.r_low, s.r);
+        B::Copy(s.p, s.r_low);
+        s.rr_low = B::Norm2(s.r_low);
+      },
+      [&](const std::vector<std::size_t>& which) {  // one CG iteration: q = A^ p (batched)
+        block_detail::ApplyLow(
+            A_low, which, [&](std::size_t k) -> LowField& { return sys[k]->q; },
+            [&](std::size_t k) -> const LowField& { return sys[k]->p; }, out);
+        for (std::size_t k : which) {
+          System& s = *sys[k];
+          SolveResult& rec = out.systems[k];
+          rec.flops += vf::kReDot * B::Reals(s.r);
+          if (detail::CgAdvance<B>(s.r_low, s.q, B::DeferredReDot(s.p, s.q), s.rr_low, s.rr_new, s.b_norm2,
+                                   params.record_history, rec,
+                                   detail::CgUpdateX<B>(s.x_low, s.p, rec)) == detail::StepOutcome::kFailed) {
+            s.phase = Phase::kFinish;
+            continue;
+          }
+          const double r_norm = std::sqrt(s.rr_new);
+          if (s.rr_new <= s.stop_rr || r_norm < params.delta * s.max_r) {
+            s.phase = Phase::kUpdate;
+            continue;
+          }
+          s.max_r = std::max(s.max_r, r_norm);
+          detail::CgNewDirection<B>(s.r_low, s.rr_new, s.rr_low, s.p, rec);
+          s.rr_low = s.rr_new;
+        }
+      },
+      [&](System& s, SolveResult& rec) {  // after an update, as ReliableCg
+        s.rr_new = B::Norm2(s.r_low);
+        // Footnote 9 (reliable_update.h): restore (r^, p) = 0 for the replaced residual before the next direction.
+        const std::complex<double> rp = B::Dot(s.r_low, s.p);
+        B::Caxpy(-rp / s.rr_new, s.r_low, s.p);
+        rec.flops += (vf::kNorm2 + vf::kDot + vf::kCaxpy) * B::Reals(s.r);
+        detail::CgNewDirection<B>(s.r_low, s.rr_new, s.rr_low, s.p, rec);
+        s.rr_low = s.rr_new;
+      });
 }
 
 }  // namespace lqcd::solvers

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <optional>
@@ -374,145 +375,113 @@ TEST(BlockCgnr, EachSystemIsCgnrAlone) {
   EXPECT_LT(r.block_applications, applications);
 }
 
-// Block reliable-update BiCGstab, double outer and single inner, on M_ee: every system's record and solution
-// equal ReliableBiCGstab's for that system alone (both block operators are bit for bit the single ones), with
-// its own tolerance (1e-8 for system 2), a zero source answered at once, and several reliable updates each.
-TEST(BlockReliableBiCGstab, EachSystemIsReliableBiCGstabAlone) {
-  const Lattice lattice(4, 4, 4, 8);
-  const Problem pr(lattice, 39);
-  const CpuWilsonSchur<double> schur(pr.u, pr.params, Parity::kEven);
-  const CpuWilsonSchur<float> schur_low(pr.u, pr.params, Parity::kEven);
-  const CpuBlockWilsonSchur<double> block(pr.u, pr.params, Parity::kEven);
-  const CpuBlockWilsonSchur<float> block_low(pr.u, pr.params, Parity::kEven);
-  std::vector<SpinorField<double>> b = GaussianBlock<double>(lattice, Subset::kEven, 4, 130);
-  b[1] = SpinorField<double>(lattice, Subset::kEven);  // zero
-  const std::vector<double> tolerances = {1e-12, 1e-12, 1e-8, 1e-13};
-  SolverParams params = Tolerance(1e-12);
-  params.delta = 0.1;
-  std::vector<SpinorField<double>> x(b.size(), SpinorField<double>(lattice, Subset::kEven)), x_single = x;
-  const BlockSolveResult r = BlockReliableBiCGstab(block, block_low, x, b, params, tolerances);
-  std::cout << r.Summary() << "\n";
-  for (std::size_t k = 0; k < b.size(); ++k) {
-    SCOPED_TRACE("system " + std::to_string(k));
-    SolverParams p = params;
-    p.tolerance = tolerances[k];
-    const SolveResult single = ReliableBiCGstab(schur, schur_low, x_single[k], b[k], p);
-    ASSERT_TRUE(r.systems[k].converged()) << r.systems[k].Summary();
-    EXPECT_EQ(r.systems[k].iterations, single.iterations);
-    EXPECT_EQ(r.systems[k].krylov_iterations, single.krylov_iterations);
-    EXPECT_EQ(r.systems[k].high_precision_updates, single.high_precision_updates);
-    EXPECT_EQ(r.systems[k].operator_applications, single.operator_applications);
-    EXPECT_EQ(r.systems[k].low_precision_applications, single.low_precision_applications);
-    EXPECT_EQ(r.systems[k].flops, single.flops);
-    EXPECT_EQ(r.systems[k].true_residual, single.true_residual);
-    EXPECT_EQ(MaxAbsDifference(x[k], x_single[k]), 0.0);
-    if (k != 1) {
-      EXPECT_GE(r.systems[k].high_precision_updates, 2);
-    }
-  }
-  EXPECT_EQ(r.systems[1].iterations, 0);
-  EXPECT_LT(r.systems[2].iterations, r.systems[0].iterations);  // the looser system stopped first
+// M_ee of one problem in double and single, for one system and for a block, and their normal operators: the
+// operators of the mixed-precision block tests, each block one bit for bit its single counterpart.
+struct MixedSchur {
+  explicit MixedSchur(const Problem& pr)
+      : schur(pr.u, pr.params, Parity::kEven), schur_low(pr.u, pr.params, Parity::kEven),
+        block(pr.u, pr.params, Parity::kEven), block_low(pr.u, pr.params, Parity::kEven) {}
+  const CpuWilsonSchur<double> schur;
+  const CpuWilsonSchur<float> schur_low;
+  const CpuBlockWilsonSchur<double> block;
+  const CpuBlockWilsonSchur<float> block_low;
+  const NormalOperator<CpuWilsonSchur<double>> normal{schur};
+  const NormalOperator<CpuWilsonSchur<float>> normal_low{schur_low};
+  const BlockNormalOperator<CpuBlockWilsonSchur<double>> block_normal{block};
+  const BlockNormalOperator<CpuBlockWilsonSchur<float>> block_normal_low{block_low};
+};
+
+// A system's record in a block solve against the single solver's for that system alone: every count, the flops
+// and the true residual equal.
+void ExpectSameRecord(const SolveResult& block, const SolveResult& single) {
+  ASSERT_TRUE(block.converged()) << block.Summary();
+  EXPECT_EQ(block.iterations, single.iterations);
+  EXPECT_EQ(block.krylov_iterations, single.krylov_iterations);
+  EXPECT_EQ(block.restarts, single.restarts);
+  EXPECT_EQ(block.high_precision_updates, single.high_precision_updates);
+  EXPECT_EQ(block.operator_applications, single.operator_applications);
+  EXPECT_EQ(block.low_precision_applications, single.low_precision_applications);
+  EXPECT_EQ(block.flops, single.flops);
+  EXPECT_EQ(block.true_residual, single.true_residual);
+  EXPECT_EQ(block.updates.size(), single.updates.size());
 }
 
-// Block mixed CGNR (BlockSolveCgnr with BlockReliableCg, double outer and single inner, on the normal operators
-// of M_ee): every system's record and solution equal SolveCgnr's with ReliableCg for that system alone.
-TEST(BlockReliableCg, MixedCgnrOfEachSystemIsTheSingleOne) {
-  const Lattice lattice(4, 4, 4, 8);
-  const Problem pr(lattice, 41);
-  const CpuWilsonSchur<double> schur(pr.u, pr.params, Parity::kEven);
-  const CpuWilsonSchur<float> schur_low(pr.u, pr.params, Parity::kEven);
-  const CpuBlockWilsonSchur<double> block(pr.u, pr.params, Parity::kEven);
-  const CpuBlockWilsonSchur<float> block_low(pr.u, pr.params, Parity::kEven);
-  const BlockNormalOperator<CpuBlockWilsonSchur<double>> a(block);
-  const BlockNormalOperator<CpuBlockWilsonSchur<float>> a_low(block_low);
-  const NormalOperator<CpuWilsonSchur<double>> a_single(schur);
-  const NormalOperator<CpuWilsonSchur<float>> a_single_low(schur_low);
-  const std::vector<SpinorField<double>> b = GaussianBlock<double>(lattice, Subset::kEven, 3, 150);
-  const std::vector<double> tolerances = {1e-12, 1e-9, 1e-13};
-  SolverParams params = Tolerance(1e-12);
-  params.delta = 0.1;
-  std::vector<SpinorField<double>> x(b.size(), SpinorField<double>(lattice, Subset::kEven)), x_single = x;
-  const BlockSolveResult r = BlockSolveCgnr(
-      block, x, b, params, tolerances, "ReliableCG<double,single>",
-      [&](std::vector<SpinorField<double>>& xx, const std::vector<SpinorField<double>>& bn, const SolverParams& p,
-          const std::vector<double>& tol) { return BlockReliableCg(a, a_low, xx, bn, p, tol); });
-  std::cout << r.Summary() << "\n";
-  for (std::size_t k = 0; k < b.size(); ++k) {
-    SCOPED_TRACE("system " + std::to_string(k));
-    SolverParams p = params;
-    p.tolerance = tolerances[k];
-    const SolveResult single =
-        SolveCgnr(schur, x_single[k], b[k], p, "ReliableCG<double,single>",
-                  [&](SpinorField<double>& xx, const SpinorField<double>& bn, const SolverParams& pp) {
-                    return ReliableCg(a_single, a_single_low, xx, bn, pp);
-                  });
-    ASSERT_TRUE(r.systems[k].converged()) << r.systems[k].Summary();
-    EXPECT_EQ(r.systems[k].iterations, single.iterations);
-    EXPECT_EQ(r.systems[k].high_precision_updates, single.high_precision_updates);
-    EXPECT_EQ(r.systems[k].restarts, single.restarts);
-    EXPECT_EQ(r.systems[k].operator_applications, single.operator_applications);
-    EXPECT_EQ(r.systems[k].low_precision_applications, single.low_precision_applications);
-    EXPECT_EQ(r.systems[k].flops, single.flops);
-    EXPECT_EQ(r.systems[k].true_residual, single.true_residual);
-    EXPECT_EQ(MaxAbsDifference(x[k], x_single[k]), 0.0);
-    EXPECT_GE(r.systems[k].high_precision_updates, 2);
-  }
+// Four sources on the even sites, the second zero, and the tolerance of each (system 2 looser).
+std::vector<SpinorField<double>> MixedTestSources(const Lattice& lattice, std::uint64_t seed) {
+  std::vector<SpinorField<double>> b = GaussianBlock<double>(lattice, Subset::kEven, 4, seed);
+  b[1] = SpinorField<double>(lattice, Subset::kEven);
+  return b;
 }
+const std::vector<double> kMixedTolerances = {1e-12, 1e-12, 1e-9, 1e-13};
 
-// Block defect correction, double outer and single inner: with inner BiCGstab on M_ee, and with inner CG inside
-// block CGNR (the mixed cg-dc spec), every system's record and solution equal DefectCorrection's (inside
-// SolveCgnr for CG) for that system alone, with several corrections each and its own tolerance.
-TEST(BlockDefectCorrection, EachSystemIsDefectCorrectionAlone) {
+// The mixed-precision block solvers, double outer and single inner, on M_ee (BiCGstab) or inside block CGNR on
+// its normal operators (CG): every system's record and solution equal the single solver's for that system alone
+// (BlockSolveCgnr against SolveCgnr with the same inner solver), each with its own tolerance and several
+// reliable updates or corrections, a zero source answered at once, the looser system stopping first.
+TEST(BlockMixedPrecision, EachSystemIsTheSingleSolverAlone) {
   const Lattice lattice(4, 4, 4, 8);
   const Problem pr(lattice, 43);
-  const CpuWilsonSchur<double> schur(pr.u, pr.params, Parity::kEven);
-  const CpuWilsonSchur<float> schur_low(pr.u, pr.params, Parity::kEven);
-  const CpuBlockWilsonSchur<double> block(pr.u, pr.params, Parity::kEven);
-  const CpuBlockWilsonSchur<float> block_low(pr.u, pr.params, Parity::kEven);
-  const BlockNormalOperator<CpuBlockWilsonSchur<double>> a(block);
-  const BlockNormalOperator<CpuBlockWilsonSchur<float>> a_low(block_low);
-  const NormalOperator<CpuWilsonSchur<double>> a_single(schur);
-  const NormalOperator<CpuWilsonSchur<float>> a_single_low(schur_low);
-  std::vector<SpinorField<double>> b = GaussianBlock<double>(lattice, Subset::kEven, 4, 170);
-  b[1] = SpinorField<double>(lattice, Subset::kEven);  // zero
-  const std::vector<double> tolerances = {1e-12, 1e-12, 1e-9, 1e-13};
+  const MixedSchur op(pr);
+  const std::vector<SpinorField<double>> b = MixedTestSources(lattice, 170);
+  using Fields = std::vector<SpinorField<double>>;
+  using SingleSolve = std::function<SolveResult(SpinorField<double>&, const SpinorField<double>&, const SolverParams&)>;
+  using BlockSolve = std::function<BlockSolveResult(Fields&, const Fields&, const SolverParams&,
+                                                    const std::vector<double>&)>;
+  struct Case {
+    const char* name;
+    bool cgnr;  // the solver runs inside (block) CGNR on the normal operators
+    SingleSolve single;
+    BlockSolve block;
+  };
   SolverParams params = Tolerance(1e-12);
+  params.delta = 0.1;
   params.inner_tolerance = 1e-3;
-  for (const InnerSolver inner : {InnerSolver::kBiCGstab, InnerSolver::kCg}) {
-    const bool bicgstab = inner == InnerSolver::kBiCGstab;
-    SCOPED_TRACE(bicgstab ? "inner BiCGstab" : "inner CG, in CGNR");
-    std::vector<SpinorField<double>> x(b.size(), SpinorField<double>(lattice, Subset::kEven)), x_single = x;
-    const BlockSolveResult r =
-        bicgstab ? BlockDefectCorrection(inner, block, block_low, x, b, params, tolerances)
-                 : BlockSolveCgnr(block, x, b, params, tolerances, "DefectCorrection-CG<double,single>",
-                                  [&](std::vector<SpinorField<double>>& xx, const std::vector<SpinorField<double>>& bn,
-                                      const SolverParams& p, const std::vector<double>& tol) {
-                                    return BlockDefectCorrection(inner, a, a_low, xx, bn, p, tol);
-                                  });
+  const std::vector<Case> cases = {
+      {"reliable-update BiCGstab", false,
+       [&](auto& x, const auto& bb, const auto& p) { return ReliableBiCGstab(op.schur, op.schur_low, x, bb, p); },
+       [&](auto& x, const auto& bb, const auto& p, const auto& t) {
+         return BlockReliableBiCGstab(op.block, op.block_low, x, bb, p, t);
+       }},
+      {"reliable-update CG in CGNR", true,
+       [&](auto& x, const auto& bb, const auto& p) { return ReliableCg(op.normal, op.normal_low, x, bb, p); },
+       [&](auto& x, const auto& bb, const auto& p, const auto& t) {
+         return BlockReliableCg(op.block_normal, op.block_normal_low, x, bb, p, t);
+       }},
+      {"defect correction with BiCGstab", false,
+       [&](auto& x, const auto& bb, const auto& p) {
+         return DefectCorrection(InnerSolver::kBiCGstab, op.schur, op.schur_low, x, bb, p);
+       },
+       [&](auto& x, const auto& bb, const auto& p, const auto& t) {
+         return BlockDefectCorrection(InnerSolver::kBiCGstab, op.block, op.block_low, x, bb, p, t);
+       }},
+      {"defect correction with CG in CGNR", true,
+       [&](auto& x, const auto& bb, const auto& p) {
+         return DefectCorrection(InnerSolver::kCg, op.normal, op.normal_low, x, bb, p);
+       },
+       [&](auto& x, const auto& bb, const auto& p, const auto& t) {
+         return BlockDefectCorrection(InnerSolver::kCg, op.block_normal, op.block_normal_low, x, bb, p, t);
+       }},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Fields x(b.size(), SpinorField<double>(lattice, Subset::kEven)), x_single = x;
+    const BlockSolveResult r = c.cgnr ? BlockSolveCgnr(op.block, x, b, params, kMixedTolerances, c.name, c.block)
+                                      : c.block(x, b, params, kMixedTolerances);
     std::cout << r.Summary() << "\n";
     for (std::size_t k = 0; k < b.size(); ++k) {
       SCOPED_TRACE("system " + std::to_string(k));
       SolverParams p = params;
-      p.tolerance = tolerances[k];
-      const SolveResult single =
-          bicgstab ? DefectCorrection(inner, schur, schur_low, x_single[k], b[k], p)
-                   : SolveCgnr(schur, x_single[k], b[k], p, "DefectCorrection-CG<double,single>",
-                               [&](SpinorField<double>& xx, const SpinorField<double>& bn, const SolverParams& pp) {
-                                 return DefectCorrection(inner, a_single, a_single_low, xx, bn, pp);
-                               });
-      ASSERT_TRUE(r.systems[k].converged()) << r.systems[k].Summary();
-      EXPECT_EQ(r.systems[k].iterations, single.iterations);
-      EXPECT_EQ(r.systems[k].restarts, single.restarts);
-      EXPECT_EQ(r.systems[k].operator_applications, single.operator_applications);
-      EXPECT_EQ(r.systems[k].low_precision_applications, single.low_precision_applications);
-      EXPECT_EQ(r.systems[k].flops, single.flops);
-      EXPECT_EQ(r.systems[k].true_residual, single.true_residual);
-      EXPECT_EQ(r.systems[k].updates.size(), single.updates.size());
+      p.tolerance = kMixedTolerances[k];
+      const SolveResult single = c.cgnr ? SolveCgnr(op.schur, x_single[k], b[k], p, c.name, c.single)
+                                        : c.single(x_single[k], b[k], p);
+      ExpectSameRecord(r.systems[k], single);
       EXPECT_EQ(MaxAbsDifference(x[k], x_single[k]), 0.0);
       if (k != 1) {
-        EXPECT_GE(r.systems[k].updates.size(), 2u);
+        EXPECT_GE(r.systems[k].updates.size(), 2u) << "fewer than two updates or corrections: the loop went untested";
       }
     }
+    EXPECT_EQ(r.systems[1].iterations, 0);
+    EXPECT_LT(r.systems[2].iterations, r.systems[0].iterations);  // the looser system stopped first
   }
 }
 
