@@ -58,7 +58,8 @@ struct ReliableSystem {
 };
 
 // The lockstep driver both reliable-update solvers share (file comment); System derives from ReliableSystem
-// and adds the Krylov method's state, constructed as System(params, A, A_low). The method comes in three
+// and adds the Krylov method's state, constructed as System(params, A, A_low), with updater_residual() the
+// low-precision residual r^ that an update replaces. The method comes in three
 // pieces: start(s) after the initial residual (r^ = r, x^ = 0, the iteration's start); iterate(which) one
 // low-precision iteration of those systems, each ending in kIterate, kUpdate or kFinish; resume(s, rec) after
 // an update that did not end the solve (back to kIterate, or kFinish on a breakdown).
