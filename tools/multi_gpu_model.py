@@ -4,7 +4,8 @@
 
 A model, not a measurement: single-GPU kernel rates measured on the H100 (docs/gpu_results.md,
 docs/gpu_benchmarks.md) are combined with interconnect figures (published nominal or measured-by-others values
-and assumed latencies). Every assumption is a named constant below; change one and rerun.
+and assumed latencies) and the fixed cost of a partitioned call measured on four GPUs (docs/multi_gpu.md).
+Every assumption is a named constant below; change one and rerun.
 """
 import itertools
 import math
@@ -73,6 +74,14 @@ TRANSPORTS = {
     "infiniband": dict(latency_us=IB_LATENCY_US, stages_gbs=(IB_GBS,)),
 }
 SMALL_KERNEL_US = 4.0  # assumed fixed cost of a pack or exterior kernel (launch and tail)
+# What a partitioned call costs beyond max(interior, the exchange chain), measured (docs/multi_gpu.md, four H200,
+# device transport, 2026-11-27): the partitioned Dslash takes 14-20 us more than the plain kernel on the same
+# local lattice with one cut direction and 27-32 us with two, in every precision, also where the exchange hides
+# (the latency of one call's pack -> copy -> handshake -> exterior chain and the host's share of queuing it).
+# Fitted as a base plus a cost per partitioned direction. The exterior kernel runs beside the interior, so its
+# work is in the chain, and its sites in the interior's time (the interior term is the whole local Dslash).
+PARTITIONED_CALL_US = 4.0
+PARTITIONED_CALL_US_PER_DIRECTION = 13.0
 # A global sum across GPUs: MPI_Allreduce of a few doubles between host processes (deterministic variant: an
 # allgather of the partial sums, summed in rank order; about the same cost). Assumed.
 ALLREDUCE_US = {"node": 3.0, "fabric": 8.0}
@@ -140,12 +149,18 @@ def exchange_us(local, partitioned, precision, transports):
     return sum(direction_exchange_us(face_bytes(local, mu, precision), transports[mu]) for mu in partitioned)
 
 
+def call_overhead_us(partitioned):
+    """The measured fixed cost of a partitioned call (PARTITIONED_CALL_US...)."""
+    return PARTITIONED_CALL_US + PARTITIONED_CALL_US_PER_DIRECTION * len(partitioned) if partitioned else 0.0
+
+
 def dslash_us(local, partitioned, precision, transports):
-    """Predicted Dslash time: max(interior, pack + exchange) + exterior kernels."""
+    """Predicted Dslash time: max(interior, pack + exchange + exterior) + the fixed cost of a partitioned call."""
     if not partitioned:
         return interior_us(local, precision)
-    comm = pack_us(local, partitioned, precision) + exchange_us(local, partitioned, precision, transports)
-    return max(interior_us(local, precision), comm) + exterior_us(local, partitioned, precision)
+    chain = (pack_us(local, partitioned, precision) + exchange_us(local, partitioned, precision, transports) +
+             exterior_us(local, partitioned, precision))
+    return max(interior_us(local, precision), chain) + call_overhead_us(partitioned)
 
 
 def overlap_slack_us(L, precision, k, transport):
