@@ -123,11 +123,11 @@ void RequirePartitionedSolve(const GpuPartitionedLinks& links, const GpuSpinorFi
   RequireFullField(b, links.lattice(), "SolveWithSpecOnGpu: b (this rank's local piece)");
 }
 
-// The Wilson solve on either kind of links (GpuGaugeLinks: device links; GpuPartitionedLinks: this rank's
-// partitioned Dslash), once the caller has checked what is particular to its kind.
-template <typename Links>
-solvers::SolveResult SolveWilson(const solvers::SolverSpec& spec, Links& links, const WilsonParams& params,
-                                 GpuSpinorField<double>& x, const GpuSpinorField<double>& b) {
+// The Wilson operators of a spec on either kind of links (GpuGaugeLinks: device links; GpuPartitionedLinks:
+// this rank's partitioned Dslash): solve(M, M_ee, low) with the outer M and M_ee in double and the inner M_ee of
+// the spec's low precision made on first use (solvers::MakeLowSchurOperators).
+template <typename Links, typename Solve>
+auto WithWilsonOperators(const solvers::SolverSpec& spec, Links& links, const WilsonParams& params, Solve&& solve) {
   const auto outer = links.template Get<double>(spec.outer().link_reals);
   const GpuWilson<double> m(outer, params);
   const GpuWilsonSchur<double> schur(outer, params);
@@ -135,7 +135,16 @@ solvers::SolveResult SolveWilson(const solvers::SolverSpec& spec, Links& links, 
     using P = typename decltype(tag)::type;
     return std::make_unique<GpuWilsonSchur<P>>(links.template Get<P>(spec.inner.link_reals), params);
   });
-  return solvers::SolveWithSpec(spec, m, schur, low, x, b);
+  return solve(m, schur, low);
+}
+
+// The Wilson solve on either kind of links, once the caller has checked what is particular to its kind.
+template <typename Links>
+solvers::SolveResult SolveWilson(const solvers::SolverSpec& spec, Links& links, const WilsonParams& params,
+                                 GpuSpinorField<double>& x, const GpuSpinorField<double>& b) {
+  return WithWilsonOperators(spec, links, params, [&](const auto& m, const auto& schur, auto& low) {
+    return solvers::SolveWithSpec(spec, m, schur, low, x, b);
+  });
 }
 
 // The same for the clover matrix of `clover` (on links.lattice()) in the even-odd `form`.
@@ -172,14 +181,9 @@ std::vector<solvers::SolveResult> SolveBlockWithSpecOnGpu(const solvers::SolverS
                                                           const std::vector<GpuSpinorField<double>>& b) {
   solvers::RequireSupported(spec, GpuCapabilities(), /*clover=*/false);
   RequireGaugeFixing(spec, links);
-  const auto outer = links.Get<double>(spec.outer().link_reals);
-  const GpuWilson<double> m(outer, params);
-  const GpuWilsonSchur<double> schur(outer, params);
-  auto low = solvers::MakeLowSchurOperators<GpuWilsonSchur>([&](auto tag) {
-    using P = typename decltype(tag)::type;
-    return std::make_unique<GpuWilsonSchur<P>>(links.template Get<P>(spec.inner.link_reals), params);
+  return WithWilsonOperators(spec, links, params, [&](const auto& m, const auto& schur, auto& low) {
+    return solvers::SolveBlockWithSpec(spec, m, schur, low, x, b);
   });
-  return solvers::SolveBlockWithSpec(spec, m, schur, low, x, b);
 }
 
 solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuPartitionedLinks& links,
