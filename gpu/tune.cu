@@ -117,7 +117,7 @@ int LaunchTuner::BlockSize(const std::string& key, int max_block,
     const double microseconds = 1e3 * ms / kTimedLaunches;
     if (best.block == 0 || microseconds < best.microseconds) best = {block, microseconds};
   }
-  SynchronizeDevice();
+  // Every launch above has finished: each candidate's ended at its stop event, waited for on its stream.
   for (std::size_t i = 0; i < preserve.size(); ++i) {
     CopyDeviceToDevice(preserve[i].first, backups[i].data(), preserve[i].second);
   }
