@@ -3,6 +3,12 @@ jupyter-nbconvert and python3-ipykernel) and fails if any cell fails; the notebo
 with asserts. Used by the Bazel tests in experiments/python/BUILD:
 
     run_notebook.py PATH/TO/lqcd.so PATH/TO/notebook.ipynb
+    run_notebook.py --plain [--out=DIR] PATH/TO/lqcd.so PATH/TO/notebook.ipynb
+
+--plain runs the code cells in this interpreter instead, one namespace for the notebook as a kernel would
+keep, without Jupyter (the GPU machine's carried Python has none: tools/python_bundle.sh): IPython magics
+(`%...` lines) are dropped, matplotlib draws with Agg, and every figure a cell leaves open is saved to DIR
+as NOTEBOOK.cellN.figK.png. A failing cell stops the run with its traceback.
 
 The directory of lqcd.so goes first on the kernel's PYTHONPATH. Jupyter, IPython and matplotlib write their
 runtime and config files under $TEST_TMPDIR (Bazel's sandbox has no writable HOME), or a fresh temporary
@@ -20,10 +26,48 @@ import time
 PYTHON = "/usr/bin/python3"
 
 
+def run_plain(module, notebook, out_dir):
+    """Executes the notebook's code cells here, in order, in one namespace."""
+    import json
+    import traceback
+    os.environ["MPLBACKEND"] = "Agg"
+    sys.path.insert(0, os.path.dirname(module))
+    import matplotlib.pyplot as plt
+    os.makedirs(out_dir, exist_ok=True)
+    name = os.path.splitext(os.path.basename(notebook))[0]
+    with open(notebook) as f:
+        cells = [c for c in json.load(f)["cells"] if c["cell_type"] == "code"]
+    namespace = {"__name__": "__main__"}
+    start = time.monotonic()
+    for number, cell in enumerate(cells, 1):
+        source = "".join(cell["source"])
+        code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith("%"))
+        try:
+            exec(compile(code, f"{name}.ipynb cell {number}", "exec"), namespace)
+        except Exception:
+            traceback.print_exc()
+            sys.exit(f"run_notebook: FAILED: {name}.ipynb, code cell {number}")
+        for k, fig in enumerate(map(plt.figure, plt.get_fignums()), 1):
+            fig.savefig(os.path.join(out_dir, f"{name}.cell{number}.fig{k}.png"), dpi=100)
+        plt.close("all")
+    print(f"run_notebook: {name}.ipynb ran top to bottom (plain, {len(cells)} code cells) in "
+          f"{time.monotonic() - start:.1f} s; figures in {out_dir}")
+
+
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: run_notebook.py LQCD_SO NOTEBOOK")
-    module, notebook = (os.path.abspath(a) for a in sys.argv[1:])
+    args = sys.argv[1:]
+    plain = "--plain" in args
+    out_dir = next((a.split("=", 1)[1] for a in args if a.startswith("--out=")), None)
+    args = [a for a in args if a != "--plain" and not a.startswith("--out=")]
+    if len(args) != 2:
+        sys.exit("usage: run_notebook.py [--plain [--out=DIR]] LQCD_SO NOTEBOOK")
+    module, notebook = (os.path.abspath(a) for a in args)
+    if plain:
+        for path in (module, notebook):
+            if not os.path.isfile(path):
+                sys.exit(f"run_notebook: no such file: {path}")
+        run_plain(module, notebook, out_dir or tempfile.mkdtemp(prefix="lqcd-notebook-"))
+        return
     for path in (module, notebook):
         if not os.path.isfile(path):
             sys.exit(f"run_notebook: no such file: {path}")

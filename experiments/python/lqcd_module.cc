@@ -82,8 +82,7 @@
 #include "solvers/cpu_spec_solver.h"
 #include "solvers/solve_result.h"
 #include "solvers/solver_spec.h"
-
-namespace py = pybind11;
+#include "experiments/python/module_common.h"
 
 namespace lqcd::python {
 namespace {
@@ -99,8 +98,6 @@ static_assert(!ColorMatrix<double>::IsRowMajor && !SiteSpinor<double>::IsRowMajo
 // Strides (bytes) of the views: element (row, col) of a column-major matrix sits at row + rows * col.
 std::vector<py::ssize_t> LinkStrides() { return {4 * 9 * kC, 9 * kC, kC, 3 * kC}; }
 std::vector<py::ssize_t> SpinorStrides() { return {12 * kC, kC, 4 * kC}; }
-
-[[noreturn]] void Fail(const std::string& what) { throw std::invalid_argument(what); }
 
 // Checks dtype, shape and layout of an array handed in; returns whether it has the views' (Eigen) strides
 // rather than C order.
@@ -140,45 +137,6 @@ void CopyIn(const py::array& a, bool native, std::vector<Matrix>& out) {
   }
 }
 
-Subset ParseSubset(const std::string& s) {
-  if (s == "full") return Subset::kFull;
-  if (s == "even") return Subset::kEven;
-  if (s == "odd") return Subset::kOdd;
-  Fail("subset must be 'full', 'even' or 'odd', got '" + s + "'");
-}
-
-Parity ParseParity(const std::string& s) {
-  if (s == "even") return Parity::kEven;
-  if (s == "odd") return Parity::kOdd;
-  Fail("parity must be 'even' or 'odd', got '" + s + "'");
-}
-
-GammaBasis ParseBasis(const std::string& s) {
-  if (s == "degrand-rossi") return GammaBasis::kDeGrandRossi;
-  if (s == "ukqcd") return GammaBasis::kUkqcd;
-  Fail("basis must be 'degrand-rossi' or 'ukqcd', got '" + s + "'");
-}
-
-std::string BasisName(GammaBasis b) { return b == GammaBasis::kDeGrandRossi ? "degrand-rossi" : "ukqcd"; }
-
-// "PPPA": one letter per direction x, y, z, t; P periodic, A antiperiodic.
-FermionBoundary ParseBoundary(const std::string& s) {
-  if (s.size() != kDims) Fail("boundary must be 4 letters P/A for x, y, z, t (e.g. 'PPPA'), got '" + s + "'");
-  FermionBoundary b;
-  for (int mu = 0; mu < kDims; ++mu) {
-    if (s[mu] == 'P') {
-      b.condition[mu] = BoundaryCondition::kPeriodic;
-    } else if (s[mu] == 'A') {
-      b.condition[mu] = BoundaryCondition::kAntiperiodic;
-    } else {
-      Fail("boundary must be 4 letters P/A for x, y, z, t (e.g. 'PPPA'), got '" + s + "'");
-    }
-  }
-  return b;
-}
-
-Dagger ToDagger(bool dagger) { return dagger ? Dagger::kYes : Dagger::kNo; }
-
 py::array SpinMatrixArray(const SpinMatrix& m) {
   py::array_t<C> out({4, 4});
   auto w = out.mutable_unchecked<2>();
@@ -204,25 +162,12 @@ CloverTrace ParseCloverTrace(const std::string& s) {
   Fail("clover trace must be 'traceless' or 'with-trace', got '" + s + "'");
 }
 
-CloverSchurForm ParseCloverForm(const std::string& s) {
-  if (s == "complement") return CloverSchurForm::kComplement;
-  if (s == "unit-diagonal") return CloverSchurForm::kUnitDiagonal;
-  Fail("clover Schur form must be 'complement' or 'unit-diagonal', got '" + s + "'");
-}
-
 // Throws ValueError unless the clover field was built on u's lattice.
 void RequireCloverOn(const CloverField<double>& clover, const GaugeField<double>& u, const char* where) {
   if (clover.lattice() != u.lattice()) {
     Fail(std::string(where) + ": the clover field lives on " + clover.lattice().ToString() + ", the links on " +
          u.lattice().ToString());
   }
-}
-
-// Runs a C++ computation without the GIL.
-template <typename F>
-auto NoGil(F&& f) {
-  py::gil_scoped_release release;
-  return f();
 }
 
 // The output field of an operator: full, or the parity `subset`.
@@ -257,12 +202,6 @@ solvers::SolveResult SpecSolve(const solvers::SolverSpec& spec, const GaugeField
   solvers::SolveResult r = solvers::SolveWithSpecOnCpu(spec, fixed.field, p, x_fixed, b_fixed);
   x = ApplyGaugeTransformation(inverse, x_fixed);
   return r;
-}
-
-void RequireFullOn(const SpinorField<double>& f, const Lattice& lattice, const char* what) {
-  if (f.subset() != Subset::kFull || f.lattice() != lattice) {
-    Fail(std::string(what) + " must be a full-lattice field on " + lattice.ToString() + " (the gauge field's lattice)");
-  }
 }
 
 FloatPrecision ParseFloatPrecision(const std::string& s) {
@@ -928,4 +867,6 @@ PYBIND11_MODULE(lqcd, m) {
         "does not converge.",
         py::arg("u"), py::arg("params"), py::arg("source_site") = 0, py::arg("spec") = "bicgstab",
         py::arg("tolerance") = 1e-10, py::arg("max_iterations") = 10000);
+
+  BindGpu(m);
 }

@@ -1,0 +1,86 @@
+// module_common.h: what the two halves of the `lqcd` module (lqcd_module.cc: the CPU oracle, lqcd_gpu.cc: the
+// GPU) share: argument parsing (strings -> the library's enums, ValueError naming the bad value), the GIL
+// release, and the GPU half's entry point.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "reference/clover.h"
+#include "reference/fermion_boundary.h"
+#include "reference/gamma.h"
+#include "reference/lattice.h"
+#include "reference/spinor_field.h"
+#include "reference/wilson.h"
+
+namespace lqcd::python {
+
+namespace py = pybind11;
+
+// std::invalid_argument becomes ValueError in Python.
+[[noreturn]] inline void Fail(const std::string& what) { throw std::invalid_argument(what); }
+
+inline Subset ParseSubset(const std::string& s) {
+  if (s == "full") return Subset::kFull;
+  if (s == "even") return Subset::kEven;
+  if (s == "odd") return Subset::kOdd;
+  Fail("subset must be 'full', 'even' or 'odd', got '" + s + "'");
+}
+
+inline Parity ParseParity(const std::string& s) {
+  if (s == "even") return Parity::kEven;
+  if (s == "odd") return Parity::kOdd;
+  Fail("parity must be 'even' or 'odd', got '" + s + "'");
+}
+
+inline GammaBasis ParseBasis(const std::string& s) {
+  if (s == "degrand-rossi") return GammaBasis::kDeGrandRossi;
+  if (s == "ukqcd") return GammaBasis::kUkqcd;
+  Fail("basis must be 'degrand-rossi' or 'ukqcd', got '" + s + "'");
+}
+
+inline std::string BasisName(GammaBasis b) { return b == GammaBasis::kDeGrandRossi ? "degrand-rossi" : "ukqcd"; }
+
+// "PPPA": one letter per direction x, y, z, t; P periodic, A antiperiodic.
+inline FermionBoundary ParseBoundary(const std::string& s) {
+  if (s.size() != kDims) Fail("boundary must be 4 letters P/A for x, y, z, t (e.g. 'PPPA'), got '" + s + "'");
+  FermionBoundary b;
+  for (int mu = 0; mu < kDims; ++mu) {
+    if (s[mu] == 'P') {
+      b.condition[mu] = BoundaryCondition::kPeriodic;
+    } else if (s[mu] == 'A') {
+      b.condition[mu] = BoundaryCondition::kAntiperiodic;
+    } else {
+      Fail("boundary must be 4 letters P/A for x, y, z, t (e.g. 'PPPA'), got '" + s + "'");
+    }
+  }
+  return b;
+}
+
+inline Dagger ToDagger(bool dagger) { return dagger ? Dagger::kYes : Dagger::kNo; }
+
+inline CloverSchurForm ParseCloverForm(const std::string& s) {
+  if (s == "complement") return CloverSchurForm::kComplement;
+  if (s == "unit-diagonal") return CloverSchurForm::kUnitDiagonal;
+  Fail("clover Schur form must be 'complement' or 'unit-diagonal', got '" + s + "'");
+}
+
+// Runs a C++ computation without the GIL.
+template <typename F>
+auto NoGil(F&& f) {
+  py::gil_scoped_release release;
+  return f();
+}
+
+inline void RequireFullOn(const SpinorField<double>& f, const Lattice& lattice, const char* what) {
+  if (f.subset() != Subset::kFull || f.lattice() != lattice) {
+    Fail(std::string(what) + " must be a full-lattice field on " + lattice.ToString() + " (the gauge field's lattice)");
+  }
+}
+
+// Adds the submodule `lqcd.gpu` (lqcd_gpu.cc) to the module.
+void BindGpu(py::module_& m);
+
+}  // namespace lqcd::python
