@@ -44,6 +44,8 @@ for p in $packages; do
 done
 # Debian keeps matplotlib's data (fonts, the default style) in /usr/share; matplotlib looks next to itself first.
 cp -rL /usr/share/matplotlib/mpl-data "$site/matplotlib/mpl-data"
+# ... and reads its default rc file from /etc/matplotlibrc; run_python.sh points MATPLOTLIBRC at this copy.
+mkdir -p "$home/etc" && cp /etc/matplotlibrc "$home/etc/matplotlibrc"
 
 cp experiments/python/lqcd_test.py experiments/python/lqcd_gpu_test.py docs/notebooks/run_notebook.py "$home/lqcd/"
 cp docs/notebooks/*.ipynb "$home/lqcd/notebooks/"
@@ -81,6 +83,7 @@ out=${1:-$(mktemp -d)}
 mkdir -p "$out"
 export PYTHONHOME=$py PYTHONPATH=$py/lqcd LD_LIBRARY_PATH=$py/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 MPLBACKEND=Agg MPLCONFIGDIR=$out/.matplotlib
+export MATPLOTLIBRC=$py/etc/matplotlibrc
 echo "python bundle of commit $(cat "$py/COMMIT"), on $(hostname), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 "$py/bin/python3" -c 'import sys, numpy, lqcd; print("python", sys.version.split()[0], "numpy", numpy.__version__); print(lqcd.gpu.device() if lqcd.gpu.available() else "no GPU: " + lqcd.gpu.unavailable_reason())'
 status=0
