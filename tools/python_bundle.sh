@@ -47,7 +47,8 @@ cp -rL /usr/share/matplotlib/mpl-data "$site/matplotlib/mpl-data"
 # ... and reads its default rc file from /etc/matplotlibrc; run_python.sh points MATPLOTLIBRC at this copy.
 mkdir -p "$home/etc" && cp /etc/matplotlibrc "$home/etc/matplotlibrc"
 
-cp experiments/python/lqcd_test.py experiments/python/lqcd_gpu_test.py docs/notebooks/run_notebook.py "$home/lqcd/"
+cp experiments/python/lqcd_test.py experiments/python/lqcd_gpu_test.py experiments/python/readme_example_test.py \
+  docs/notebooks/run_notebook.py README.md "$home/lqcd/"
 cp docs/notebooks/*.ipynb "$home/lqcd/notebooks/"
 cp bazel-bin/experiments/python/lqcd.so "$home/lqcd/lqcd.so"
 chmod -R u+w "$home"
@@ -90,6 +91,9 @@ status=0
 start=$SECONDS
 "$py/bin/python3" -m pytest -q -p no:cacheprovider -rs "$py/lqcd/lqcd_gpu_test.py" "$py/lqcd/lqcd_test.py" || status=1
 echo "pytest: $((SECONDS - start)) s"
+start=$SECONDS
+"$py/bin/python3" "$py/lqcd/readme_example_test.py" || status=1   # the README's example, on the GPU here
+echo "readme example: $((SECONDS - start)) s"
 for notebook in "$py"/lqcd/notebooks/*.ipynb; do
   "$py/bin/python3" "$py/lqcd/run_notebook.py" --plain --out="$out" "$py/lqcd/lqcd.so" "$notebook" || status=1
 done
