@@ -1,4 +1,5 @@
-// lqcd_module.cc: the Python module `lqcd` over the CPU oracle (reference/). CPU only; docs/python.md.
+// lqcd_module.cc: the Python module `lqcd` over the CPU oracle (reference/); docs/python.md. The submodule
+// lqcd.gpu is lqcd_gpu.cc.
 //
 // Exports (Python names; every field is double precision):
 //   Lattice(lx, ly, lz, lt)      extents, volume, half_volume, index(x, y, z, t), coords(site), parity(site),
@@ -32,11 +33,14 @@
 //                                any format reference/io knows (NERSC, LIME, MILC), detected from the bytes
 //   write_gauge(path, u, format="nersc", precision="double", byte_order="big-endian", two_rows=False)
 //                                NERSC (either precision, 2 or 3 rows), LIME, MILC (float32 only)
-//   generate_quenched(lattice, beta, seed, sweeps, hot_start=False, overrelaxation_steps=4)
+//   generate_quenched(lattice, beta, seed, sweeps, hot_start=False, overrelaxation_steps=4, ..., progress=None)
 //                                -> (GaugeField, plaquette history) (reference/ensemble/quenched_generator.h)
-//   pion_correlator(u, params, source_site=0, spec="bicgstab", tolerance=1e-10)
+//   pion_correlator(u, params, source_site=0, spec="bicgstab", tolerance=1e-10, progress=None)
 //                                C(t) from the 12 point-source solves (reference/observables/propagator.h)
-// The operators are those of reference/wilson.h, with its conventions (docs/conventions.md).
+// Progress: the long calls (the generator, point_propagator, pion_correlator) take progress=None or a
+// callable, given one line per sweep or solve as it ends (ProgressLines), the GIL taken only for the call.
+// The operators are those of reference/wilson.h, with its conventions (docs/conventions.md). The GPU half,
+// lqcd.gpu, is lqcd_gpu.cc.
 //
 // Memory: the views alias the C++ storage and keep their field alive (the array's base is the Python
 // field object). Eigen stores each 3x3 link and each 4x3 spinor column-major, so the views are strided
@@ -56,7 +60,9 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <ostream>
 #include <sstream>
+#include <streambuf>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -202,6 +208,50 @@ solvers::SolveResult SpecSolve(const solvers::SolverSpec& spec, const GaugeField
   solvers::SolveResult r = solvers::SolveWithSpecOnCpu(spec, fixed.field, p, x_fixed, b_fixed);
   x = ApplyGaugeTransformation(inverse, x_fixed);
   return r;
+}
+
+// Progress of a long call: each complete line written to this stream buffer goes to a Python callable
+// (progress(line)), the GIL taken for the call; with None, lines are dropped. Constructed and destroyed with
+// the GIL held; written to from the computation, which runs without it. An exception from the callable
+// propagates out of the computation to the caller.
+class ProgressLines : public std::streambuf {
+ public:
+  explicit ProgressLines(py::object callback) : callback_(std::move(callback)) {}
+  void Line(const std::string& line) {
+    if (callback_.is_none()) return;
+    py::gil_scoped_acquire gil;
+    callback_(line);
+  }
+
+ protected:
+  int overflow(int c) override {
+    if (c == traits_type::eof()) return 0;
+    if (c == '\n') {
+      Line(line_);
+      line_.clear();
+    } else {
+      line_.push_back(static_cast<char>(c));
+    }
+    return c;
+  }
+
+ private:
+  py::object callback_;
+  std::string line_;
+};
+
+// The 12 point-source solves of `spec` for a propagator, each reported to `progress` when it ends.
+PointPropagator SolvePointPropagator(const GaugeField<double>& u, const WilsonParams& p, int source_site,
+                                     const solvers::SolverSpec& spec, ProgressLines& progress) {
+  int done = 0;
+  return ComputePointPropagator(u.lattice(), source_site, [&](const SpinorField<double>& eta, int spin, int colour) {
+    SpinorField<double> x(u.lattice(), Subset::kFull);
+    const solvers::SolveResult r = SpecSolve(spec, u, p, x, eta);
+    progress.Line("solve " + std::to_string(++done) + "/12 (spin " + std::to_string(spin) + ", colour " +
+                  std::to_string(colour) + "): " + r.Summary());
+    solvers::RequireConverged(r);
+    return x;
+  });
 }
 
 FloatPrecision ParseFloatPrecision(const std::string& s) {
@@ -753,7 +803,8 @@ PYBIND11_MODULE(lqcd, m) {
 
   m.def("generate_quenched",
         [](const Lattice& lattice, double beta, std::uint64_t seed, int sweeps, bool hot_start,
-           int overrelaxation_steps, std::optional<GaugeField<double>> initial_field, long first_sweep) {
+           int overrelaxation_steps, std::optional<GaugeField<double>> initial_field, long first_sweep,
+           py::object progress, int progress_every) {
           QuenchedOptions o;
           o.extents = lattice.extents();
           o.beta = beta;
@@ -762,7 +813,7 @@ PYBIND11_MODULE(lqcd, m) {
           o.thermalisation_sweeps = sweeps;
           o.configurations = 0;
           o.overrelaxation_steps = overrelaxation_steps;
-          o.progress_every = 0;
+          o.progress_every = progress.is_none() ? 0 : progress_every;
           o.first_sweep = first_sweep;
           ValidateQuenchedOptions(o);
           if (initial_field) {
@@ -773,8 +824,9 @@ PYBIND11_MODULE(lqcd, m) {
             }
           }
           GaugeField<double> u(lattice);
+          ProgressLines lines(progress);
           QuenchedSummary summary = NoGil([&] {
-            std::ostringstream log;
+            std::ostream log(&lines);
             return GenerateQuenched(o, log, ConfigurationSink(), &u, initial_field ? &*initial_field : nullptr);
           });
           std::vector<double> history;
@@ -786,9 +838,11 @@ PYBIND11_MODULE(lqcd, m) {
         "the starting field and after every sweep (quenched_generator.h). A function of the arguments alone. "
         "Continuing a chain: initial_field (instead of a cold or hot start) and first_sweep, the number of the "
         "first sweep (sweep s uses random stream s): n sweeps, then m more from that field with first_sweep = n, "
-        "give the field of n + m sweeps bit for bit.",
+        "give the field of n + m sweeps bit for bit. progress: None, or a callable given each line of the "
+        "generator's log (its parameters, a line every `progress_every` sweeps, the summary).",
         py::arg("lattice"), py::arg("beta"), py::arg("seed"), py::arg("sweeps"), py::arg("hot_start") = false,
-        py::arg("overrelaxation_steps") = 4, py::arg("initial_field") = py::none(), py::arg("first_sweep") = 0);
+        py::arg("overrelaxation_steps") = 4, py::arg("initial_field") = py::none(), py::arg("first_sweep") = 0,
+        py::arg("progress") = py::none(), py::arg("progress_every") = 1);
 
   // ---- Pion correlator (reference/observables/) ----
 
@@ -812,22 +866,18 @@ PYBIND11_MODULE(lqcd, m) {
            "S(x; x0) at site x as a 12 x 12 array: row 3 s' + c' (sink), column 3 s + c (source).", py::arg("site"));
   m.def("point_propagator",
         [](const GaugeField<double>& u, const WilsonParams& p, int source_site, const std::string& spec_text,
-           double tolerance, int max_iterations) {
+           double tolerance, int max_iterations, py::object progress) {
           const solvers::SolverSpec spec = ParseSpec(spec_text, tolerance, max_iterations);
           if (source_site < 0 || source_site >= u.lattice().volume()) {
             throw std::out_of_range("point_propagator: source site " + std::to_string(source_site) + " off the lattice");
           }
-          return NoGil([&] {
-            return ComputePointPropagator(u.lattice(), source_site, [&](const SpinorField<double>& eta, int, int) {
-              SpinorField<double> x(u.lattice(), Subset::kFull);
-              solvers::RequireConverged(SpecSolve(spec, u, p, x, eta));
-              return x;
-            });
-          });
+          ProgressLines lines(progress);
+          return NoGil([&] { return SolvePointPropagator(u, p, source_site, spec, lines); });
         },
-        "The point-source propagator M^{-1} (12 solves by `spec`); RuntimeError if a solve does not converge.",
+        "The point-source propagator M^{-1} (12 solves by `spec`); RuntimeError if a solve does not converge. "
+        "progress: None, or a callable given one line per solve ('solve k/12 (spin s, colour c): <record>').",
         py::arg("u"), py::arg("params"), py::arg("source_site") = 0, py::arg("spec") = "bicgstab",
-        py::arg("tolerance") = 1e-10, py::arg("max_iterations") = 10000);
+        py::arg("tolerance") = 1e-10, py::arg("max_iterations") = 10000, py::arg("progress") = py::none());
   m.def("pion_correlator_of", [](const PointPropagator& s) { return PionCorrelator(s); },
         "C(t) = sum_x tr[S S^dag] from the source time slice (the m-normalised correlator if S = M^{-1}).",
         py::arg("propagator"));
@@ -847,26 +897,19 @@ PYBIND11_MODULE(lqcd, m) {
 
   m.def("pion_correlator",
         [](const GaugeField<double>& u, const WilsonParams& p, int source_site, const std::string& spec_text,
-           double tolerance, int max_iterations) {
+           double tolerance, int max_iterations, py::object progress) {
           const solvers::SolverSpec spec = ParseSpec(spec_text, tolerance, max_iterations);
           if (source_site < 0 || source_site >= u.lattice().volume()) {
             throw std::out_of_range("pion_correlator: source site " + std::to_string(source_site) + " off the lattice");
           }
-          return NoGil([&] {
-            const PointPropagator s = ComputePointPropagator(
-                u.lattice(), source_site, [&](const SpinorField<double>& eta, int, int) {
-                  SpinorField<double> x(u.lattice(), Subset::kFull);
-                  solvers::RequireConverged(SpecSolve(spec, u, p, x, eta));
-                  return x;
-                });
-            return PionCorrelator(s);
-          });
+          ProgressLines lines(progress);
+          return NoGil([&] { return PionCorrelator(SolvePointPropagator(u, p, source_site, spec, lines)); });
         },
         "C(t), t = 0 .. L_t - 1 from the source time slice: the m-normalised zero-momentum pion correlator of "
         "the 12 point-source solves by `spec` (reference/observables/propagator.h). RuntimeError if a solve "
-        "does not converge.",
+        "does not converge. progress: as for point_propagator.",
         py::arg("u"), py::arg("params"), py::arg("source_site") = 0, py::arg("spec") = "bicgstab",
-        py::arg("tolerance") = 1e-10, py::arg("max_iterations") = 10000);
+        py::arg("tolerance") = 1e-10, py::arg("max_iterations") = 10000, py::arg("progress") = py::none());
 
   BindGpu(m);
 }

@@ -500,6 +500,30 @@ if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q", "-p", "no:cacheprovider"]))
 
 
+def test_long_calls_report_progress_and_pass_on_the_callbacks_errors(lat, hot):
+    lines = []
+    _, history = lqcd.generate_quenched(lqcd.Lattice(4, 4, 4, 4), beta=6.0, seed=3, sweeps=4, progress=lines.append,
+                                        progress_every=2)
+    sweeps = [line for line in lines if line.startswith("sweep")]
+    assert len(sweeps) == 2 and len(history) == 5                 # sweeps 2 and 4; history: start + 4 sweeps
+    quiet, _ = lqcd.generate_quenched(lqcd.Lattice(4, 4, 4, 4), beta=6.0, seed=3, sweeps=4)
+    loud, _ = lqcd.generate_quenched(lqcd.Lattice(4, 4, 4, 4), beta=6.0, seed=3, sweeps=4, progress=lambda _: None)
+    assert np.array_equal(quiet.links, loud.links)               # reporting changes nothing
+    solves = []
+    c = lqcd.pion_correlator(hot, lqcd.WilsonParams(mass=0.5), progress=solves.append)
+    assert [s.split(" ")[1] for s in solves] == [f"{k}/12" for k in range(1, 13)]
+    assert all("converged" in s for s in solves)
+    assert np.array_equal(c, lqcd.pion_correlator(hot, lqcd.WilsonParams(mass=0.5)))
+
+    class Stop(Exception):
+        pass
+
+    def stop(_):
+        raise Stop("stop here")
+    with pytest.raises(Stop, match="stop here"):                 # the callback's own exception, unchanged
+        lqcd.point_propagator(hot, lqcd.WilsonParams(mass=0.5), progress=stop)
+
+
 # ---- Wilson-clover ----
 
 U = 2.0**-53  # unit roundoff of double
