@@ -10,7 +10,7 @@
 //                                a spinor field on the device; .download(basis) copies it back (exact: every
 //                                stored value is a double)
 //   DeviceClover(clover, precision="double")   T and T^{-1} of a CloverField on the device (gpu/gpu_clover.h)
-//   hopping_parity(links, psi_p, boundary, dagger), wilson(links, psi, params, dagger),
+//   hopping(links, psi, boundary, dagger), hopping_parity(links, psi_p, boundary, dagger), wilson(links, psi, params, dagger),
 //   schur(links, psi_p, params, dagger), wilson_clover(links, clover, psi, dagger),
 //   clover_schur(links, clover, psi_p, form, dagger)
 //                                the operators of the CPU functions of the same names, device fields in and a
@@ -18,8 +18,8 @@
 //   time_dslash(links, psi_p, dagger=False, repetitions=50)   one Dslash launch timed by CUDA events, with its
 //                                flops and byte model (gpu/wilson_dslash.h WilsonDslashCost)
 //   Solver(u)                    the solver factory's GPU solver (experiments/dirac_solver.h): .solve(b, params,
-//                                spec, ...) and .solve_block(bs, params, spec, ...), host fields in and out, the
-//                                links uploaded once per layout and kept on the device between solves
+//                                spec, ...), .solve_block(bs, params, spec, ...) and .point_propagator(params, ...),
+//                                host fields in and out, the links uploaded once per layout and kept on the device
 //
 // Memory: a device object owns its device memory until it is garbage collected or .release()d; using a
 // released object raises ValueError. Operators allocate their output (and the Schur temporary) per call: fine
@@ -51,6 +51,7 @@
 #include "gpu/wilson_dslash.h"
 #include "reference/clover.h"
 #include "reference/gauge_field.h"
+#include "reference/observables/propagator.h"
 #include "reference/spinor_field.h"
 #include "reference/wilson.h"
 #include "solvers/precision.h"
@@ -397,6 +398,26 @@ void BindGpu(py::module_& m) {
         },
         "D_{p',p} psi_p (or its dagger) on the device: one Dslash launch, from the parity of psi onto the other.",
         py::arg("links"), py::arg("psi"), py::arg("boundary") = "PPPA", py::arg("dagger") = false);
+  g.def("hopping",
+        [](const DeviceLinks& links, DeviceSpinor& in, const std::string& boundary, bool dagger) {
+          const gpu::DeviceGaugeField& u = links.field("hopping");
+          const gpu::DeviceSpinorField& x = in.device("hopping");
+          RequireMatch(u, x, "hopping");
+          if (x.subset() != Subset::kFull) Fail("hopping: input must be a full-lattice field (hopping_parity takes one parity)");
+          const FermionBoundary bc = ParseBoundary(boundary);
+          DeviceSpinor out(x.lattice(), Subset::kFull, x.precision());
+          gpu::DeviceSpinorField& y = out.device("hopping");
+          NoGil([&] {
+            for (Parity p : {Parity::kEven, Parity::kOdd}) {
+              const Parity from = p == Parity::kEven ? Parity::kOdd : Parity::kEven;
+              gpu::ApplyWilsonDslash(y.View(p), u, x.View(from), ToDagger(dagger), bc);
+            }
+            return 0;
+          });
+          return out;
+        },
+        "D psi (or D^dag psi) on the full lattice: one Dslash launch per output parity.", py::arg("links"),
+        py::arg("psi"), py::arg("boundary") = "PPPA", py::arg("dagger") = false);
   g.def("wilson",
         [](const DeviceLinks& links, DeviceSpinor& in, const WilsonParams& p, bool dagger) {
           const auto& u = links.shared("wilson");
@@ -552,7 +573,33 @@ void BindGpu(py::module_& m) {
            "read once per site for every unconverged system; each stops on its own criterion), zero initial "
            "guesses.",
            py::arg("bs"), py::arg("params"), py::arg("spec") = "bicgstab", py::arg("tolerance") = 1e-10,
-           py::arg("max_iterations") = 10000);
+           py::arg("max_iterations") = 10000)
+      .def("point_propagator",
+           [](GpuSolver& s, const py::object& params, int source_site, const std::string& spec_text, double tolerance,
+              int max_iterations, const std::string& form, py::object progress) {
+             const auto prepared = s.Prepare(params, form, spec_text, tolerance, max_iterations, false);
+             const Lattice& lattice = s.links().lattice();
+             if (source_site < 0 || source_site >= lattice.volume()) {
+               throw std::out_of_range("Solver.point_propagator: source site " + std::to_string(source_site) +
+                                       " off the lattice");
+             }
+             ProgressLines lines(std::move(progress));
+             return NoGil([&] {
+               int done = 0;
+               return ComputePointPropagator(lattice, source_site, [&](const SpinorField<double>& eta, int spin, int colour) {
+                 SpinorField<double> x(lattice, Subset::kFull);
+                 const experiments::SolveOutcome o = s.solver().Solve(prepared.first, prepared.second, eta, x);
+                 lines.Line("solve " + std::to_string(++done) + "/12 (spin " + std::to_string(spin) + ", colour " +
+                            std::to_string(colour) + "): " + o.result.Summary());
+                 solvers::RequireConverged(o.result);
+                 return x;
+               });
+             });
+           },
+           "The point-source propagator M^{-1} (a PointPropagator) from 12 solves on the GPU, Wilson or clover as "
+           "in solve; RuntimeError if one does not converge; progress as for lqcd.point_propagator.",
+           py::arg("params"), py::arg("source_site") = 0, py::arg("spec") = "bicgstab", py::arg("tolerance") = 1e-10,
+           py::arg("max_iterations") = 10000, py::arg("form") = "complement", py::arg("progress") = py::none());
 }
 
 }  // namespace lqcd::python

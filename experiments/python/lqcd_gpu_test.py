@@ -214,6 +214,20 @@ def test_hopping_parity_matches_the_oracle(lat, hot, precision, reals, dagger):
 
 
 @needs_gpu
+@pytest.mark.parametrize("precision,reals", [("double", 18), ("single", 12), ("half", 8)])
+def test_full_hopping_matches_the_oracle(lat, hot, precision, reals):
+    links = gpu.DeviceLinks(hot, precision, reals)
+    psi = lqcd.SpinorField.gaussian(lat, 12)
+    bound = Bound.uploaded(psi, precision).hop(precision).stored(precision).downloaded()
+    for dagger in (False, True):
+        out = gpu.hopping(links, gpu.DeviceSpinor(psi, precision), "PPPA", dagger)
+        assert out.subset == "full"
+        assert max_diff(out.download(), lqcd.hopping(links.download(), psi, "degrand-rossi", "PPPA", dagger)) <= bound
+    with pytest.raises(ValueError, match="full-lattice"):
+        gpu.hopping(links, gpu.DeviceSpinor(psi.extract("odd"), precision))
+
+
+@needs_gpu
 @pytest.mark.parametrize("precision", ["double", "single", "half"])
 @pytest.mark.parametrize("basis", ["degrand-rossi", "ukqcd"])
 def test_wilson_and_schur_match_the_oracle(lat, hot, precision, basis):
@@ -345,6 +359,23 @@ def test_gpu_block_solve_matches_the_single_solves(system):
         xs, _, _ = solver.solve(src, params, spec="bicgstab", tolerance=1e-10)
         assert r.converged and residual < 1e-10
         assert np.linalg.norm((x.data - xs.data).ravel()) < 1e-8 * np.linalg.norm(xs.data.ravel())
+
+
+@needs_gpu
+def test_gpu_point_propagator_gives_the_oracles_correlator(system):
+    u, params, _, _ = system
+    lines = []
+    prop = gpu.Solver(u).point_propagator(params, source_site=0, tolerance=1e-10, progress=lines.append)
+    assert [line.split(" ")[1] for line in lines] == [f"{k}/12" for k in range(1, 13)]
+    c_gpu = np.array(lqcd.pion_correlator_of(prop))
+    c_cpu = np.array(lqcd.pion_correlator(u, params, tolerance=1e-10))
+    # Each column of either propagator is within 49e-10 of the exact one (relative, cond(M) <= 49 above), so
+    # the columns differ by dx <= 98e-10 |x| and C(t), a sum of |x|^2 over a time slice, by at most
+    # 2 sqrt(C(t)) |dx| + |dx|^2 with |dx|^2 <= (98e-10)^2 sum_t C(t).
+    dx = 98e-10 * math.sqrt(c_cpu.sum())
+    assert np.all(np.abs(c_gpu - c_cpu) <= 2 * np.sqrt(c_cpu) * dx + dx * dx)
+    with pytest.raises(IndexError, match="off the lattice"):
+        gpu.Solver(u).point_propagator(params, source_site=u.lattice.volume)
 
 
 @needs_gpu

@@ -210,36 +210,6 @@ solvers::SolveResult SpecSolve(const solvers::SolverSpec& spec, const GaugeField
   return r;
 }
 
-// Progress of a long call: each complete line written to this stream buffer goes to a Python callable
-// (progress(line)), the GIL taken for the call; with None, lines are dropped. Constructed and destroyed with
-// the GIL held; written to from the computation, which runs without it. An exception from the callable
-// propagates out of the computation to the caller.
-class ProgressLines : public std::streambuf {
- public:
-  explicit ProgressLines(py::object callback) : callback_(std::move(callback)) {}
-  void Line(const std::string& line) {
-    if (callback_.is_none()) return;
-    py::gil_scoped_acquire gil;
-    callback_(line);
-  }
-
- protected:
-  int overflow(int c) override {
-    if (c == traits_type::eof()) return 0;
-    if (c == '\n') {
-      Line(line_);
-      line_.clear();
-    } else {
-      line_.push_back(static_cast<char>(c));
-    }
-    return c;
-  }
-
- private:
-  py::object callback_;
-  std::string line_;
-};
-
 // The 12 point-source solves of `spec` for a propagator, each reported to `progress` when it ends.
 PointPropagator SolvePointPropagator(const GaugeField<double>& u, const WilsonParams& p, int source_site,
                                      const solvers::SolverSpec& spec, ProgressLines& progress) {

@@ -6,7 +6,9 @@
 #include <pybind11/pybind11.h>
 
 #include <stdexcept>
+#include <streambuf>
 #include <string>
+#include <utility>
 
 #include "reference/clover.h"
 #include "reference/fermion_boundary.h"
@@ -79,6 +81,36 @@ inline void RequireFullOn(const SpinorField<double>& f, const Lattice& lattice, 
     Fail(std::string(what) + " must be a full-lattice field on " + lattice.ToString() + " (the gauge field's lattice)");
   }
 }
+
+// Progress of a long call: each complete line written to this stream buffer goes to a Python callable
+// (progress(line)), the GIL taken for the call; with None, lines are dropped. Constructed and destroyed with
+// the GIL held; written to from the computation, which runs without it. An exception from the callable
+// propagates out of the computation to the caller.
+class ProgressLines : public std::streambuf {
+ public:
+  explicit ProgressLines(py::object callback) : callback_(std::move(callback)) {}
+  void Line(const std::string& line) {
+    if (callback_.is_none()) return;
+    py::gil_scoped_acquire gil;
+    callback_(line);
+  }
+
+ protected:
+  int overflow(int c) override {
+    if (c == traits_type::eof()) return 0;
+    if (c == '\n') {
+      Line(line_);
+      line_.clear();
+    } else {
+      line_.push_back(static_cast<char>(c));
+    }
+    return c;
+  }
+
+ private:
+  py::object callback_;
+  std::string line_;
+};
 
 // Adds the submodule `lqcd.gpu` (lqcd_gpu.cc) to the module.
 void BindGpu(py::module_& m);
