@@ -1,32 +1,36 @@
-// block_solver_benchmark: n systems M_ee x_k = b_k solved as one lockstep block (block BiCGstab on the
-// multi-RHS operator: every M_ee application serves all unconverged systems, the links read once per site for
-// all of them) against the same n systems solved one after another by BiCGstab, on the GPU, per column.
+// block_solver_benchmark: n Wilson systems M x_k = b_k solved as one lockstep block (the block form of a solver
+// spec, gpu/spec_solver.h SolveBlockWithSpecOnGpu: every M_ee application, in every precision the spec uses,
+// serves all unconverged systems with the links read once per site) against the same n systems solved one
+// after another by the same spec (SolveWithSpecOnGpu), on the GPU, per column.
 //
 //   block_solver_benchmark [--lattice=32x32x32x32 | --gauge=PATH] [--kappa=0.12] [--rhs=1,2,4,8,12]
-//                          [--precision=double|single] [--links=18|12|8] [--tolerance=1e-10]
-//                          [--max-iterations=20000] [--seed=1]
+//                          [--solver=bicgstab] [--tolerance=1e-10] [--max-iterations=20000] [--seed=1]
 //
-// Sources: Gaussian even-parity fields (seeds seed + k), x = 0. The separate solves are the production
-// BiCGstab (its dot products fused into M_ee); the block solver sums them separately per system (the
-// operator's block application has no fused reductions). Each configuration is solved once untimed first (the
-// tuner times its kernels then), then once timed; wall-clock seconds from the solvers' own records (each ends
-// with the true-residual check, which waits for the device). Memory: the block holds 5 work fields per system
-// plus 1 temporary per system in the operator. Measures and prints; asserts nothing about speed.
+// --solver is any GPU solver spec (solvers/solver_spec.h): "bicgstab:double/18", "bicgstab:single/12",
+// "bicgstab-reliable:half/12:0.1", "cg-dc:single/8:1e-3", ... Sources: Gaussian full-lattice fields (seeds
+// seed + k), x = 0; the whole even-odd solve (source preparation, Schur solve, reconstruction, the true-residual
+// check) is timed. Each configuration is solved once untimed first (the tuner times its kernels then), then
+// once timed by the wall clock (each solve ends with its true-residual check, which waits for the device).
+// Memory: the block holds the solver's work fields for every system. Measures and prints; asserts nothing about
+// speed.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "gpu/device.h"
 #include "gpu/gpu_backend.h"
+#include "gpu/spec_solver.h"
 #include "reference/cli/command_line.h"
 #include "reference/io/gauge_io.h"
 #include "reference/su3_random.h"
-#include "solvers/bicgstab.h"
-#include "solvers/block_bicgstab.h"
+#include "solvers/solve_result.h"
+#include "solvers/solver_spec.h"
 
 namespace lqcd::gpu {
 namespace {
@@ -34,68 +38,86 @@ namespace {
 struct Options {
   double kappa = 0.12;
   std::vector<int> rhs{1, 2, 4, 8, 12};
-  std::string precision = "double";
-  std::string links = "18";
+  std::string solver = "bicgstab";
   double tolerance = 1e-10;
   int max_iterations = 20000;
   std::uint64_t seed = 1;
 };
 
-template <typename P>
+double Seconds(const std::function<void()>& run) {
+  const auto start = std::chrono::steady_clock::now();
+  run();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The spec of --solver with the tolerance and budget; checked before any work.
+solvers::SolverSpec ParseSpec(const Options& o) {
+  solvers::SolverSpec spec = solvers::SolverSpec::Parse(o.solver);
+  spec.tolerance = o.tolerance;
+  spec.max_iterations = o.max_iterations;
+  spec.Validate();
+  solvers::RequireSupported(spec, GpuCapabilities(), /*clover=*/false);
+  if (spec.temporal_gauge) throw std::invalid_argument("--solver: '/gf' specs are not offered here");
+  return spec;
+}
+
 void Run(const GaugeField<double>& u, const Options& o) {
   const Lattice& lattice = u.lattice();
   const WilsonParams w = WilsonParams::FromKappa(o.kappa);
-  GpuOperatorLayout layout;
-  layout.reconstruct = ParseReconstruct(o.links);
-  GpuWilsonSchur<P> schur(u, w, Parity::kEven, layout);
-  solvers::SolverParams params;
-  params.tolerance = o.tolerance;
-  params.max_iterations = o.max_iterations;
+  const solvers::SolverSpec spec = ParseSpec(o);
+  GpuGaugeLinks links(u, /*temporal_gauge_fixed=*/false);
   const int max_n = *std::max_element(o.rhs.begin(), o.rhs.end());
   std::vector<SpinorField<double>> sources;
   for (int k = 0; k < max_n; ++k) {
-    sources.emplace_back(lattice, Subset::kEven);
+    sources.emplace_back(lattice, Subset::kFull);
     FillGaussian(sources.back(), o.seed + k);
   }
-  std::printf("\n%s, kappa %.4f, BiCGstab to %.0e, Gaussian sources, x = 0\n", schur.Name().c_str(), o.kappa,
-              o.tolerance);
-  std::printf("%3s | %10s %7s | %10s %7s %7s | %8s %12s\n", "n", "separate", "iters", "block", "iters", "appl",
-              "speedup", "model GB/app");
-  std::printf("%3s | %10s %7s | %10s %7s %7s | %8s %12s\n", "", "s/column", "mean", "s/column", "mean", "blocks",
-              "/column", "per column");
+  std::printf("\n%s, kappa %.4f, Gaussian sources, x = 0\n", spec.Describe().c_str(), o.kappa);
+  std::printf("%3s | %10s %7s %7s | %10s %7s %7s | %8s\n", "n", "separate", "iters", "updates", "block", "iters",
+              "updates", "speedup");
+  std::printf("%3s | %10s %7s %7s | %10s %7s %7s | %8s\n", "", "s/column", "mean", "mean", "s/column", "mean", "mean",
+              "/column");
   for (int n : o.rhs) {
-    std::vector<GpuSpinorField<P>> rhs;
+    std::vector<GpuSpinorField<double>> b;
     for (int k = 0; k < n; ++k) {
-      rhs.push_back(schur.NewField());
-      rhs.back().Upload(sources[k]);
+      b.emplace_back(lattice, Subset::kFull);
+      b.back().Upload(sources[k]);
     }
-    auto separate = [&] {
-      double seconds = 0, iterations = 0;
+    struct Totals {
+      double seconds = 0, iterations = 0, updates = 0;
       bool converged = true;
-      for (int k = 0; k < n; ++k) {
-        GpuSpinorField<P> x = schur.NewField();
-        const solvers::SolveResult r = solvers::BiCGstab(schur, x, rhs[k], params);
-        seconds += r.seconds;
+      void Add(const solvers::SolveResult& r) {
         iterations += r.iterations;
+        updates += r.high_precision_updates;
         converged = converged && r.converged();
       }
-      return std::make_tuple(seconds, iterations / n, converged);
+    };
+    auto separate = [&] {
+      Totals t;
+      t.seconds = Seconds([&] {
+        for (int k = 0; k < n; ++k) {
+          GpuSpinorField<double> x(lattice, Subset::kFull);
+          t.Add(SolveWithSpecOnGpu(spec, links, w, x, b[k]));
+        }
+      });
+      return t;
     };
     auto block = [&] {
-      std::vector<GpuSpinorField<P>> x;
-      for (int k = 0; k < n; ++k) x.push_back(schur.NewField());
-      return solvers::BlockBiCGstab(schur, x, rhs, params);
+      Totals t;
+      std::vector<GpuSpinorField<double>> x;
+      for (int k = 0; k < n; ++k) x.emplace_back(lattice, Subset::kFull);
+      std::vector<solvers::SolveResult> records;
+      t.seconds = Seconds([&] { records = SolveBlockWithSpecOnGpu(spec, links, w, x, b); });
+      for (const auto& r : records) t.Add(r);
+      return t;
     };
     (void)separate();  // tunes
     (void)block();
-    const auto [separate_seconds, separate_iterations, separate_converged] = separate();
-    const solvers::BlockSolveResult r = block();
-    double block_iterations = 0;
-    for (const auto& s : r.systems) block_iterations += s.iterations;
-    std::printf("%3d | %10.4f %7.1f | %10.4f %7.1f %7d | %7.2fx %12.3f%s\n", n, separate_seconds / n,
-                separate_iterations, r.seconds / n, block_iterations / n, r.block_applications,
-                separate_seconds / r.seconds, r.bytes / r.block_applications / 1e9 / n,
-                separate_converged && r.all_converged() ? "" : "  (not all converged)");
+    const Totals one = separate();
+    const Totals all = block();
+    std::printf("%3d | %10.4f %7.1f %7.1f | %10.4f %7.1f %7.1f | %7.2fx%s\n", n, one.seconds / n, one.iterations / n,
+                one.updates / n, all.seconds / n, all.iterations / n, all.updates / n, one.seconds / all.seconds,
+                one.converged && all.converged ? "" : "  (not all converged)");
   }
 }
 
@@ -106,22 +128,21 @@ int Main(int argc, char** argv) {
   int seed = 1;
   command_line::FlagSet flags(
       "block_solver_benchmark",
-      "n even-odd Wilson systems on the GPU solved as one lockstep block (block BiCGstab on the multi-RHS M_ee:\n"
-      "the links read once per site for every system) against n BiCGstab solves one after another; seconds per\n"
-      "column, mean iterations, speed-up per column. Haar-random links (or --gauge=PATH), Gaussian sources.\n"
-      "Needs a GPU: without one it prints why and exits 1.");
+      "n even-odd Wilson systems on the GPU solved as one lockstep block (the block form of --solver: the links\n"
+      "read once per site for every system in every M_ee application) against n solves by the same spec one after\n"
+      "another; seconds per column, mean iterations and reliable updates, speed-up per column. Haar-random links\n"
+      "(or --gauge=PATH), Gaussian sources. Needs a GPU: without one it prints why and exits 1.");
   flags.Extents("lattice", &extents, "lattice of the Haar-random links (ignored with --gauge)");
   flags.String("gauge", &gauge_path, "PATH", "read the links from a NERSC, LIME or MILC file instead");
   flags.Double("kappa", &o.kappa, "hopping parameter", command_line::Range::Open(0, 0.25));
   flags.IntList("rhs", &o.rhs, 1, 64, "block sizes, a list");
-  flags.Choice<std::string>("precision", &o.precision, {{"double", "double"}, {"single", "single"}},
-                            "precision of the links, the fields and the solve");
-  flags.Choice<std::string>("links", &o.links, {{"18", "18"}, {"12", "12"}, {"8", "8"}}, "reals stored per link");
+  flags.String("solver", &o.solver, "SPEC", "solver spec (solvers/solver_spec.h), e.g. bicgstab-reliable:half/12:0.1");
   flags.Double("tolerance", &o.tolerance, "|b - M x| / |b| to reach (per system)", command_line::Range::Open(0, 1));
   flags.Int("max-iterations", &o.max_iterations, 1, 10000000, "per system");
   flags.Int("seed", &seed, 0, 1 << 30, "sources: Gaussian with seeds seed + k; links with seed + 1000");
   if (!flags.Parse(argc, argv, std::cout)) return 0;
   o.seed = static_cast<std::uint64_t>(seed);
+  (void)ParseSpec(o);  // a bad spec is refused before looking for a GPU
   if (const std::string why = NoDeviceReason(); !why.empty()) {
     std::printf("block_solver_benchmark: %s\n", why.c_str());
     return 1;
@@ -131,11 +152,7 @@ int Main(int argc, char** argv) {
   if (!gauge_path.empty()) file = std::make_unique<GaugeConfiguration>(ReadGaugeConfiguration(gauge_path));
   const GaugeField<double> u = file ? file->field : RandomGaugeField<double>(Lattice(extents), o.seed + 1000);
   std::printf("links: %s, lattice %s\n", file ? gauge_path.c_str() : "Haar-random", u.lattice().ToString().c_str());
-  if (o.precision == "double") {
-    Run<double>(u, o);
-  } else {
-    Run<float>(u, o);
-  }
+  Run(u, o);
   return 0;
 }
 

@@ -152,8 +152,7 @@ class MultiRhsDslashBenchmarkTest(ProgramTestCase, LatticeChecks):
 class BlockSolverBenchmarkTest(ProgramTestCase, LatticeChecks):
     def test_help(self):
         self.assert_help(BLOCK_SOLVER, ["--lattice=LXxLYxLZxLT", "--gauge=PATH", "--kappa=X", "--rhs=",
-                                        "--precision=double|single", "--links=18|12|8", "--tolerance=X",
-                                        "--max-iterations=N", "--seed=N"])
+                                        "--solver=SPEC", "--tolerance=X", "--max-iterations=N", "--seed=N"])
 
     def test_errors(self):
         self.assert_common_errors(BLOCK_SOLVER, flag_with_number="--max-iterations", positive_flag="--max-iterations")
@@ -161,7 +160,9 @@ class BlockSolverBenchmarkTest(ProgramTestCase, LatticeChecks):
         self.assert_bad_lattices(BLOCK_SOLVER)
         self.assert_error(BLOCK_SOLVER, ["--kappa=0.3"], "--kappa")
         self.assert_error(BLOCK_SOLVER, ["--rhs=0"], "--rhs")
-        self.assert_error(BLOCK_SOLVER, ["--precision=half"], "--precision")
+        self.assert_error(BLOCK_SOLVER, ["--solver=bogus"], "bogus")
+        self.assert_error(BLOCK_SOLVER, ["--solver=bicgstab:double/18/gf"], "/gf")
+        self.assert_error(BLOCK_SOLVER, ["--solver=bicgstab-reliable:half/12"], "delta")
         self.assert_error(BLOCK_SOLVER, ["--tolerance=2"], "--tolerance")
 
 
