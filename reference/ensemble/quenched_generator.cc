@@ -77,8 +77,13 @@ std::string DescribeQuenchedOptions(const QuenchedOptions& o, bool given_start) 
   return out.str();
 }
 
+void CpuSweeps::Heatbath(double beta, std::uint64_t seed, std::uint64_t sweep) { HeatbathSweep(u_, beta, seed, sweep); }
+void CpuSweeps::Overrelax() { OverrelaxationSweep(u_); }
+std::string CpuSweeps::Describe() const { return "CPU, " + std::to_string(omp_get_max_threads()) + " OpenMP threads"; }
+
 QuenchedSummary GenerateQuenched(const QuenchedOptions& o, std::ostream& log, const ConfigurationSink& sink,
-                                 GaugeField<double>* final_field, const GaugeField<double>* initial_field) {
+                                 GaugeField<double>* final_field, const GaugeField<double>* initial_field,
+                                 SweepEngine* engine) {
   ValidateQuenchedOptions(o);
   const auto run_start = std::chrono::steady_clock::now();
   const Lattice lattice(o.extents);
@@ -101,22 +106,40 @@ QuenchedSummary GenerateQuenched(const QuenchedOptions& o, std::ostream& log, co
   start.temporal = start_plaquette.temporal;
   summary.history.push_back(start);
   log << DescribeQuenchedOptions(o, initial_field != nullptr);
+  if (engine != nullptr) log << "sweeps on = " << engine->Describe() << "\n";
   log << std::fixed << std::setprecision(8) << "start plaquette = " << start.plaquette << "\n";
 
   const long total = static_cast<long>(o.thermalisation_sweeps) + static_cast<long>(o.configurations) * o.separation_sweeps;
   double update_seconds = 0;
   std::vector<double> production;
+  bool engine_loaded = false;  // whether the engine holds u
   for (long step = 0; step < total; ++step) {
     const long sweep = o.first_sweep + step;
     SweepRecord record;
     record.sweep = sweep;
     record.thermalisation = step < o.thermalisation_sweeps;
     auto t0 = std::chrono::steady_clock::now();
-    HeatbathSweep(u, o.beta, o.seed, static_cast<std::uint64_t>(sweep));
+    if (engine != nullptr) {
+      if (!engine_loaded) engine->Load(u);
+      engine_loaded = true;
+      engine->Heatbath(o.beta, o.seed, static_cast<std::uint64_t>(sweep));
+    } else {
+      HeatbathSweep(u, o.beta, o.seed, static_cast<std::uint64_t>(sweep));
+    }
     record.heatbath_seconds = SecondsSince(t0);
     t0 = std::chrono::steady_clock::now();
-    for (int k = 0; k < o.overrelaxation_steps; ++k) OverrelaxationSweep(u);
-    if ((sweep + 1) % o.reunitarize_every == 0) ReunitarizeField(u);
+    for (int k = 0; k < o.overrelaxation_steps; ++k) {
+      if (engine != nullptr) {
+        engine->Overrelax();
+      } else {
+        OverrelaxationSweep(u);
+      }
+    }
+    if (engine != nullptr) engine->Store(u);
+    if ((sweep + 1) % o.reunitarize_every == 0) {
+      ReunitarizeField(u);
+      engine_loaded = false;  // the engine's copy is stale
+    }
     record.overrelaxation_seconds = SecondsSince(t0);
     update_seconds += record.heatbath_seconds + record.overrelaxation_seconds;
 

@@ -69,13 +69,42 @@ struct QuenchedSummary {
 // Called with each configuration to be saved, its index k and the sweep after which it was taken.
 using ConfigurationSink = std::function<void(const GaugeField<double>& u, int index, long sweep)>;
 
+// Who carries out the sweeps (heatbath.h's HeatbathSweep and OverrelaxationSweep on a field of its own): the
+// CPU (CpuSweeps, the default) or another backend holding the field elsewhere (gpu/gpu_heatbath.h). An engine
+// must produce the CPU's field bit for bit; the driver keeps everything else (the start, reunitarisation,
+// measurements, saving) on the host. Per sweep the driver calls Load (when the host field changed: at the start
+// and after a reunitarisation), Heatbath once, Overrelax overrelaxation_steps times, then Store.
+class SweepEngine {
+ public:
+  virtual ~SweepEngine() = default;
+  virtual void Load(const GaugeField<double>& u) = 0;   // the engine's field := u
+  virtual void Heatbath(double beta, std::uint64_t seed, std::uint64_t sweep) = 0;
+  virtual void Overrelax() = 0;
+  virtual void Store(GaugeField<double>& u) = 0;        // u := the engine's field
+  virtual std::string Describe() const = 0;             // e.g. "CPU, 16 OpenMP threads"
+};
+
+// The CPU engine: heatbath.h's sweeps on a field it holds.
+class CpuSweeps : public SweepEngine {
+ public:
+  void Load(const GaugeField<double>& u) override { u_ = u; }
+  void Heatbath(double beta, std::uint64_t seed, std::uint64_t sweep) override;
+  void Overrelax() override;
+  void Store(GaugeField<double>& u) override { u = u_; }
+  std::string Describe() const override;
+
+ private:
+  GaugeField<double> u_{Lattice(2, 2, 2, 2)};
+};
+
 // Runs the ensemble. `log` receives the parameters, progress lines and a summary; `sink` (may be empty)
 // receives the configurations. The final field is left in *final_field if non-null. If initial_field is
 // non-null the run starts from it (its lattice must be options.extents and hot_start must be false)
-// instead of a cold or hot start.
+// instead of a cold or hot start. `engine` carries out the sweeps (null: the CPU, updating the driver's field
+// in place without copies); the configurations do not depend on it.
 QuenchedSummary GenerateQuenched(const QuenchedOptions& options, std::ostream& log, const ConfigurationSink& sink,
                                  GaugeField<double>* final_field = nullptr,
-                                 const GaugeField<double>* initial_field = nullptr);
+                                 const GaugeField<double>* initial_field = nullptr, SweepEngine* engine = nullptr);
 
 // The parameters as "key = value" lines (also what the run prints first); `given_start` says the run
 // starts from a given field rather than a cold or hot start.
