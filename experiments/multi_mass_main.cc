@@ -41,6 +41,7 @@
 #include "experiments/fermion_action.h"
 #include "experiments/plot_runner.h"
 #include "experiments/quenched_ensemble.h"
+#include "experiments/sweep_engine.h"
 #include "experiments/text_format.h"
 #include "gpu/gpu_backend.h"
 #include "reference/cli/command_line.h"
@@ -224,7 +225,8 @@ int Main(int argc, char** argv) {
     u = ReadGaugeConfiguration(UserPath(o.config).string()).field;
     links = "read from " + o.config;
   } else {
-    const Ensemble e = LoadOrGenerateEnsemble(o.ensemble, output.string(), std::cout);
+    const std::unique_ptr<SweepEngine> sweeps_on = MakeSweepEngine(backend);  // generation follows --backend
+    const Ensemble e = LoadOrGenerateEnsemble(o.ensemble, output.string(), std::cout, sweeps_on.get());
     u = e.members.front().u;
     links = "quenched " + o.ensemble.Tag() + " (" + (e.generated ? "generated" : "cached") + ")";
   }

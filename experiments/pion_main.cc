@@ -65,6 +65,7 @@
 #include "experiments/inverse_norm.h"
 #include "experiments/plot_runner.h"
 #include "experiments/propagator_driver.h"
+#include "experiments/sweep_engine.h"
 #include "experiments/text_format.h"
 #include "gpu/device_buffer.h"
 #include "reference/clover.h"
@@ -410,7 +411,8 @@ struct Configuration {
 // file, or the same seed: the generator's result does not depend on the machine or the thread count), so
 // all hold the same field; only rank 0 writes the cache. Each rank decides whether the cache exists before a
 // barrier and rank 0 writes it only after it, so no rank reads a file that is being written.
-Configuration LoadOrGenerate(const Options& o, const fs::path& output, comm::Communicator* communicator) {
+Configuration LoadOrGenerate(const Options& o, const fs::path& output, comm::Communicator* communicator,
+                             SweepEngine* sweeps_on) {
   const bool root = communicator == nullptr || communicator->rank() == 0;
   if (!o.config.empty()) {
     const fs::path path = UserPath(o.config);
@@ -437,7 +439,7 @@ Configuration LoadOrGenerate(const Options& o, const fs::path& output, comm::Com
   std::cout << "configuration: generating (quenched SU(3), Wilson plaquette action, cold start):\n";
   GaugeField<double> field(Lattice(g.extents));
   const QuenchedSummary summary = GenerateQuenched(
-      g, std::cout, [&](const GaugeField<double>& u, int, long) { field = u; });
+      g, std::cout, [&](const GaugeField<double>& u, int, long) { field = u; }, nullptr, nullptr, sweeps_on);
   if (!root) return {std::move(field), "generated in " + Fixed(summary.seconds, 1) + " s (on every rank)"};
   NerscWriteOptions write;
   write.ensemble_id = name.str();
@@ -555,7 +557,8 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
             << "output directory: " << output.string() << "\n\n";
 
   // Configuration.
-  Configuration config = LoadOrGenerate(o, output, partitioned ? communicator : nullptr);
+  const std::unique_ptr<SweepEngine> sweeps_on = experiments::MakeSweepEngine(backend);  // generation follows --backend
+  Configuration config = LoadOrGenerate(o, output, partitioned ? communicator : nullptr, sweeps_on.get());
   const GaugeField<double>& u = config.field;
   const Lattice& lattice = u.lattice();
   CheckGrid(o.grid, lattice.extents());  // a --config file's lattice is known only now

@@ -37,7 +37,8 @@ double Ensemble::MeanPlaquette() const {
   return sum / static_cast<double>(members.size());
 }
 
-Ensemble LoadOrGenerateEnsemble(const EnsembleSpec& spec, const std::string& directory, std::ostream& log) {
+Ensemble LoadOrGenerateEnsemble(const EnsembleSpec& spec, const std::string& directory, std::ostream& log,
+                                SweepEngine* sweeps_on) {
   ValidateQuenchedOptions(spec.generator);
   const auto start = std::chrono::steady_clock::now();
   const std::filesystem::path dir = std::filesystem::path(directory) / spec.Tag();
@@ -78,7 +79,7 @@ Ensemble LoadOrGenerateEnsemble(const EnsembleSpec& spec, const std::string& dir
       ensemble.members.push_back({ReadNersc(path).field, sweep + 1, path, MeasurePlaquette(u).total});
       log << "ensemble: saved configuration " << index << " (after sweep " << sweep + 1 << ") to " << path << "\n";
     };
-    const QuenchedSummary summary = GenerateQuenched(options, log, sink);
+    const QuenchedSummary summary = GenerateQuenched(options, log, sink, nullptr, nullptr, sweeps_on);
     WritePlaquetteHistoryCsv((dir / "plaquette.csv").string(), summary.history);
     ensemble.generated = true;
   }

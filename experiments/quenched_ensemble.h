@@ -50,6 +50,8 @@ struct Ensemble {
 
 // Reads the configurations from <directory>/<Tag()> if all are there, else generates the chain and writes
 // them. `log` gets what was done.
-Ensemble LoadOrGenerateEnsemble(const EnsembleSpec& spec, const std::string& directory, std::ostream& log);
+// `sweeps_on` runs the generator's sweeps (sweep_engine.h; null: the CPU); the configurations do not depend on it.
+Ensemble LoadOrGenerateEnsemble(const EnsembleSpec& spec, const std::string& directory, std::ostream& log,
+                                SweepEngine* sweeps_on = nullptr);
 
 }  // namespace lqcd::experiments

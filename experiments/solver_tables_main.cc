@@ -39,6 +39,7 @@
 #include "experiments/fermion_action.h"
 #include "experiments/paper_solvers.h"
 #include "experiments/quenched_ensemble.h"
+#include "experiments/sweep_engine.h"
 #include "reference/cli/command_line.h"
 #include "reference/lattice.h"
 #include "reference/cli/machine_info.h"
@@ -476,7 +477,9 @@ int Run(const Options& o, const BackendChoice& backend) {
             << "compiler: " << __VERSION__ << "\n"
             << params.str() << std::flush;
 
-  const Ensemble ensemble = LoadOrGenerateEnsemble(o.ensemble, (std::filesystem::path(o.out) / "ensemble").string(), std::cout);
+  const std::unique_ptr<SweepEngine> sweeps_on = MakeSweepEngine(backend);  // generation follows --backend
+  const Ensemble ensemble =
+      LoadOrGenerateEnsemble(o.ensemble, (std::filesystem::path(o.out) / "ensemble").string(), std::cout, sweeps_on.get());
   std::cout << "ensemble: mean plaquette " << std::setprecision(8) << ensemble.MeanPlaquette() << " ("
             << std::setprecision(3) << ensemble.seconds << " s)\n";
 
