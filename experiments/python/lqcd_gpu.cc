@@ -48,6 +48,7 @@
 #include "gpu/event_timer.h"
 #include "gpu/gpu_backend.h"
 #include "gpu/gpu_clover.h"
+#include "gpu/gpu_heatbath.h"
 #include "gpu/wilson_dslash.h"
 #include "reference/clover.h"
 #include "reference/gauge_field.h"
@@ -269,6 +270,11 @@ py::tuple OutcomeTuple(SpinorField<double> x, const experiments::SolveOutcome& o
 }
 
 }  // namespace
+
+std::unique_ptr<SweepEngine> MakeGpuSweeps() {
+  RequireDevice("generate_quenched(backend='gpu')");
+  return std::make_unique<gpu::GpuSweeps>();
+}
 
 void BindGpu(py::module_& m) {
   py::module_ g = m.def_submodule(

@@ -102,7 +102,7 @@ def test_availability_is_reported_and_every_entry_point_refuses_without_a_device
     calls = [lambda: gpu.device(), lambda: gpu.copy_bandwidth(), lambda: gpu.DeviceLinks(hot),
              lambda: gpu.DeviceSpinor(psi), lambda: gpu.DeviceSpinor.zeros(lat),
              lambda: gpu.DeviceClover(lqcd.CloverField(hot, lqcd.CloverParams(mass=0.1))),
-             lambda: gpu.Solver(hot)]
+             lambda: gpu.Solver(hot), lambda: lqcd.generate_quenched(lat, 6.0, 1, 1, backend="gpu")]
     for call in calls:
         with pytest.raises(RuntimeError, match="no usable GPU"):
             call()
@@ -190,6 +190,18 @@ def test_bad_input_raises_before_any_device_work(lat, hot):
         gpu.hopping_parity(gpu.DeviceLinks(hot), other)
     with pytest.raises(ValueError, match="full-lattice|needs full"):
         gpu.wilson(gpu.DeviceLinks(hot), even, lqcd.WilsonParams(mass=0.1))
+
+
+@needs_gpu
+def test_generate_quenched_on_the_gpu_is_the_cpu_chain():
+    lat = lqcd.Lattice(4, 4, 4, 8)
+    for hot in (False, True):
+        cpu, p_cpu = lqcd.generate_quenched(lat, beta=5.8, seed=9, sweeps=3, hot_start=hot)
+        lines = []
+        gpu_u, p_gpu = lqcd.generate_quenched(lat, beta=5.8, seed=9, sweeps=3, hot_start=hot, backend="gpu",
+                                              progress=lines.append)
+        assert np.array_equal(cpu.links, gpu_u.links) and p_cpu == p_gpu       # bit for bit
+        assert any(line.startswith("sweeps on = GPU") for line in lines)
 
 
 # ---- operators against the oracle ----------------------------------------------------------------------------

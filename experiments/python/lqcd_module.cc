@@ -774,7 +774,8 @@ PYBIND11_MODULE(lqcd, m) {
   m.def("generate_quenched",
         [](const Lattice& lattice, double beta, std::uint64_t seed, int sweeps, bool hot_start,
            int overrelaxation_steps, std::optional<GaugeField<double>> initial_field, long first_sweep,
-           py::object progress, int progress_every) {
+           py::object progress, int progress_every, const std::string& backend) {
+          if (backend != "cpu" && backend != "gpu") Fail("generate_quenched: backend must be 'cpu' or 'gpu', got '" + backend + "'");
           QuenchedOptions o;
           o.extents = lattice.extents();
           o.beta = beta;
@@ -794,10 +795,12 @@ PYBIND11_MODULE(lqcd, m) {
             }
           }
           GaugeField<double> u(lattice);
+          const std::unique_ptr<SweepEngine> engine = backend == "gpu" ? MakeGpuSweeps() : nullptr;
           ProgressLines lines(progress);
           QuenchedSummary summary = NoGil([&] {
             std::ostream log(&lines);
-            return GenerateQuenched(o, log, ConfigurationSink(), &u, initial_field ? &*initial_field : nullptr);
+            return GenerateQuenched(o, log, ConfigurationSink(), &u, initial_field ? &*initial_field : nullptr,
+                                    engine.get());
           });
           std::vector<double> history;
           for (const SweepRecord& r : summary.history) history.push_back(r.plaquette);
@@ -809,10 +812,11 @@ PYBIND11_MODULE(lqcd, m) {
         "Continuing a chain: initial_field (instead of a cold or hot start) and first_sweep, the number of the "
         "first sweep (sweep s uses random stream s): n sweeps, then m more from that field with first_sweep = n, "
         "give the field of n + m sweeps bit for bit. progress: None, or a callable given each line of the "
-        "generator's log (its parameters, a line every `progress_every` sweeps, the summary).",
+        "generator's log (its parameters, a line every `progress_every` sweeps, the summary). backend='gpu' runs "
+        "the sweeps on the GPU (gpu/gpu_heatbath.h): the same field bit for bit, RuntimeError without a GPU.",
         py::arg("lattice"), py::arg("beta"), py::arg("seed"), py::arg("sweeps"), py::arg("hot_start") = false,
         py::arg("overrelaxation_steps") = 4, py::arg("initial_field") = py::none(), py::arg("first_sweep") = 0,
-        py::arg("progress") = py::none(), py::arg("progress_every") = 1);
+        py::arg("progress") = py::none(), py::arg("progress_every") = 1, py::arg("backend") = "cpu");
 
   // ---- Pion correlator (reference/observables/) ----
 

@@ -515,6 +515,9 @@ def test_long_calls_report_progress_and_pass_on_the_callbacks_errors(lat, hot):
     assert all("converged" in s for s in solves)
     assert np.array_equal(c, lqcd.pion_correlator(hot, lqcd.WilsonParams(mass=0.5)))
 
+    with pytest.raises(ValueError, match="backend must be"):
+        lqcd.generate_quenched(lqcd.Lattice(4, 4, 4, 4), beta=6.0, seed=3, sweeps=1, backend="tpu")
+
     class Stop(Exception):
         pass
 

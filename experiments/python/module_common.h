@@ -5,12 +5,14 @@
 
 #include <pybind11/pybind11.h>
 
+#include <memory>
 #include <stdexcept>
 #include <streambuf>
 #include <string>
 #include <utility>
 
 #include "reference/clover.h"
+#include "reference/ensemble/quenched_generator.h"
 #include "reference/fermion_boundary.h"
 #include "reference/gamma.h"
 #include "reference/lattice.h"
@@ -114,5 +116,9 @@ class ProgressLines : public std::streambuf {
 
 // Adds the submodule `lqcd.gpu` (lqcd_gpu.cc) to the module.
 void BindGpu(py::module_& m);
+
+// The GPU's quenched sweeps (gpu/gpu_heatbath.h) for generate_quenched(backend="gpu"); RuntimeError without a
+// usable GPU. Defined in lqcd_gpu.cc, so that the CPU half includes nothing of gpu/.
+std::unique_ptr<SweepEngine> MakeGpuSweeps();
 
 }  // namespace lqcd::python
