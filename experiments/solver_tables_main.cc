@@ -14,7 +14,9 @@
 //   4. every solver (experiments/paper_solvers.h, or --solvers) on every configuration, Gaussian source and
 //      mass, from x = 0, solves run concurrently on --threads threads (one solve per thread).
 // Output files (in --out): solves.csv (one row per solve), spectroscopy.csv (correlators), masses.csv,
-// run_summary.csv (key,value), run_info.txt, and the ensemble cache.
+// run_summary.csv (key,value), run_info.txt, and the ensemble cache. Each finished solve also goes to
+// solves.journal (solve_journal.h) at once, so that a run interrupted part way resumes: started again with the
+// same options, it takes the journal's solves and does the rest (--stop-after=N interrupts on purpose, exit 3).
 // Bad options print the problem and the usage and exit with status 2; a failure inside exits with 1.
 #include <algorithm>
 #include <atomic>
@@ -39,6 +41,7 @@
 #include "experiments/fermion_action.h"
 #include "experiments/paper_solvers.h"
 #include "experiments/quenched_ensemble.h"
+#include "experiments/solve_journal.h"
 #include "experiments/sweep_engine.h"
 #include "reference/cli/command_line.h"
 #include "reference/lattice.h"
@@ -74,6 +77,7 @@ struct Options {
   int threads = 0;
   BackendKind backend = BackendKind::kAuto;
   VerifyOn verify = VerifyOn::kAuto;
+  int stop_after = 0;  // > 0: stop after that many solves of this invocation (tests of the resume)
 };
 
 // Parses and checks every flag (nothing expensive happens before it returns). False: --help was printed.
@@ -133,6 +137,8 @@ bool ParseOptions(int argc, char** argv, Options* out) {
   flags.Choice<VerifyOn>("verify", &o.verify,
                          {{"auto", VerifyOn::kAuto}, {"host", VerifyOn::kHost}, {"device", VerifyOn::kDevice}},
                          "where true residuals are recomputed in double (auto: device on the GPU, host on the CPU)");
+  flags.Int("stop-after", &o.stop_after, 0, 100000000,
+            "stop after N solves of this invocation as if interrupted (0: never); the next run resumes");
   if (!flags.Parse(argc, argv, std::cout)) return false;
   if (o.out.empty()) throw std::invalid_argument("--out=DIR is required");
   g.hot_start = start == "hot";
@@ -450,9 +456,22 @@ struct Task {
 };
 
 struct SolveRow {
-  SolveOutcome outcome;
+  std::string text;  // the solves.csv line, without its newline
+  bool converged = false;
   bool done = false;
 };
+
+// Everything that determines a run's solves: a journal of another key is not resumed (solve_journal.h).
+std::string RunKey(const Options& o, const BackendChoice& backend, const std::vector<double>& masses) {
+  std::ostringstream key;
+  key << std::hexfloat << "ensemble " << o.ensemble.Tag() << "; sources " << o.sources << "; tolerance " << o.tolerance
+      << "; max_iterations " << o.max_iterations << "; backend " << ToString(backend.kind) << "; verify "
+      << ToString(backend.verify) << "; masses";
+  for (double m : masses) key << " " << m;
+  key << "; solvers";
+  for (const SolverSpec& v : o.solvers) key << " " << v.Name();
+  return key.str();
+}
 
 int Run(const Options& o, const BackendChoice& backend) {
   const auto start = std::chrono::steady_clock::now();
@@ -536,52 +555,82 @@ int Run(const Options& o, const BackendChoice& backend) {
             << (pool.gpu() ? std::string("the GPU") : std::to_string(o.threads) + " threads") << "\n"
             << std::flush;
 
+  // Resume: the solves an interrupted run of the same key finished are taken from its journal.
+  SolveJournal journal((std::filesystem::path(o.out) / "solves.journal").string(), RunKey(o, backend, masses));
+  auto task_key = [&](const Task& t) {
+    return "config " + std::to_string(t.config) + " source " + std::to_string(t.source) + " mass " +
+           std::to_string(t.mass_index) + " " + o.solvers[t.variant].Name();
+  };
   std::vector<SolveRow> rows(tasks.size());
-  std::atomic<int> finished{0};
+  std::vector<int> pending;
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const auto found = journal.entries().find(task_key(tasks[i]));
+    if (found == journal.entries().end()) {
+      pending.push_back(static_cast<int>(i));
+    } else {
+      rows[i] = SolveRow{found->second.row, found->second.converged, true};
+    }
+  }
+  std::cout << "journal: " << journal.note() << "; " << pending.size() << " solves to do\n" << std::flush;
+
+  // The solves.csv line of a finished task.
+  auto row_text = [&](const Task& t, const SolveOutcome& outcome) {
+    const SolverSpec& v = o.solvers[t.variant];
+    const solvers::SolveResult& r = outcome.result;
+    const double m = masses[t.mass_index];
+    std::ostringstream f;
+    f << t.config << "," << ensemble.members[t.config].sweep << "," << t.source << "," << SourceSeed(t.config, t.source)
+      << "," << t.mass_index << "," << Num(m) << "," << Num(1 / (2 * (4 + m))) << "," << Num(fractions[t.mass_index])
+      << "," << Num(have_mc ? m - critical.critical_mass : std::nan("")) << "," << PaperTable(v) << ","
+      << MethodLabel(v) << "," << PrecisionLabel(v) << "," << v.ParameterName() << "," << Num(v.parameter) << ","
+      << r.iterations << "," << r.krylov_iterations << "," << r.high_precision_updates << "," << r.restarts << ","
+      << r.operator_applications << "," << r.low_precision_applications << "," << Num(outcome.true_residual) << ","
+      << Num(r.iterated_residual) << "," << Num(r.seconds) << "," << Num(r.seconds > 0 ? r.flops / r.seconds * 1e-9 : 0)
+      << "," << solvers::ToString(r.status) << "," << Cell(r.reason) << "," << v.Name() << "," << ToString(backend.kind);
+    return f.str();
+  };
+
+  std::atomic<int> finished{static_cast<int>(tasks.size() - pending.size())}, solved{0};
+  std::atomic<bool> stopped{false};
   const auto solve_start = std::chrono::steady_clock::now();
-  RunParallel(static_cast<int>(tasks.size()), pool.Threads(o.threads), [&](int i) {
+  RunParallel(static_cast<int>(pending.size()), pool.Threads(o.threads), [&](int p) {
+    if (stopped) return;
+    const int i = pending[p];
     const Task& t = tasks[i];
     const GaugeField<double>& u = ensemble.members[t.config].u;
     SpinorField<double> b(u.lattice());
     FillGaussian(b, SourceSeed(t.config, t.source));
     SpinorField<double> x(u.lattice());
-    rows[i].outcome = pool.Solve(t.config, WilsonAt(masses[t.mass_index]), o.solvers[t.variant], b, x);
-    rows[i].done = true;
-    const solvers::SolveResult& r = rows[i].outcome.result;
+    const SolveOutcome outcome = pool.Solve(t.config, WilsonAt(masses[t.mass_index]), o.solvers[t.variant], b, x);
+    const solvers::SolveResult& r = outcome.result;
+    rows[i] = SolveRow{row_text(t, outcome), r.converged(), true};
+    journal.Record(task_key(t), r.converged(), rows[i].text);
+    if (o.stop_after > 0 && ++solved >= o.stop_after) stopped = true;
     std::lock_guard<std::mutex> lock(log_mutex);
     std::cout << "[" << std::setw(4) << ++finished << "/" << tasks.size() << "] m = " << std::setprecision(6)
               << masses[t.mass_index] << " cfg " << t.config << " src " << t.source << "  " << std::left
               << std::setw(34) << o.solvers[t.variant].Name() << std::right << " " << std::setw(11)
               << solvers::ToString(r.status) << "  it " << std::setw(5) << r.iterations << "  upd " << std::setw(3)
               << r.high_precision_updates << "  res " << std::scientific << std::setprecision(2)
-              << rows[i].outcome.true_residual << std::defaultfloat << "  " << std::setprecision(3) << r.seconds
-              << " s\n"
+              << outcome.true_residual << std::defaultfloat << "  " << std::setprecision(3) << r.seconds << " s\n"
               << std::flush;
   });
   const double solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - solve_start).count();
+  if (stopped) {
+    std::cout << "solver_tables: stopped after " << solved << " solves (--stop-after); " << finished << " of "
+              << tasks.size() << " are in " << o.out << "/solves.journal: run again with the same options to resume\n";
+    return 3;
+  }
 
   {
     std::ofstream f(std::filesystem::path(o.out) / "solves.csv");
     f << "config,config_sweep,source,source_seed,mass_index,mass,kappa,mass_fraction,m_minus_mc,table,solver,precision,"
          "parameter_name,parameter,iterations,krylov_iterations,updates,restarts,operator_applications,"
          "low_precision_applications,true_residual,iterated_residual,seconds,gflops,status,reason,spec,backend\n";
-    for (std::size_t i = 0; i < tasks.size(); ++i) {
-      const Task& t = tasks[i];
-      const SolverSpec& v = o.solvers[t.variant];
-      const solvers::SolveResult& r = rows[i].outcome.result;
-      const double m = masses[t.mass_index];
-      f << t.config << "," << ensemble.members[t.config].sweep << "," << t.source << ","
-        << SourceSeed(t.config, t.source) << "," << t.mass_index << "," << Num(m) << "," << Num(1 / (2 * (4 + m)))
-        << "," << Num(fractions[t.mass_index]) << "," << Num(have_mc ? m - critical.critical_mass : std::nan("")) << ","
-        << PaperTable(v) << "," << MethodLabel(v) << "," << PrecisionLabel(v) << "," << v.ParameterName()
-        << "," << Num(v.parameter) << "," << r.iterations << "," << r.krylov_iterations << ","
-        << r.high_precision_updates << "," << r.restarts << "," << r.operator_applications << ","
-        << r.low_precision_applications << "," << Num(rows[i].outcome.true_residual) << ","
-        << Num(r.iterated_residual) << "," << Num(r.seconds) << ","
-        << Num(r.seconds > 0 ? r.flops / r.seconds * 1e-9 : 0) << "," << solvers::ToString(r.status) << ","
-        << Cell(r.reason) << "," << v.Name() << "," << ToString(backend.kind) << "\n";
-    }
+    for (const SolveRow& row : rows) f << row.text << "\n";
+    if (!f.flush()) throw std::runtime_error("cannot write " + o.out + "/solves.csv");
   }
+  journal.Finish();
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   {
     std::ofstream f(std::filesystem::path(o.out) / "run_summary.csv");
@@ -656,7 +705,7 @@ int Run(const Options& o, const BackendChoice& backend) {
   std::cout << "solver_tables: " << tasks.size() << " solves in " << std::setprecision(4) << solve_seconds
             << " s; total " << total << " s; wrote " << o.out << "/{solves,masses,run_summary}.csv\n";
   int failed = 0;
-  for (const SolveRow& r : rows) failed += r.outcome.result.converged() ? 0 : 1;
+  for (const SolveRow& r : rows) failed += r.converged ? 0 : 1;
   if (failed > 0) std::cout << "solver_tables: " << failed << " solves did not converge (status in solves.csv)\n";
   return 0;
 }

@@ -5,8 +5,9 @@ the report turns into tables and a PNG.
 Checks: the CSV is well formed (header, one row per solve, every variant at every mass), every solve
 converged with a true residual (recomputed in double by the program) <= eps = 1e-12, the iteration
 bookkeeping of each method (k + l for reliable updates, restarts for defect correction), a rerun reads the
-cached configuration and reproduces every iteration count, and bad options exit with status 1 and one
-line naming the option, before any work."""
+cached configuration and reproduces every iteration count, a run stopped part way (--stop-after) resumes from
+its journal to the same rows, and bad options exit with status 1 and one line naming the option, before any
+work."""
 import csv
 import os
 import subprocess
@@ -86,6 +87,34 @@ class TinyRunTest(unittest.TestCase):
             again = list(csv.DictReader(f))
         self.assertEqual([r["iterations"] for r in again], [r["iterations"] for r in self.rows])
         self.assertEqual([r["true_residual"] for r in again], [r["true_residual"] for r in self.rows])
+
+    def test_an_interrupted_run_resumes_where_it_stopped(self):
+        resumed_dir = os.path.join(self.dir, "resumed")
+        os.makedirs(resumed_dir)
+        os.symlink(os.path.join(self.dir, "ensemble"), os.path.join(resumed_dir, "ensemble"))
+        stopped = run(TINY + ["--out=" + resumed_dir, "--stop-after=5"])
+        self.assertEqual(stopped.returncode, 3, stopped.stderr)
+        self.assertIn("stopped after", stopped.stdout)
+        self.assertFalse(os.path.exists(os.path.join(resumed_dir, "solves.csv")))
+        self.assertTrue(os.path.exists(os.path.join(resumed_dir, "solves.journal")))
+        resumed = run(TINY + ["--out=" + resumed_dir])
+        self.assertEqual(resumed.returncode, 0, resumed.stderr)
+        done_before = int(resumed.stdout.split("journal: resumed ")[1].split()[0])
+        self.assertGreaterEqual(done_before, 5)  # with 2 threads, a sixth solve may have finished too
+        self.assertIn("%d solves to do" % (28 - done_before), resumed.stdout)
+        self.assertFalse(os.path.exists(os.path.join(resumed_dir, "solves.journal")))  # complete: removed
+        with open(os.path.join(resumed_dir, "solves.csv"), newline="") as f:
+            again = list(csv.DictReader(f))
+        # The same rows in the same order as the uninterrupted run, timings apart.
+        timing = ("seconds", "gflops")
+        strip = lambda rows: [{k: v for k, v in r.items() if k not in timing} for r in rows]
+        self.assertEqual(strip(again), strip(self.rows))
+        # A journal of other options is not resumed.
+        other = run(TINY + ["--out=" + resumed_dir, "--stop-after=1", "--tolerance=1e-11"])
+        self.assertEqual(other.returncode, 3, other.stderr)
+        changed = run(TINY + ["--out=" + resumed_dir])
+        self.assertEqual(changed.returncode, 0, changed.stderr)
+        self.assertIn("journal: discarded a journal of another run", changed.stdout)
 
     def test_report_writes_tables_and_png(self):
         md, png = solver_tables_report.report(self.dir)
