@@ -45,6 +45,20 @@ std::vector<SolverSpec> PaperSolvers() {
   return v;
 }
 
+std::vector<SolverSpec> PaperGpuSolvers() {
+  std::vector<SolverSpec> v;
+  for (const char* s : {"cg", "bicgstab", "bicgstab-dc:half/12:1e-1", "bicgstab-dc:half/12:1e-2",
+                        "bicgstab-dc:single/8:1e-3", "bicgstab-dc:single/8:1e-4", "bicgstab-dc:single/8:1e-5",
+                        "bicgstab-dc:single/12:1e-5", "bicgstab-dc:single/12:1e-6", "bicgstab-reliable:half/12:1e-1",
+                        "bicgstab-reliable:half/12:1e-2", "bicgstab-reliable:half/12:1e-3",
+                        "bicgstab-reliable:single/8:1e-1", "bicgstab-reliable:single/8:1e-2",
+                        "bicgstab-reliable:single/8:1e-3", "bicgstab-reliable:single/12:1e-2",
+                        "bicgstab-reliable:single/12:1e-3"}) {
+    v.push_back(SolverSpec::Parse(s));
+  }
+  return v;
+}
+
 std::vector<SolverSpec> DefaultSolvers() {
   std::vector<SolverSpec> v;
   for (const SolverSpec& s : PaperSolvers()) {

@@ -12,6 +12,8 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "experiments/quenched_ensemble.h"
@@ -60,6 +62,23 @@ TEST(PaperSolvers, PaperColumns) {
   EXPECT_EQ(per_table[4], 6);
   EXPECT_EQ(per_table[5], 6);
   EXPECT_EQ(half, 5);  // Table 4: eps_in 1e-1, 1e-2; Table 5: delta 1e-1, 1e-2, 1e-3
+}
+
+TEST(PaperSolvers, PaperGpuColumnsAreThePapersHeaders) {
+  // (table, precision label, parameter) of each of the paper's GPU columns, in its order.
+  const std::vector<std::tuple<int, std::string, double>> expected = {
+      {3, "double", 0},       {3, "double", 0},       {4, "half/12", 1e-1},   {4, "half/12", 1e-2},
+      {4, "single/8", 1e-3},  {4, "single/8", 1e-4},  {4, "single/8", 1e-5},  {4, "single/12", 1e-5},
+      {4, "single/12", 1e-6}, {5, "half/12", 1e-1},   {5, "half/12", 1e-2},   {5, "half/12", 1e-3},
+      {5, "single/8", 1e-1},  {5, "single/8", 1e-2},  {5, "single/8", 1e-3},  {5, "single/12", 1e-2},
+      {5, "single/12", 1e-3}};
+  const std::vector<SolverSpec> v = PaperGpuSolvers();
+  ASSERT_EQ(v.size(), expected.size());
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    EXPECT_EQ(PaperTable(v[k]), std::get<0>(expected[k])) << v[k].Name();
+    EXPECT_EQ(PrecisionLabel(v[k]), std::get<1>(expected[k])) << v[k].Name();
+    EXPECT_EQ(v[k].parameter, std::get<2>(expected[k])) << v[k].Name();
+  }
 }
 
 TEST(PaperSolvers, DefaultDropsTwoSingleDefectCorrectionColumns) {

@@ -126,7 +126,8 @@ bool ParseOptions(int argc, char** argv, Options* out) {
   flags.Section("Solvers");
   flags.Custom("solvers", "SPEC,...", "the paper's columns without single eps_in = 1e-4, 1e-6",
                "solver specs (solvers/solver_spec.h: <solver>[:<precision>[/<links>][/gf]][:<parameter>], e.g. "
-               "bicgstab-reliable:half/12:0.1), or \"paper\" for all the paper's columns (experiments/paper_solvers.h)",
+               "bicgstab-reliable:half/12:0.1), \"paper\" for all the paper's columns with 18-real links, or \"paper-gpu\" "
+               "for its GPU columns (Half 12, Single 8, Single 12; experiments/paper_solvers.h)",
                [&](const std::string& v) { solvers_text = v; });
   flags.Double("tolerance", &o.tolerance, "eps of the tables", command_line::Range::Open(0, 1));
   flags.Int("max-iterations", &o.max_iterations, 1, 100000000, "iteration budget per solve, paper counting");
@@ -146,6 +147,8 @@ bool ParseOptions(int argc, char** argv, Options* out) {
     o.solvers.clear();
     if (solvers_text == "paper") {
       o.solvers = PaperSolvers();
+    } else if (solvers_text == "paper-gpu") {
+      o.solvers = PaperGpuSolvers();
     } else {
       for (const std::string& text : command_line::SplitList("solvers", solvers_text)) {
         try {

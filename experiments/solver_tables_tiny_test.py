@@ -135,6 +135,8 @@ class TinyRunTest(unittest.TestCase):
                                   (["--solvers=bicgstab,,cg"], "--solvers: empty item"),
                                   (["--solvers=bicgstab-reliable:half/12:0.1", "--backend=cpu"],
                                    "the cpu backend does not store 12 reals per link"),
+                                  (["--solvers=paper-gpu", "--backend=cpu"],
+                                   "the cpu backend does not store 12 reals per link"),
                                   (["--verify=device", "--backend=cpu"], "--verify=device needs the GPU backend"),
                                   (["--critical-mass=-1"], "--critical-mass and --strange-mass go together"),
                                   (["--critical-mass=-1", "--strange-mass=-1.5"], "--strange-mass must exceed"),
@@ -159,7 +161,8 @@ class TinyRunTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0)
         for needle in ("--out=DIR", "--lattice=LXxLYxLZxLT", "(default: 6x6x6x12)", "--solvers=SPEC,...",
                        "--tolerance=X", "(default: 1e-12)", "--max-iterations=N", "(default: 2000)",
-                       "--backend=auto|cpu|gpu", "--mass-fractions=X,...", "--critical-mass=X"):
+                       "--backend=auto|cpu|gpu", "--mass-fractions=X,...", "--critical-mass=X", "paper-gpu",
+                       "--stop-after=N"):
             self.assertIn(needle, result.stdout)
 
 
