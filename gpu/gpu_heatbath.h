@@ -5,12 +5,14 @@
 //
 // Host-only header (no CUDA types). Implemented in gpu_heatbath.cu.
 //
-// Why bit identity holds (each point is pinned by a test: the CPU ones in reference/ensemble, the GPU ones in
-// gpu_heatbath_test):
+// Why bit identity holds (each point is pinned by a test: the CPU ones in reference/ensemble, heatbath_math_test
+// (the kernels' source, heatbath_math.cuh, compiled for the host and compared with the CPU functions bit for bit,
+// in CI without a GPU), and gpu_heatbath_test on a GPU):
 //   - Every operation is an IEEE-754 double operation in the order the CPU performs it: additions, products,
 //     divisions and square roots are correctly rounded on both; the kernels are compiled with --fmad=false (no
 //     fused multiply-adds, which x86-64's baseline instruction set, the CPU build's, does not have either); the
-//     elementary functions are portable_math.h's series, transcribed (frexp, ldexp, floor exact on both).
+//     elementary functions are portable_math.h's series, transcribed (frexp, ldexp, floor exact on both). The
+//     transcription is __host__ __device__ code (heatbath_math.cuh), so its host build is tested on any machine.
 //   - std::complex<double> arithmetic as libstdc++ does it without -ffast-math: (a + ib)(c + id) =
 //     (ac - bd) + i(ad + bc), |z|^2 = x x + y y, real * complex componentwise.
 //   - Eigen's 3x3 products sum their three terms in an order that depends on the left factor's storage: for a
