@@ -205,6 +205,20 @@ TEST(Reproducibility, SameSeedSameFieldForOneAndTwoThreads) {
   EXPECT_GT((one.links()[0] - other.links()[0]).norm(), 0.1);
 }
 
+// MeasurePlaquette computes a plane's plaquettes on all threads and sums them in site order on one
+// (plaquette.h): the same bits for one and two threads, and the golden value above with either.
+TEST(Reproducibility, PlaquetteIsTheSameForOneAndTwoThreads) {
+  const GaugeField<double> u = Evolve(1, 2024);
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const PlaquetteAverages one = MeasurePlaquette(u);
+  omp_set_num_threads(2);
+  const PlaquetteAverages two = MeasurePlaquette(u);
+  omp_set_num_threads(threads);
+  EXPECT_EQ(std::memcmp(&one, &two, sizeof(PlaquetteAverages)), 0);
+  EXPECT_EQ(two.total, 0x1.ccd8a6d9ec1c2p-2);
+}
+
 // Rounding drift without reunitarisation stays at the rounding level: each link update adds ~3 * 8 u
 // to its unitarity deviation; 20 sweeps of heatbath + 2 overrelaxation = 60 updates per link: ~1440 u =
 // 3.2e-13. After ReunitarizeField the deviation is that of Gram-Schmidt (kGramSchmidtDeviation).
