@@ -35,6 +35,51 @@
 
 namespace lqcd::solvers {
 
+namespace block_detail {
+
+// One system's share of a lockstep BiCGstab iteration: its solution (or correction), Krylov fields and scalars,
+// its stopping |r|^2 and |b|^2.
+template <typename B, typename Field>
+struct BicgstabSystemRef {
+  Field& x;
+  detail::BicgstabFields<Field>& f;
+  detail::BicgstabScalars<B>& s;
+  double stop_rr, b_norm2;
+};
+
+// One iteration of detail::BicgstabAdvance for every system in `which`, in lockstep: v = A p and t = A s each as
+// ONE block application, apply(which, to, from) with BicgstabFields member pointers (&F::v, &F::p, then &F::t,
+// &F::r), and each system's halves exactly as the single solver runs them. system(k) gives system k's
+// BicgstabSystemRef; then(k, outcome) runs right after system k's halves (kIterated: a whole iteration,
+// kConvergedOnHalfStep, kFailed), before the next system's, so each caller's next step is queued where the
+// single solver queues it. Used by BlockBiCGstab, the block reliable-update and defect-correction solvers.
+template <typename B, typename Field, typename Apply, typename SystemOf, typename Then>
+void BicgstabBlockIteration(const std::vector<std::size_t>& which, Apply&& apply, SystemOf&& system,
+                            bool record_history, BlockSolveResult& out, Then&& then) {
+  using F = detail::BicgstabFields<Field>;
+  apply(which, &F::v, &F::p);  // v = A p
+  for (std::size_t k : which) {
+    BicgstabSystemRef<B, Field> y = system(k);
+    detail::BicgstabQueueFirstHalf<B>(y.f, y.s, B::DeferredDotNorm(y.f.v, y.f.r0), out.systems[k]);
+    out.systems[k].flops += vector_flops::kDotNorm * B::Reals(y.f.v);
+  }
+  apply(which, &F::t, &F::r);  // t = A s, queued before the first half's host tests (detail::BicgstabAdvance)
+  for (std::size_t k : which) {
+    BicgstabSystemRef<B, Field> y = system(k);
+    SolveResult& rec = out.systems[k];
+    const auto ts = B::DeferredDotNorm(y.f.t, y.f.r);  // (t, s), |t|^2
+    rec.flops += vector_flops::kDotNorm * B::Reals(y.f.t);
+    detail::BicgstabOutcome o =
+        detail::BicgstabCheckFirstHalf<B>(y.x, y.f, y.s, y.stop_rr, y.b_norm2, record_history, rec);
+    if (o == detail::BicgstabOutcome::kIterated) {
+      o = detail::BicgstabSecondHalf<B>(y.x, y.f, y.s, ts, y.b_norm2, record_history, rec);
+    }
+    then(k, o);
+  }
+}
+
+}  // namespace block_detail
+
 // Solves A x[k] = b[k] for every k; x[k] holds the initial guess on entry. See the file comment.
 template <typename BlockOp>
 BlockSolveResult BlockBiCGstab(const BlockOp& A, std::vector<typename BlockOp::Field>& x,
@@ -97,7 +142,6 @@ BlockSolveResult BlockBiCGstab(const BlockOp& A, std::vector<typename BlockOp::F
       detail::Conclude(out.systems[k], std::sqrt(sys[k].true_rr / sys[k].b_norm2), tol[k]);
       sys[k].phase = Phase::kDone;
     }
-    // An iteration: one batched v = A p, then detail::BicgstabQueueFirstHalf each.
     std::vector<std::size_t> need_v;
     for (std::size_t k : systems_in(Phase::kNeedV)) {
       if (detail::BudgetSpent(out.systems[k], params.max_iterations, sys[k].s.rr, sys[k].b_norm2)) {
@@ -106,38 +150,29 @@ BlockSolveResult BlockBiCGstab(const BlockOp& A, std::vector<typename BlockOp::F
         need_v.push_back(k);
       }
     }
-    block_detail::ApplyToSystems(
-        A, need_v, [&](std::size_t k) -> Field& { return sys[k].f.v; },
-        [&](std::size_t k) -> const Field& { return sys[k].f.p; }, out);
-    for (std::size_t k : need_v) {
-      System& s = sys[k];
-      detail::BicgstabQueueFirstHalf<B>(s.f, s.s, B::DeferredDotNorm(s.f.v, s.f.r0), out.systems[k]);
-      out.systems[k].flops += vector_flops::kDotNorm * B::Reals(s.f.v);
-    }
-    // One batched t = A s (queued before the first half's host tests, as in detail::BicgstabAdvance), then
-    // the tests, detail::BicgstabSecondHalf and the new direction each.
-    block_detail::ApplyToSystems(
-        A, need_v, [&](std::size_t k) -> Field& { return sys[k].f.t; },
-        [&](std::size_t k) -> const Field& { return sys[k].f.r; }, out);
-    for (std::size_t k : need_v) {
-      System& s = sys[k];
-      SolveResult& rec = out.systems[k];
-      const auto ts = B::DeferredDotNorm(s.f.t, s.f.r);  // (t, s), |t|^2, as detail::BicgstabAdvance
-      rec.flops += vector_flops::kDotNorm * B::Reals(s.f.t);
-      switch (detail::BicgstabCheckFirstHalf<B>(x[k], s.f, s.s, s.stop_rr, s.b_norm2, params.record_history, rec)) {
-        case detail::BicgstabOutcome::kIterated: break;
-        case detail::BicgstabOutcome::kConvergedOnHalfStep: s.phase = Phase::kVerify; continue;
-        case detail::BicgstabOutcome::kFailed: s.phase = Phase::kConclude; continue;
-      }
-      if (detail::BicgstabSecondHalf<B>(x[k], s.f, s.s, ts, s.b_norm2, params.record_history, rec) ==
-          detail::BicgstabOutcome::kFailed) {
-        s.phase = Phase::kConclude;
-      } else if (s.s.rr <= s.stop_rr) {
-        s.phase = Phase::kVerify;
-      } else {
-        s.phase = detail::BicgstabNewDirection<B>(s.f, s.s, rec) ? Phase::kNeedV : Phase::kConclude;
-      }
-    }
+    // One lockstep iteration (two batched applications), then each system's next phase and direction.
+    using F = detail::BicgstabFields<Field>;
+    block_detail::BicgstabBlockIteration<B, Field>(
+        need_v,
+        [&](const std::vector<std::size_t>& which, Field F::*to, Field F::*from) {
+          block_detail::ApplyToSystems(
+              A, which, [&](std::size_t k) -> Field& { return sys[k].f.*to; },
+              [&](std::size_t k) -> const Field& { return sys[k].f.*from; }, out);
+        },
+        [&](std::size_t k) {
+          return block_detail::BicgstabSystemRef<B, Field>{x[k], sys[k].f, sys[k].s, sys[k].stop_rr, sys[k].b_norm2};
+        },
+        params.record_history, out,
+        [&](std::size_t k, detail::BicgstabOutcome o) {
+          System& s = sys[k];
+          if (o == detail::BicgstabOutcome::kFailed) {
+            s.phase = Phase::kConclude;
+          } else if (o == detail::BicgstabOutcome::kConvergedOnHalfStep || s.s.rr <= s.stop_rr) {
+            s.phase = Phase::kVerify;
+          } else {
+            s.phase = detail::BicgstabNewDirection<B>(s.f, s.s, out.systems[k]) ? Phase::kNeedV : Phase::kConclude;
+          }
+        });
     if (need_v.empty() && systems_in(Phase::kVerify).empty() && systems_in(Phase::kConclude).empty() &&
         systems_in(Phase::kNeedV).empty()) {
       break;

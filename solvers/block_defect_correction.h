@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "solvers/bicgstab.h"
+#include "solvers/block_bicgstab.h"
 #include "solvers/block_cg.h"
 #include "solvers/block_operators.h"
 #include "solvers/cg.h"
@@ -171,34 +172,26 @@ BlockSolveResult BlockDefectCorrection(InnerSolver inner, const HighBlockOp& A, 
       }
       if (iterate.empty()) break;
       if (bicgstab) {  // detail::BicgstabIterate's loop body (detail::BicgstabAdvance split at its applications)
-        apply_low(iterate, &F::v, &F::p);  // v = A^ p
-        for (std::size_t k : iterate) {
-          System& s = *sys[k];
-          detail::BicgstabQueueFirstHalf<B>(s.f, s.s, B::DeferredDotNorm(s.f.v, s.f.r0), out.systems[k]);
-          out.systems[k].flops += vector_flops::kDotNorm * B::Reals(s.f.v);
-        }
-        apply_low(iterate, &F::t, &F::r);  // t = A^ s
-        for (std::size_t k : iterate) {
-          System& s = *sys[k];
-          SolveResult& rec = out.systems[k];
-          const auto ts = B::DeferredDotNorm(s.f.t, s.f.r);
-          rec.flops += vector_flops::kDotNorm * B::Reals(s.f.t);
-          detail::BicgstabOutcome o = detail::BicgstabCheckFirstHalf<B>(s.correction, s.f, s.s, s.inner_stop,
-                                                                        s.b_norm2, params.record_history, rec);
-          if (o == detail::BicgstabOutcome::kIterated) {
-            o = detail::BicgstabSecondHalf<B>(s.correction, s.f, s.s, ts, s.b_norm2, params.record_history, rec);
-          }
-          if (o == detail::BicgstabOutcome::kFailed) {
-            s.inner_ok = false;
-            s.phase = Phase::kCorrect;
-          } else if (o == detail::BicgstabOutcome::kConvergedOnHalfStep || s.s.rr <= s.inner_stop) {
-            s.inner_ok = true;
-            s.phase = Phase::kCorrect;
-          } else if (!detail::BicgstabNewDirection<B>(s.f, s.s, rec)) {
-            s.inner_ok = false;
-            s.phase = Phase::kCorrect;
-          }
-        }
+        block_detail::BicgstabBlockIteration<B, LowField>(
+            iterate, apply_low,
+            [&](std::size_t k) {
+              System& s = *sys[k];
+              return block_detail::BicgstabSystemRef<B, LowField>{s.correction, s.f, s.s, s.inner_stop, s.b_norm2};
+            },
+            params.record_history, out,
+            [&](std::size_t k, detail::BicgstabOutcome o) {
+              System& s = *sys[k];
+              if (o == detail::BicgstabOutcome::kFailed) {
+                s.inner_ok = false;
+                s.phase = Phase::kCorrect;
+              } else if (o == detail::BicgstabOutcome::kConvergedOnHalfStep || s.s.rr <= s.inner_stop) {
+                s.inner_ok = true;
+                s.phase = Phase::kCorrect;
+              } else if (!detail::BicgstabNewDirection<B>(s.f, s.s, out.systems[k])) {
+                s.inner_ok = false;
+                s.phase = Phase::kCorrect;
+              }
+            });
       } else {  // detail::CgIterate's loop body
         apply_low(iterate, &F::v, &F::p);  // q = A^ p
         for (std::size_t k : iterate) {

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "solvers/bicgstab.h"
+#include "solvers/block_bicgstab.h"
 #include "solvers/block_cg.h"
 #include "solvers/block_operators.h"
 #include "solvers/cg.h"
@@ -199,35 +200,31 @@ BlockSolveResult BlockReliableBiCGstab(const HighBlockOp& A, const LowBlockOp& A
         detail::BicgstabStart<B>(s.f, s.s);
       },
       [&](const std::vector<std::size_t>& which) {  // one BiCGstab iteration: v = A^ p, t = A^ s (batched)
-        block_detail::ApplyLow(A_low, which, field(&F::v), field(&F::p), out);
-        for (std::size_t k : which) {
-          System& s = *sys[k];
-          detail::BicgstabQueueFirstHalf<B>(s.f, s.s, B::DeferredDotNorm(s.f.v, s.f.r0), out.systems[k]);
-          out.systems[k].flops += vector_flops::kDotNorm * B::Reals(s.f.v);
-        }
-        block_detail::ApplyLow(A_low, which, field(&F::t), field(&F::r), out);
-        for (std::size_t k : which) {
-          System& s = *sys[k];
-          SolveResult& rec = out.systems[k];
-          const auto ts = B::DeferredDotNorm(s.f.t, s.f.r);  // (t, s), |t|^2, as detail::BicgstabAdvance
-          rec.flops += vector_flops::kDotNorm * B::Reals(s.f.t);
-          s.outcome = detail::BicgstabCheckFirstHalf<B>(s.x_low, s.f, s.s, s.stop_rr, s.b_norm2,
-                                                        params.record_history, rec);
-          if (s.outcome == BicgstabOutcome::kIterated) {
-            s.outcome = detail::BicgstabSecondHalf<B>(s.x_low, s.f, s.s, ts, s.b_norm2, params.record_history, rec);
-          }
-          if (s.outcome == BicgstabOutcome::kFailed) {
-            s.phase = Phase::kFinish;
-            continue;
-          }
-          const double r_norm = std::sqrt(s.s.rr);
-          if (s.s.rr <= s.stop_rr || r_norm < params.delta * s.max_r) {
-            s.phase = Phase::kUpdate;
-            continue;
-          }
-          s.max_r = std::max(s.max_r, r_norm);
-          if (!detail::BicgstabNewDirection<B>(s.f, s.s, rec)) s.phase = Phase::kFinish;
-        }
+        block_detail::BicgstabBlockIteration<B, LowField>(
+            which,
+            [&](const std::vector<std::size_t>& w, LowField F::*to, LowField F::*from) {
+              block_detail::ApplyLow(A_low, w, field(to), field(from), out);
+            },
+            [&](std::size_t k) {
+              System& s = *sys[k];
+              return block_detail::BicgstabSystemRef<B, LowField>{s.x_low, s.f, s.s, s.stop_rr, s.b_norm2};
+            },
+            params.record_history, out,
+            [&](std::size_t k, BicgstabOutcome o) {
+              System& s = *sys[k];
+              s.outcome = o;
+              if (o == BicgstabOutcome::kFailed) {
+                s.phase = Phase::kFinish;
+                return;
+              }
+              const double r_norm = std::sqrt(s.s.rr);
+              if (s.s.rr <= s.stop_rr || r_norm < params.delta * s.max_r) {
+                s.phase = Phase::kUpdate;
+                return;
+              }
+              s.max_r = std::max(s.max_r, r_norm);
+              if (!detail::BicgstabNewDirection<B>(s.f, s.s, out.systems[k])) s.phase = Phase::kFinish;
+            });
       },
       [&](System& s, SolveResult& rec) {  // after an update, as ReliableBiCGstab
         s.s.rr = B::Norm2(s.f.r);
