@@ -2,6 +2,7 @@
 #include "gpu/benchmark_support.h"
 
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <mutex>
 #include <stdexcept>
@@ -14,18 +15,10 @@
 
 namespace lqcd::gpu {
 
-double MedianMilliseconds(int repetitions, const std::function<void()>& run) {
-  if (repetitions < 1) throw std::invalid_argument("MedianMilliseconds: repetitions must be >= 1");
-  EventTimer timer;
-  run();  // warm-up; tunes on first sight
-  std::vector<double> ms;
-  for (int r = 0; r < repetitions; ++r) {
-    timer.Start();
-    run();
-    ms.push_back(timer.Stop());
-  }
-  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-  return ms[ms.size() / 2];
+double WallSeconds(const std::function<void()>& run) {
+  const auto start = std::chrono::steady_clock::now();
+  run();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 std::vector<int> ParseIntList(const std::string& key, const std::string& text, long lo, long hi) {

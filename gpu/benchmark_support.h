@@ -2,8 +2,8 @@
 // family share -- kernel timing, integer-list parsing, and fast host-side inputs for large lattices.
 //
 // Host-only header (no CUDA types).
-//   MedianMilliseconds(n, run): one warm-up call (which also tunes the block size on first sight), then n
-//       calls, each between two CUDA events on the default stream; returns the median in milliseconds.
+//   MedianMilliseconds(n, run): event_timer.h's (included here): the median of n CUDA-event timings after a warm-up.
+//   WallSeconds(run): the wall-clock seconds of run() (for work that waits for the device itself, or the host's).
 //   MedianSolve(n, solve): one untimed call of `solve` (which returns a solvers::SolveResult; the call tunes
 //       every kernel the solve launches), then n calls; returns the record with the median `seconds`.
 //   ParseIntList(key, "8,16,24", lo, hi) / ParseIntList(key, "8:128:8", lo, hi) (first:last:step): the value of
@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/event_timer.h"
 #include "reference/gauge_field.h"
 #include "reference/lattice.h"
 #include "reference/spinor_field.h"
@@ -33,7 +34,7 @@
 
 namespace lqcd::gpu {
 
-double MedianMilliseconds(int repetitions, const std::function<void()>& run);
+double WallSeconds(const std::function<void()>& run);
 
 template <typename Solve>
 solvers::SolveResult MedianSolve(int repetitions, Solve&& solve) {

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/benchmark_support.h"
 #include "gpu/device.h"
 #include "gpu/gpu_backend.h"
 #include "gpu/spec_solver.h"
@@ -43,12 +44,6 @@ struct Options {
   int max_iterations = 20000;
   std::uint64_t seed = 1;
 };
-
-double Seconds(const std::function<void()>& run) {
-  const auto start = std::chrono::steady_clock::now();
-  run();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // The spec of --solver with the tolerance and budget; checked before any work.
 solvers::SolverSpec ParseSpec(const Options& o) {
@@ -94,7 +89,7 @@ void Run(const GaugeField<double>& u, const Options& o) {
     };
     auto separate = [&] {
       Totals t;
-      t.seconds = Seconds([&] {
+      t.seconds = WallSeconds([&] {
         for (int k = 0; k < n; ++k) {
           GpuSpinorField<double> x(lattice, Subset::kFull);
           t.Add(SolveWithSpecOnGpu(spec, links, w, x, b[k]));
@@ -107,7 +102,7 @@ void Run(const GaugeField<double>& u, const Options& o) {
       std::vector<GpuSpinorField<double>> x;
       for (int k = 0; k < n; ++k) x.emplace_back(lattice, Subset::kFull);
       std::vector<solvers::SolveResult> records;
-      t.seconds = Seconds([&] { records = SolveBlockWithSpecOnGpu(spec, links, w, x, b); });
+      t.seconds = WallSeconds([&] { records = SolveBlockWithSpecOnGpu(spec, links, w, x, b); });
       for (const auto& r : records) t.Add(r);
       return t;
     };

@@ -3,6 +3,10 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
 #include "gpu/cuda_check.h"
 
 namespace lqcd::gpu {
@@ -29,6 +33,20 @@ double EventTimer::Stop() {
   float ms = 0;
   LQCD_CUDA_CHECK(cudaEventElapsedTime(&ms, events_->start, events_->stop));
   return ms;
+}
+
+double MedianMilliseconds(int repetitions, const std::function<void()>& run) {
+  if (repetitions < 1) throw std::invalid_argument("MedianMilliseconds: repetitions must be >= 1");
+  EventTimer timer;
+  run();  // warm-up; tunes on first sight
+  std::vector<double> ms;
+  for (int r = 0; r < repetitions; ++r) {
+    timer.Start();
+    run();
+    ms.push_back(timer.Stop());
+  }
+  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+  return ms[ms.size() / 2];
 }
 
 }  // namespace lqcd::gpu

@@ -5,8 +5,13 @@
 //   timer.Start();            // records an event on the default stream
 //   ... enqueue kernels ...
 //   double ms = timer.Stop(); // records the second event, waits for it, returns the elapsed milliseconds
+//
+//   MedianMilliseconds(n, run): one warm-up call (which also tunes the block size on first sight), then n calls,
+//       each between two CUDA events on the default stream; returns the median in milliseconds.
+//       std::invalid_argument for n < 1.
 #pragma once
 
+#include <functional>
 #include <memory>
 
 namespace lqcd::gpu {
@@ -25,5 +30,7 @@ class EventTimer {
   struct Events;
   std::unique_ptr<Events> events_;
 };
+
+double MedianMilliseconds(int repetitions, const std::function<void()>& run);
 
 }  // namespace lqcd::gpu

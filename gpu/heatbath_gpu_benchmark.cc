@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "gpu/copy_bandwidth.h"
+#include "gpu/benchmark_support.h"
 #include "gpu/device.h"
 #include "gpu/gpu_heatbath.h"
 #include "reference/cli/command_line.h"
@@ -31,12 +32,6 @@
 
 namespace lqcd::gpu {
 namespace {
-
-double Seconds(const std::function<void()>& run) {
-  const auto start = std::chrono::steady_clock::now();
-  run();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -74,8 +69,8 @@ int Main(int argc, char** argv) {
   HotStart(cpu, 1);
   GpuSweeps engine;
   engine.Load(cpu);
-  const double cpu_heatbath = Seconds([&] { HeatbathSweep(cpu, beta, 1, 0); });
-  const double cpu_overrelax = Seconds([&] { OverrelaxationSweep(cpu); });
+  const double cpu_heatbath = WallSeconds([&] { HeatbathSweep(cpu, beta, 1, 0); });
+  const double cpu_overrelax = WallSeconds([&] { OverrelaxationSweep(cpu); });
   engine.Heatbath(beta, 1, 0);
   engine.Overrelax();
   GaugeField<double> gpu(lattice);
@@ -85,8 +80,8 @@ int Main(int argc, char** argv) {
 
   std::vector<double> heatbath, overrelax;
   for (int k = 0; k < repetitions; ++k) {
-    heatbath.push_back(Seconds([&] { engine.Heatbath(beta, 1, 1 + k); }));
-    overrelax.push_back(Seconds([&] { engine.Overrelax(); }));
+    heatbath.push_back(WallSeconds([&] { engine.Heatbath(beta, 1, 1 + k); }));
+    overrelax.push_back(WallSeconds([&] { engine.Overrelax(); }));
   }
   const double updates = 4.0 * lattice.volume();
   const double bound = copy.kernel_gbs * 1e9 / 1296;  // link updates per second at the copy bandwidth

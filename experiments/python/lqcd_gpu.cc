@@ -31,7 +31,6 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -485,20 +484,11 @@ void BindGpu(py::module_& m) {
           RequireMatch(u, x, "time_dslash");
           DeviceSpinor out(x.lattice(), OtherSubset(x.subset(), "time_dslash"), x.precision());
           gpu::DeviceSpinorField& y = out.device("time_dslash");
-          std::vector<double> ms(repetitions);
-          NoGil([&] {
-            const FermionBoundary bc = FermionBoundary::AntiperiodicTime();
-            gpu::ApplyWilsonDslash(y.View(), u, x.View(), ToDagger(dagger), bc);  // warm-up; tunes the block size
-            gpu::EventTimer timer;
-            for (double& t : ms) {
-              timer.Start();
-              gpu::ApplyWilsonDslash(y.View(), u, x.View(), ToDagger(dagger), bc);
-              t = timer.Stop();
-            }
-            return 0;
+          const FermionBoundary bc = FermionBoundary::AntiperiodicTime();
+          const double median_ms = NoGil([&] {
+            return gpu::MedianMilliseconds(
+                repetitions, [&] { gpu::ApplyWilsonDslash(y.View(), u, x.View(), ToDagger(dagger), bc); });
           });
-          std::sort(ms.begin(), ms.end());
-          const double median_ms = ms[ms.size() / 2];
           gpu::DslashVariant v;
           v.precision = u.layout().precision;
           v.reconstruct = u.layout().reconstruct;
