@@ -170,8 +170,7 @@ void RequireMatch(const gpu::DeviceGaugeField& links, const gpu::DeviceSpinorFie
 template <typename MakeOp>
 DeviceSpinor ApplyOperator(DeviceSpinor& in, Subset out_subset, bool dagger, MakeOp&& make_op) {
   AnySpinor& source = in.field("operator input");
-  const Lattice lattice = std::visit([](auto& f) { return f.lattice(); }, source);
-  DeviceSpinor out(lattice, out_subset, std::visit([](auto& f) { return f.device().precision(); }, source));
+  DeviceSpinor out(in.device("operator input").lattice(), out_subset, in.device("operator input").precision());
   AnySpinor& target = out.field("operator output");
   NoGil([&] {
     std::visit(
@@ -189,20 +188,6 @@ DeviceSpinor ApplyOperator(DeviceSpinor& in, Subset out_subset, bool dagger, Mak
     return 0;
   });
   return out;
-}
-
-Subset OtherSubset(Subset s, const char* where) {
-  if (s == Subset::kFull) Fail(std::string(where) + ": input must be on one parity ('even' or 'odd')");
-  return s == Subset::kEven ? Subset::kOdd : Subset::kEven;
-}
-
-Parity ParityOf(Subset s, const char* where) {
-  if (s == Subset::kFull) Fail(std::string(where) + ": input must be on one parity ('even' or 'odd')");
-  return s == Subset::kEven ? Parity::kEven : Parity::kOdd;
-}
-
-Subset SubsetOfSpinor(DeviceSpinor& psi, const char* where) {
-  return std::visit([](auto& f) { return f.subset(); }, psi.field(where));
 }
 
 // A FermionAction (experiments/fermion_action.h) from the Python parameter objects.
@@ -436,8 +421,8 @@ void BindGpu(py::module_& m) {
         [](const DeviceLinks& links, DeviceSpinor& in, const WilsonParams& p, bool dagger) {
           const auto& u = links.shared("schur");
           RequireMatch(*u, in.device("schur"), "schur");
-          const Subset s = SubsetOfSpinor(in, "schur");
-          const Parity parity = ParityOf(s, "schur");
+          const Subset s = in.device("schur").subset();
+          const Parity parity = ParityOfSubset(s, "schur");
           return ApplyOperator(in, s, dagger, [&](auto* tag) {
             return gpu::GpuWilsonSchur<std::remove_pointer_t<decltype(tag)>>(u, p, parity);
           });
@@ -465,8 +450,8 @@ void BindGpu(py::module_& m) {
           const gpu::GpuCloverTerm& t = clover.term("clover_schur");
           if (clover.precision() != u->layout().precision) Fail("clover_schur: the clover term's precision differs from the links'");
           const CloverSchurForm f = ParseCloverForm(form);
-          const Subset s = SubsetOfSpinor(in, "clover_schur");
-          const Parity parity = ParityOf(s, "clover_schur");
+          const Subset s = in.device("clover_schur").subset();
+          const Parity parity = ParityOfSubset(s, "clover_schur");
           return ApplyOperator(in, s, dagger, [&](auto* tag) {
             return gpu::GpuCloverSchur<std::remove_pointer_t<decltype(tag)>>(u, t, f, parity);
           });

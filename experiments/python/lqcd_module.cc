@@ -179,10 +179,6 @@ void RequireCloverOn(const CloverField<double>& clover, const GaugeField<double>
 // The output field of an operator: full, or the parity `subset`.
 SpinorField<double> Like(const SpinorField<double>& in, Subset subset) { return SpinorField<double>(in.lattice(), subset); }
 
-Subset OtherParity(const SpinorField<double>& in, const char* where) {
-  if (in.subset() == Subset::kFull) Fail(std::string(where) + ": input must be on one parity ('even' or 'odd')");
-  return in.subset() == Subset::kEven ? Subset::kOdd : Subset::kEven;
-}
 
 // A SolverSpec from its text, with the tolerance and budget the text does not carry; validated.
 solvers::SolverSpec ParseSpec(const std::string& text, double tolerance, int max_iterations) {
@@ -431,7 +427,7 @@ PYBIND11_MODULE(lqcd, m) {
            const std::string& boundary, bool dagger) {
           const GammaBasis b = ParseBasis(basis);
           const FermionBoundary bc = ParseBoundary(boundary);
-          SpinorField<double> out = Like(in, OtherParity(in, "hopping_parity"));
+          SpinorField<double> out = Like(in, OtherSubset(in.subset(), "hopping_parity"));
           NoGil([&] { ApplyHoppingParity(out, u, in, b, bc, ToDagger(dagger)); return 0; });
           return out;
         },
@@ -454,7 +450,7 @@ PYBIND11_MODULE(lqcd, m) {
         "M^dag M psi.", py::arg("u"), py::arg("psi"), py::arg("params"));
   m.def("schur",
         [](const GaugeField<double>& u, const SpinorField<double>& in, const WilsonParams& p, bool dagger) {
-          if (in.subset() == Subset::kFull) Fail("schur: input must be on one parity ('even' or 'odd')");
+          ParityOfSubset(in.subset(), "schur");  // ValueError for a full-lattice field
           SpinorField<double> out = Like(in, in.subset());
           NoGil([&] { ApplySchur(out, u, in, p, ToDagger(dagger)); return 0; });
           return out;
@@ -463,7 +459,7 @@ PYBIND11_MODULE(lqcd, m) {
         py::arg("psi"), py::arg("params"), py::arg("dagger") = false);
   m.def("schur_normal",
         [](const GaugeField<double>& u, const SpinorField<double>& in, const WilsonParams& p) {
-          if (in.subset() == Subset::kFull) Fail("schur_normal: input must be on one parity ('even' or 'odd')");
+          ParityOfSubset(in.subset(), "schur_normal");  // ValueError for a full-lattice field
           SpinorField<double> out = Like(in, in.subset());
           NoGil([&] { ApplySchurNormal(out, u, in, p); return 0; });
           return out;
@@ -586,7 +582,7 @@ PYBIND11_MODULE(lqcd, m) {
         [](const GaugeField<double>& u, const CloverField<double>& c, const SpinorField<double>& in,
            const std::string& form, bool dagger) {
           RequireCloverOn(c, u, "clover_schur");
-          if (in.subset() == Subset::kFull) Fail("clover_schur: input must be on one parity ('even' or 'odd')");
+          ParityOfSubset(in.subset(), "clover_schur");  // ValueError for a full-lattice field
           const CloverSchurForm f = ParseCloverForm(form);
           SpinorField<double> out = Like(in, in.subset());
           NoGil([&] { ApplyCloverSchur(out, u, c, in, f, ToDagger(dagger)); return 0; });

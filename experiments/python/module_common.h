@@ -65,6 +65,15 @@ inline FermionBoundary ParseBoundary(const std::string& s) {
 
 inline Dagger ToDagger(bool dagger) { return dagger ? Dagger::kYes : Dagger::kNo; }
 
+// The parity of a one-parity field's subset; ValueError naming `where` for a full-lattice field.
+inline Parity ParityOfSubset(Subset s, const char* where) {
+  if (s == Subset::kFull) Fail(std::string(where) + ": input must be on one parity ('even' or 'odd')");
+  return s == Subset::kEven ? Parity::kEven : Parity::kOdd;
+}
+
+// The other parity's subset (where a hop from a one-parity field lands).
+inline Subset OtherSubset(Subset s, const char* where) { return SubsetOf(Opposite(ParityOfSubset(s, where))); }
+
 inline CloverSchurForm ParseCloverForm(const std::string& s) {
   if (s == "complement") return CloverSchurForm::kComplement;
   if (s == "unit-diagonal") return CloverSchurForm::kUnitDiagonal;
