@@ -1,7 +1,6 @@
 // gpu_heatbath.cc: GpuSweeps (gpu_heatbath.h), the host side of heatbath_kernels.cu.
 #include "gpu/gpu_heatbath.h"
 
-#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -14,6 +13,7 @@ namespace lqcd::gpu {
 
 static_assert(kHeatbathSubgroups == kNumSubgroups, "the kernels transcribe su2_subgroup.h's three subgroups");
 static_assert(kHeatbathCreutzBelow == kCreutzBelow, "the kernels switch samplers where su2_subgroup.h does");
+static_assert(kHeatbathNegligibleNorm == kNegligibleQuaternionNorm, "the kernels skip the subgroups heatbath.h skips");
 static_assert(sizeof(ColorMatrix<double>) == 18 * sizeof(double), "a link is 9 packed complex doubles");
 
 namespace {
@@ -51,9 +51,7 @@ void GpuSweeps::RequireLoaded(const char* where) const {
 
 void GpuSweeps::Heatbath(double beta, std::uint64_t seed, std::uint64_t sweep) {
   RequireLoaded("GpuSweeps::Heatbath");
-  if (!(beta >= 0) || !std::isfinite(beta)) {
-    throw std::invalid_argument("quenched update: beta must be finite and >= 0, got " + std::to_string(beta));
-  }
+  CheckBeta(beta);  // the CPU sweep's checks, before any device work
   const int volume = lattice_.volume();
   HeatbathStreamId(sweep, kDims - 1, volume - 1, kNumSubgroups - 1, volume);  // the CPU's range check: throws
   SweepLaunch a = LaunchOf(links_, lattice_);

@@ -7,8 +7,8 @@
 namespace lqcd::gpu {
 
 // The constants of the CPU update the kernels transcribe (gpu_heatbath.cc checks them against
-// reference/ensemble/su2_subgroup.h): the three SU(2) subgroups (rows (0,1), (0,2), (1,2)), the coupling below
-// which Creutz's sampler is used instead of Kennedy-Pendleton's, and heatbath.cc's negligible quaternion norm.
+// reference/ensemble/su2_subgroup.h and heatbath.h): the three SU(2) subgroups (rows (0,1), (0,2), (1,2)), the
+// coupling below which Creutz's sampler is used instead of Kennedy-Pendleton's, and the negligible quaternion norm.
 inline constexpr int kHeatbathSubgroups = 3;
 inline constexpr double kHeatbathCreutzBelow = 2.0;
 inline constexpr double kHeatbathNegligibleNorm = 1e-100;

@@ -12,17 +12,6 @@
 namespace lqcd {
 namespace {
 
-// Below this norm the quaternion part of the block has no usable direction; the heatbath then draws from
-// the Haar measure (exact up to a factor exp(2 beta k / 3) = 1 + O(1e-100)) and overrelaxation skips the
-// subgroup (it is a symmetry of a flat distribution).
-constexpr double kNegligibleQuaternionNorm = 1e-100;
-
-void CheckBeta(double beta) {
-  if (!(beta >= 0) || !std::isfinite(beta)) {
-    throw std::invalid_argument("quenched update: beta must be finite and >= 0, got " + std::to_string(beta));
-  }
-}
-
 // Runs update(site) for every site of one parity, in parallel; the updates must be independent.
 template <typename Update>
 void ForEachSiteOfParity(const Lattice& lat, Parity parity, const Update& update) {
@@ -32,6 +21,12 @@ void ForEachSiteOfParity(const Lattice& lat, Parity parity, const Update& update
 }
 
 }  // namespace
+
+void CheckBeta(double beta) {
+  if (!(beta >= 0) || !std::isfinite(beta)) {
+    throw std::invalid_argument("quenched update: beta must be finite and >= 0, got " + std::to_string(beta));
+  }
+}
 
 std::uint64_t HeatbathStreamId(std::uint64_t sweep, int mu, int site, int subgroup, int volume) {
   const std::uint64_t per_sweep = std::uint64_t{kDims} * static_cast<std::uint64_t>(volume) * kNumSubgroups;

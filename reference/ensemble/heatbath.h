@@ -58,6 +58,14 @@ inline constexpr double kLinkUpdateBytes = 20 * 144;
 // Stream ids are tagged so hot-start and heatbath streams never coincide.
 inline constexpr std::uint64_t kHotStartStreamTag = std::uint64_t{1} << 63;
 
+// Below this norm the quaternion part of a subgroup block has no usable direction; the heatbath then draws from
+// the Haar measure (exact up to a factor exp(2 beta k / 3) = 1 + O(1e-100)) and overrelaxation skips the
+// subgroup (it is a symmetry of a flat distribution).
+inline constexpr double kNegligibleQuaternionNorm = 1e-100;
+
+// Throws std::invalid_argument unless beta is finite and >= 0 (every heatbath sweep checks it first).
+void CheckBeta(double beta);
+
 // Stream id of one heatbath step; throws std::overflow_error if the id would reach the hot-start tag.
 std::uint64_t HeatbathStreamId(std::uint64_t sweep, int mu, int site, int subgroup, int volume);
 
