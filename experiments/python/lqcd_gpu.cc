@@ -566,15 +566,10 @@ void BindGpu(py::module_& m) {
              }
              ProgressLines lines(std::move(progress));
              return NoGil([&] {
-               int done = 0;
-               return ComputePointPropagator(lattice, source_site, [&](const SpinorField<double>& eta, int spin, int colour) {
-                 SpinorField<double> x(lattice, Subset::kFull);
-                 const experiments::SolveOutcome o = s.solver().Solve(prepared.first, prepared.second, eta, x);
-                 lines.Line("solve " + std::to_string(++done) + "/12 (spin " + std::to_string(spin) + ", colour " +
-                            std::to_string(colour) + "): " + o.result.Summary());
-                 solvers::RequireConverged(o.result);
-                 return x;
-               });
+               return SolvePointPropagator(
+                   lattice, source_site, [&](const SpinorField<double>& eta, SpinorField<double>& x) {
+                     return s.solver().Solve(prepared.first, prepared.second, eta, x).result;
+                   }, lines);
              });
            },
            "The point-source propagator M^{-1} (a PointPropagator) from 12 solves on the GPU, Wilson or clover as "

@@ -206,20 +206,6 @@ solvers::SolveResult SpecSolve(const solvers::SolverSpec& spec, const GaugeField
   return r;
 }
 
-// The 12 point-source solves of `spec` for a propagator, each reported to `progress` when it ends.
-PointPropagator SolvePointPropagator(const GaugeField<double>& u, const WilsonParams& p, int source_site,
-                                     const solvers::SolverSpec& spec, ProgressLines& progress) {
-  int done = 0;
-  return ComputePointPropagator(u.lattice(), source_site, [&](const SpinorField<double>& eta, int spin, int colour) {
-    SpinorField<double> x(u.lattice(), Subset::kFull);
-    const solvers::SolveResult r = SpecSolve(spec, u, p, x, eta);
-    progress.Line("solve " + std::to_string(++done) + "/12 (spin " + std::to_string(spin) + ", colour " +
-                  std::to_string(colour) + "): " + r.Summary());
-    solvers::RequireConverged(r);
-    return x;
-  });
-}
-
 FloatPrecision ParseFloatPrecision(const std::string& s) {
   if (s == "double") return FloatPrecision::kDouble;
   if (s == "single") return FloatPrecision::kSingle;
@@ -842,7 +828,12 @@ PYBIND11_MODULE(lqcd, m) {
             throw std::out_of_range("point_propagator: source site " + std::to_string(source_site) + " off the lattice");
           }
           ProgressLines lines(progress);
-          return NoGil([&] { return SolvePointPropagator(u, p, source_site, spec, lines); });
+          return NoGil([&] {
+            return SolvePointPropagator(
+                u.lattice(), source_site, [&](const SpinorField<double>& eta, SpinorField<double>& x) {
+                  return SpecSolve(spec, u, p, x, eta);
+                }, lines);
+          });
         },
         "The point-source propagator M^{-1} (12 solves by `spec`); RuntimeError if a solve does not converge. "
         "progress: None, or a callable given one line per solve ('solve k/12 (spin s, colour c): <record>').",
@@ -873,7 +864,12 @@ PYBIND11_MODULE(lqcd, m) {
             throw std::out_of_range("pion_correlator: source site " + std::to_string(source_site) + " off the lattice");
           }
           ProgressLines lines(progress);
-          return NoGil([&] { return PionCorrelator(SolvePointPropagator(u, p, source_site, spec, lines)); });
+          return NoGil([&] {
+            return PionCorrelator(SolvePointPropagator(
+                u.lattice(), source_site, [&](const SpinorField<double>& eta, SpinorField<double>& x) {
+                  return SpecSolve(spec, u, p, x, eta);
+                }, lines));
+          });
         },
         "C(t), t = 0 .. L_t - 1 from the source time slice: the m-normalised zero-momentum pion correlator of "
         "the 12 point-source solves by `spec` (reference/observables/propagator.h). RuntimeError if a solve "

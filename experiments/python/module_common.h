@@ -16,8 +16,10 @@
 #include "reference/fermion_boundary.h"
 #include "reference/gamma.h"
 #include "reference/lattice.h"
+#include "reference/observables/propagator.h"
 #include "reference/spinor_field.h"
 #include "reference/wilson.h"
+#include "solvers/solve_result.h"
 
 namespace lqcd::python {
 
@@ -122,6 +124,22 @@ class ProgressLines : public std::streambuf {
   py::object callback_;
   std::string line_;
 };
+
+// The 12 point-source solves of a propagator (reference/observables/propagator.h), x = M^{-1} eta by
+// solve(eta, x) (x zero on entry; returns the solve's record), each reported to `progress` as it ends
+// ("solve k/12 (spin s, colour c): <record>"); RuntimeError at the first one that did not converge.
+template <typename Solve>
+PointPropagator SolvePointPropagator(const Lattice& lattice, int source_site, Solve&& solve, ProgressLines& progress) {
+  int done = 0;
+  return ComputePointPropagator(lattice, source_site, [&](const SpinorField<double>& eta, int spin, int colour) {
+    SpinorField<double> x(lattice, Subset::kFull);
+    const solvers::SolveResult r = solve(eta, x);
+    progress.Line("solve " + std::to_string(++done) + "/12 (spin " + std::to_string(spin) + ", colour " +
+                  std::to_string(colour) + "): " + r.Summary());
+    solvers::RequireConverged(r);
+    return x;
+  });
+}
 
 // Adds the submodule `lqcd.gpu` (lqcd_gpu.cc) to the module.
 void BindGpu(py::module_& m);
