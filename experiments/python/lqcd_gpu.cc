@@ -232,13 +232,8 @@ class GpuSolver {
       Fail("Solver: params must be a WilsonParams or a CloverParams");
     }
     action.Validate();
-    solvers::SolverSpec spec = solvers::SolverSpec::Parse(spec_text);
-    spec.tolerance = tolerance;
-    spec.max_iterations = max_iterations;
-    spec.record_history = record_history;
-    spec.Validate();
-    solvers::RequireSupported(spec, experiments::CapabilitiesOf(experiments::BackendKind::kGpu), action.clover());
-    return {action, spec};
+    return {action, ParseSpec(spec_text, tolerance, max_iterations, record_history,
+                              experiments::CapabilitiesOf(experiments::BackendKind::kGpu), action.clover())};
   }
 
   experiments::DiracSolver& solver() { return *solver_; }

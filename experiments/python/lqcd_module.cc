@@ -180,15 +180,6 @@ void RequireCloverOn(const CloverField<double>& clover, const GaugeField<double>
 SpinorField<double> Like(const SpinorField<double>& in, Subset subset) { return SpinorField<double>(in.lattice(), subset); }
 
 
-// A SolverSpec from its text, with the tolerance and budget the text does not carry; validated.
-solvers::SolverSpec ParseSpec(const std::string& text, double tolerance, int max_iterations) {
-  solvers::SolverSpec spec = solvers::SolverSpec::Parse(text);
-  spec.tolerance = tolerance;
-  spec.max_iterations = max_iterations;
-  spec.Validate();
-  solvers::RequireSupported(spec, solvers::CpuCapabilities(), /*clover=*/false);
-  return spec;
-}
 
 // x = M^{-1} b by `spec` on the CPU backend; x holds the initial guess on entry. For a "/gf" spec the solve
 // runs on the temporal-gauge-fixed links with source and guess transformed, and x is transformed back (as
@@ -647,8 +638,8 @@ PYBIND11_MODULE(lqcd, m) {
   m.def("solve",
         [](const GaugeField<double>& u, const SpinorField<double>& b, const WilsonParams& p, const std::string& spec_text,
            double tolerance, int max_iterations, std::optional<SpinorField<double>> x0, bool record_history) {
-          solvers::SolverSpec spec = ParseSpec(spec_text, tolerance, max_iterations);
-          spec.record_history = record_history;
+          const solvers::SolverSpec spec =
+              ParseSpec(spec_text, tolerance, max_iterations, record_history, solvers::CpuCapabilities(), false);
           RequireFullOn(b, u.lattice(), "solve: b");
           SpinorField<double> x = x0 ? std::move(*x0) : SpinorField<double>(u.lattice(), Subset::kFull);
           RequireFullOn(x, u.lattice(), "solve: x0");
@@ -665,12 +656,8 @@ PYBIND11_MODULE(lqcd, m) {
         [](const GaugeField<double>& u, const SpinorField<double>& b, const CloverParams& p, const std::string& form,
            const std::string& spec_text, double tolerance, int max_iterations, std::optional<SpinorField<double>> x0,
            bool record_history) {
-          solvers::SolverSpec spec = solvers::SolverSpec::Parse(spec_text);
-          spec.tolerance = tolerance;
-          spec.max_iterations = max_iterations;
-          spec.record_history = record_history;
-          spec.Validate();
-          solvers::RequireSupported(spec, solvers::CpuCapabilities(), /*clover=*/true);
+          const solvers::SolverSpec spec =
+              ParseSpec(spec_text, tolerance, max_iterations, record_history, solvers::CpuCapabilities(), true);
           if (spec.temporal_gauge) Fail("solve_clover: '/gf' specs are not offered for clover here");
           const CloverSchurForm f = ParseCloverForm(form);
           RequireFullOn(b, u.lattice(), "solve_clover: b");
@@ -823,7 +810,8 @@ PYBIND11_MODULE(lqcd, m) {
   m.def("point_propagator",
         [](const GaugeField<double>& u, const WilsonParams& p, int source_site, const std::string& spec_text,
            double tolerance, int max_iterations, py::object progress) {
-          const solvers::SolverSpec spec = ParseSpec(spec_text, tolerance, max_iterations);
+          const solvers::SolverSpec spec =
+              ParseSpec(spec_text, tolerance, max_iterations, false, solvers::CpuCapabilities(), false);
           if (source_site < 0 || source_site >= u.lattice().volume()) {
             throw std::out_of_range("point_propagator: source site " + std::to_string(source_site) + " off the lattice");
           }
@@ -859,7 +847,8 @@ PYBIND11_MODULE(lqcd, m) {
   m.def("pion_correlator",
         [](const GaugeField<double>& u, const WilsonParams& p, int source_site, const std::string& spec_text,
            double tolerance, int max_iterations, py::object progress) {
-          const solvers::SolverSpec spec = ParseSpec(spec_text, tolerance, max_iterations);
+          const solvers::SolverSpec spec =
+              ParseSpec(spec_text, tolerance, max_iterations, false, solvers::CpuCapabilities(), false);
           if (source_site < 0 || source_site >= u.lattice().volume()) {
             throw std::out_of_range("pion_correlator: source site " + std::to_string(source_site) + " off the lattice");
           }

@@ -20,6 +20,7 @@
 #include "reference/spinor_field.h"
 #include "reference/wilson.h"
 #include "solvers/solve_result.h"
+#include "solvers/solver_spec.h"
 
 namespace lqcd::python {
 
@@ -124,6 +125,19 @@ class ProgressLines : public std::streambuf {
   py::object callback_;
   std::string line_;
 };
+
+// A SolverSpec from its text with what the text does not carry (tolerance, budget, history), validated and checked
+// against the backend that will run it (clover: for the clover operator); ValueError with the parser's message.
+inline solvers::SolverSpec ParseSpec(const std::string& text, double tolerance, int max_iterations,
+                                     bool record_history, const solvers::BackendCapabilities& backend, bool clover) {
+  solvers::SolverSpec spec = solvers::SolverSpec::Parse(text);
+  spec.tolerance = tolerance;
+  spec.max_iterations = max_iterations;
+  spec.record_history = record_history;
+  spec.Validate();
+  solvers::RequireSupported(spec, backend, clover);
+  return spec;
+}
 
 // The 12 point-source solves of a propagator (reference/observables/propagator.h), x = M^{-1} eta by
 // solve(eta, x) (x zero on entry; returns the solve's record), each reported to `progress` as it ends
