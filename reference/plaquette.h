@@ -6,13 +6,11 @@
 // named: "total" over the 6 planes, "spatial" over (xy, xz, yz), "temporal" over (xt, yt, zt).
 // MILC prints the same averages NOT divided by 3; the NERSC header's PLAQUETTE is the total average.
 // LinkTrace is <Re Tr U_mu(n)> / 3 over all sites and directions (NERSC's LINK_TRACE). Sums in double.
-// Threads: where the including target is built with OpenMP, MeasurePlaquette computes the plaquettes of a plane
-// on all threads and then sums them in site order on one, so its result is the same bits for any thread count
-// (and as a build without OpenMP).
+// Threads: MeasurePlaquette computes the plaquettes of a plane on all OpenMP threads and then sums them in site
+// order on one, so its result is the same bits for any thread count.
 #pragma once
 
 #include <array>
-#include <vector>
 
 #include "reference/gauge_field.h"
 
@@ -30,31 +28,12 @@ ColorMatrix<T> Plaquette(const GaugeField<T>& u, int site, int mu, int nu) {
          u.Link(site, nu).adjoint();
 }
 
+// Defined in plaquette.cc for T = float and double, which is built with OpenMP: a template defined here would
+// be instantiated in every including object, and the linker keeps one of them, with or without threads.
 template <typename T>
-PlaquetteAverages MeasurePlaquette(const GaugeField<T>& u) {
-  const Lattice& lat = u.lattice();
-  const int volume = lat.volume();
-  PlaquetteAverages out;
-  std::vector<double> traces(volume);
-  for (int mu = 0; mu < kDims; ++mu) {
-    for (int nu = mu + 1; nu < kDims; ++nu) {
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static)
-#endif
-      for (int site = 0; site < volume; ++site) traces[site] = static_cast<double>(Plaquette(u, site, mu, nu).trace().real());
-      double sum = 0;
-      for (int site = 0; site < volume; ++site) sum += traces[site];  // in site order: independent of the threads
-      out.plane[mu][nu] = sum / (3.0 * lat.volume());
-      out.total += out.plane[mu][nu] / 6;
-      if (nu == 3) {
-        out.temporal += out.plane[mu][nu] / 3;
-      } else {
-        out.spatial += out.plane[mu][nu] / 3;
-      }
-    }
-  }
-  return out;
-}
+PlaquetteAverages MeasurePlaquette(const GaugeField<T>& u);
+extern template PlaquetteAverages MeasurePlaquette(const GaugeField<float>& u);
+extern template PlaquetteAverages MeasurePlaquette(const GaugeField<double>& u);
 
 template <typename T>
 double LinkTrace(const GaugeField<T>& u) {
