@@ -1,7 +1,9 @@
 """Markdown tables and a PNG from the CSV of solver_tables_cc (docs/solver_tables.md).
 
 Input (the run's output directory): solves.csv (one row per solve), masses.csv, run_summary.csv
-(key,value), spectroscopy.csv (optional). Output: tables.md and solver_tables.png in the same directory.
+(key,value), spectroscopy.csv (optional). Output: tables.md and solver_tables.png in the same directory, and
+figure7.png (time to solution, the paper's Figure 7) when the run has double BiCGstab and reliable-update
+BiCGstab at delta = 0.1.
 
 Averages: iteration counts (and times) are averaged first over the sources of each configuration, then
 over configurations; the error is the standard error of the configuration means (sources on one
@@ -114,13 +116,25 @@ def format_cell(a, digits=0):
 
 
 def ordered_variants(rows, solver):
-    """The variants of one solver in the order they first appear (precision half before single)."""
+    """The variants of one solver in the paper's column order: half before single, 8-number links before 12
+    before full links, then the parameter from large to small."""
     seen = []
     for r in rows:
         k = variant_key(r)
         if k[0] == solver and k not in seen:
             seen.append(k)
-    return sorted(seen, key=lambda k: (k[1] != "half", -k[2]))
+    return sorted(seen, key=lambda k: (precision_of(k) != "half", link_reals_of(k), -k[2]))
+
+
+def precision_of(key):
+    """'half' of ('reliable-update', 'half/12', 0.1): the arithmetic without the link storage."""
+    return key[1].split("/")[0]
+
+
+def link_reals_of(key):
+    """12 of ('reliable-update', 'half/12', 0.1); 18 (full links) when the label names none."""
+    parts = key[1].split("/")
+    return int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 18
 
 
 def mass_columns(masses, m):
@@ -228,10 +242,175 @@ def tables(rows, masses, summary):
             body.append(cells)
     out.append(plotting.markdown_table(["table", "column", "m = -0.3980 (m_s)", "m = -0.4080", "m = -0.4155",
                                         "m = -0.4180 (m_c)"], body))
+    out.append("\n")
+    out.append(paper_cell_comparison(rows, masses))
+    out.append(figure7_table(rows, masses))
     ratios = ["%.2f" % (PAPER_TABLE3[m][0] / PAPER_TABLE3[m][1]) for m in PAPER_MASSES]
     out.append("\nPaper CG / BiCGstab from m = -0.3980 to -0.4180: %s; BiCGstab lightest / heaviest = %.2f.\n"
                % (", ".join(ratios), PAPER_TABLE3[-0.4180][1] / PAPER_TABLE3[-0.3980][1]))
     return "".join(out)
+
+
+def figure7_variants(rows):
+    """The paper's Figure 7 solvers present in rows: double BiCGstab and reliable-update BiCGstab at delta = 0.1
+    with half (12-number links where the run has them) and single (8-number links where it has them)
+    inner precision. Returns [(variant_key, label)], the double baseline first; [] without the baseline."""
+    present = {variant_key(r) for r in rows}
+    base = ("bicgstab", "double", 0.0)
+    if base not in present:
+        return []
+    out = [(base, "BiCGstab double")]
+    for candidates in (("half/12", "half"), ("single/8", "single")):
+        for precision in candidates:
+            key = ("reliable-update", precision, 0.1)
+            if key in present:
+                out.append((key, "reliable %s, delta = 0.1" % precision))
+                break
+    return out if len(out) > 1 else []
+
+
+def median(values):
+    v = sorted(values)
+    n = len(v)
+    return None if n == 0 else (v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2]))
+
+
+def figure7_data(rows, masses):
+    """Per mass (heaviest first): the median over configurations of each Figure 7 solver's time to solution
+    (seconds of the solve, sources averaged per configuration; converged solves only) and of its speed-up
+    over double BiCGstab on the same configurations (both converged). Medians, not means: the first solve of
+    each kernel in a process includes its launch-parameter tuning, and one hard configuration can dominate
+    a mean near m_c. Returns (variants, [(mass_index, {key: (median seconds, configurations)},
+    {key: (median speed-up, configurations)})])."""
+    variants = figure7_variants(rows)
+    if not variants:
+        return [], []
+    per = collections.defaultdict(lambda: collections.defaultdict(list))  # (key, mass) -> config -> seconds
+    for r in rows:
+        key = variant_key(r)
+        if r["status"] == "converged" and any(key == v for v, _ in variants):
+            per[(key, int(r["mass_index"]))][int(r["config"])].append(float(r["seconds"]))
+    base = variants[0][0]
+    data = []
+    for m in sorted(masses, key=lambda m: -masses[m]["mass"]):
+        times, speedups = {}, {}
+        base_t = {c: sum(v) / len(v) for c, v in per[(base, m)].items()}
+        for key, _ in variants:
+            t = {c: sum(v) / len(v) for c, v in per[(key, m)].items()}
+            times[key] = (median(list(t.values())), len(t))
+            ratios = [base_t[c] / t[c] for c in t if c in base_t and t[c] > 0]
+            speedups[key] = (median(ratios), len(ratios))
+        data.append((m, times, speedups))
+    return variants, data
+
+
+def figure7_table(rows, masses):
+    """Markdown: the Figure 7 analogue as a table (empty string when the run lacks its solvers)."""
+    variants, data = figure7_data(rows, masses)
+    if not variants:
+        return ""
+    head = ["m", "kappa", "f"] + ["%s s" % label for _, label in variants] + [
+        "speed-up %s" % label for _, label in variants[1:]]
+    body = []
+    for m, times, speedups in data:
+        cells = mass_columns(masses, m)
+        for key, _ in variants:
+            t, _ = times[key]
+            cells.append("*" if t is None else "%.3f" % t)
+        for key, _ in variants[1:]:
+            x, n = speedups[key]
+            cells.append("*" if x is None else "%.2f" % x)
+        body.append(cells)
+    return ("### Figure 7 analogue: time to solution and speed-up over double BiCGstab\n\n"
+            "Median over configurations of the solve's own time (upload of the source and download of the solution "
+            "excluded) and of the per-configuration speed-up (configurations where both converged). The paper: "
+            "Single 8 an almost constant 3x, Half 12 from 4x at m_s to 3.5x at m_c.\n\n"
+            + plotting.markdown_table(head, body) + "\n")
+
+
+def device_name(summary):
+    """'NVIDIA H200' from run_summary's 'device 0: NVIDIA H200, sm_90, ...'; the backend when no device."""
+    device = summary.get("device", "")
+    if ":" in device:
+        return device.split(":", 1)[1].split(",")[0].strip()
+    return summary.get("backend", "?")
+
+
+def plot_figure7(rows, masses, summary, path):
+    """The paper's Figure 7: time to solution against m (log y) and the speed-up over double BiCGstab."""
+    variants, data = figure7_data(rows, masses)
+    if not variants:
+        return None
+    fig, (left, right) = plotting.plt.subplots(1, 2, figsize=(10, 3.9))
+    styles = ["o-", "o-", "^-"]
+    colors = ["k", "#b2182b", "#2166ac"]
+    for i, (key, label) in enumerate(variants):
+        pts = [(masses[m]["mass"], times[key][0]) for m, times, _ in data if times[key][0] is not None]
+        if pts:
+            left.plot(*zip(*pts), styles[i], color=colors[i], label=label, ms=4, lw=1.2)
+        if i > 0:
+            pts = [(masses[m]["mass"], sp[key][0]) for m, _, sp in data if sp[key][0] is not None]
+            if pts:
+                right.plot(*zip(*pts), styles[i], color=colors[i], label=label, ms=4, lw=1.2)
+    right.axhspan(3.5, 4.0, color="#f4a582", alpha=0.35, label="paper: Half 12 (3.5-4x)")
+    right.axhline(3.0, color="#4393c3", lw=1, ls="--", label="paper: Single 8 (~3x)")
+    for ax in (left, right):
+        if summary.get("critical_mass"):
+            ax.axvline(float(summary["critical_mass"]), color="0.5", lw=0.8, zorder=0)
+        ax.set_xlabel("bare mass m  (grey line: m_c)")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    left.set_yscale("log")
+    left.set_ylabel("time to solution (s, median over configurations)")
+    left.set_title("(a) time to |r|/|b| < %s" % summary.get("tolerance", "1e-12"), fontsize=10)
+    right.set_ylabel("speed-up over double BiCGstab")
+    right.set_ylim(bottom=0)
+    right.set_title("(b) speed-up (median over configurations)", fontsize=10)
+    fig.suptitle("Figure 7 analogue: quenched %s, beta = %s, on %s" % (
+        summary.get("lattice", "?"), summary.get("beta", "?"), device_name(summary)), fontsize=10)
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    return plotting.save_figure(fig, path, "experiments/solver_tables: solves.csv")
+
+
+def paper_cell_comparison(rows, masses):
+    """Markdown: our iteration excess over double BiCGstab next to the paper's, cell by cell, when the run
+    has the paper's nine masses (f = 1, 7/8, ..., 0 against m = -0.3980 ... -0.4180, both from the strange
+    to the critical mass in equal steps). Empty otherwise."""
+    order = sorted(masses, key=lambda m: -masses[m]["mass"])
+    fractions = [masses[m]["mass_fraction"] for m in order]
+    if len(order) != 9 or any(isinstance(f, str) or not abs(f - (8 - i) / 8) <= 1e-6 for i, f in enumerate(fractions)):
+        return ""
+    present = {variant_key(r) for r in rows}
+    bicg = ("bicgstab", "double", 0.0)
+    out = ["### Cell by cell against the paper\n\n"
+           "Each cell: our iteration excess over double BiCGstab (same solves) / the paper's (its Table 4 or 5 "
+           "against its Table 3), %; mass i of ours (f = 1 ... 0) against the paper's i-th mass (-0.3980 ... "
+           "-0.4180).\n\n"]
+    body = []
+    it = aggregate(rows, "iterations")
+    cg_row = ["Table 3", "CG / BiCGstab"]
+    for i, m in enumerate(order):
+        a, b = it.get((("cg", "double", 0.0), m)), it.get((bicg, m))
+        ours = "" if a is None or b is None or a["mean"] is None or b["mean"] is None else "%.2f" % (a["mean"] / b["mean"])
+        paper = PAPER_TABLE3[PAPER_MASSES[i]]
+        cg_row.append("%s / %.2f" % (ours or "*", paper[0] / paper[1]))
+    body.append(cg_row)
+    for name, solver, columns, table in (("Table 4", "defect-correction", PAPER_TABLE4_COLUMNS, PAPER_TABLE4),
+                                         ("Table 5", "reliable-update", PAPER_TABLE5_COLUMNS, PAPER_TABLE5)):
+        for j, (precision, parameter, gauge) in enumerate(columns):
+            key = (solver, "%s/%s" % (precision, gauge), parameter)
+            if key not in present:
+                continue
+            cells = [name, variant_label(key)]
+            for i, m in enumerate(order):
+                value = table[PAPER_MASSES[i]][j]
+                paper = "*" if value is None else "%+.0f" % (100.0 * (value / PAPER_TABLE3[PAPER_MASSES[i]][1] - 1.0))
+                cells.append("%s / %s" % (format_excess(paired_excess(rows, key, bicg, m)), paper))
+            body.append(cells)
+    if len(body) == 1 and not any(k[0] != "cg" and k[0] != "bicgstab" for k in present):
+        return ""
+    out.append(plotting.markdown_table(["table", "column"] + ["f = %g" % f for f in fractions], body))
+    return "".join(out) + "\n"
 
 
 def critical_mass_section(summary):
@@ -289,17 +468,17 @@ def plot(rows, masses, summary, path):
             ax.errorbar(xs, ys, yerr=es, fmt=style, color=color, label=label, capsize=2, ms=4, lw=1.2)
 
     half_colors = ["#67001f", "#d6604d", "#f4a582"]
-    single_colors = ["#053061", "#2166ac", "#4393c3", "#92c5de"]
+    single_colors = ["#053061", "#2166ac", "#4393c3", "#1b7837", "#5aae61", "#a6dba0"]  # 8-real links first
     panels = [("(a) Table 3: double precision", [(("cg", "double", 0.0), "s-", "0.2", "CG (normal equations)")]),
               ("(b) Table 4: defect correction", []), ("(c) Table 5: reliable updates", [])]
     for i, solver in ((1, "defect-correction"), (2, "reliable-update")):
         h = s = 0
         for v in ordered_variants(rows, solver):
-            if v[1] == "half":
+            if precision_of(v) == "half":
                 color, h = half_colors[h % len(half_colors)], h + 1
             else:
                 color, s = single_colors[s % len(single_colors)], s + 1
-            panels[i][1].append((v, "o-" if v[1] == "half" else "^-", color, variant_label(v)))
+            panels[i][1].append((v, "o-" if precision_of(v) == "half" else "^-", color, variant_label(v)))
     for index, (ax, (title, lines)) in enumerate(zip(axes, panels)):
         # Panel (a) shows BiCGstab as one of its two solvers; (b) and (c) show it as the dashed baseline.
         line(ax, bicg, "o-" if index == 0 else "--", "k", "BiCGstab double")
@@ -348,10 +527,13 @@ def report(out_dir):
                 summary["sources_per_configuration"], summary["tolerance"]),
             "## Critical mass\n\n", critical_mass_section(summary), "\n## Tables\n\n",
             tables(rows, masses, summary),
-            "\n## Run\n\n%d solves, %d did not converge; solves %.0f s, total %.0f s on %s threads (%s); load average "
-            "at the end %s.\n" % (len(rows), len(failed), float(summary["solve_seconds"]),
-                                  float(summary["total_seconds"]), summary["threads"], summary["machine"],
-                                  summary.get("load_average_end", "?"))]
+            "\n## Run\n\n%d solves, %d did not converge; %.0f s inside the solvers (summed over solves.csv). The last "
+            "invocation (all of the run unless it resumed an interrupted one): solves %.0f s, total %.0f s on %s "
+            "threads (%s; %s); load average at the end %s.\n" % (
+                len(rows), len(failed), sum(float(r["seconds"]) for r in rows), float(summary["solve_seconds"]),
+                float(summary["total_seconds"]), summary["threads"], summary["machine"],
+                summary.get("backend", "?") + (", " + device_name(summary) if summary.get("device") else ""),
+                summary.get("load_average_end", "?"))]
     if failed:
         text.append("\nSolves that did not converge:\n\n")
         text.append(plotting.markdown_table(
@@ -361,4 +543,15 @@ def report(out_dir):
     md = out_dir / "tables.md"
     md.write_text("".join(text))
     png = plot(rows, masses, summary, out_dir / "solver_tables.png")
+    plot_figure7(rows, masses, summary, out_dir / "figure7.png")
     return md, png
+
+
+if __name__ == "__main__":
+    # python3 -m experiments.solver_tables_report OUT: the report of a run made elsewhere (e.g. by the GPU
+    # bundle's run_solver_tables.sh on a machine without matplotlib).
+    import sys
+    if len(sys.argv) != 2:
+        sys.exit("usage: python3 -m experiments.solver_tables_report OUT  (the directory of a solver_tables run)")
+    for written in report(sys.argv[1]):
+        print("wrote %s" % written)

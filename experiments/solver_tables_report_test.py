@@ -102,6 +102,52 @@ class TablesTest(unittest.TestCase):
             with open(path, "rb") as f:
                 self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
 
+    def test_column_order_is_the_papers(self):
+        rows = [row(0, 0, 0, 1, solver="reliable-update", precision=p, parameter=d)
+                for p, d in (("single/12", 0.01), ("single/8", 0.001), ("half/12", 0.01), ("single/8", 0.1),
+                             ("half/12", 0.1), ("single", 0.1))]
+        self.assertEqual([(k[1], k[2]) for k in report.ordered_variants(rows, "reliable-update")],
+                         [("half/12", 0.1), ("half/12", 0.01), ("single/8", 0.1), ("single/8", 0.001),
+                          ("single/12", 0.01), ("single", 0.1)])
+
+    def test_figure7_medians_and_paired_speedups(self):
+        # Three configurations; the double solve breaks down on configuration 2, which then enters the
+        # variant's median time but not its speed-up. Configuration 0's half solve is slow (tuning): the
+        # median ignores it.
+        masses = {0: {"mass": -0.9, "kappa": 1 / 6.2, "mass_fraction": 1.0}}
+        half = dict(solver="reliable-update", precision="half/12", parameter=0.1)
+        rows = [row(0, 0, 0, 100, seconds=3.0), row(1, 0, 0, 100, seconds=3.2),
+                row(2, 0, 0, 900, status="breakdown", seconds=9.0),
+                row(0, 0, 0, 110, seconds=2.0, **half), row(1, 0, 0, 110, seconds=1.0, **half),
+                row(2, 0, 0, 110, seconds=1.1, **half)]
+        variants, data = report.figure7_data(rows, masses)
+        self.assertEqual([k for k, _ in variants], [("bicgstab", "double", 0.0), ("reliable-update", "half/12", 0.1)])
+        (m, times, speedups), = data
+        self.assertEqual(times[("bicgstab", "double", 0.0)], (3.1, 2))  # median of 3.0 and 3.2
+        self.assertEqual(times[("reliable-update", "half/12", 0.1)], (1.1, 3))
+        self.assertEqual(speedups[("reliable-update", "half/12", 0.1)], (0.5 * (1.5 + 3.2), 2))
+        self.assertIn("| -0.90000 | 0.16129 | 1 | 3.100 | 1.100 | 2.35 |", report.figure7_table(rows, masses))
+        with tempfile.TemporaryDirectory() as d:
+            path = report.plot_figure7(rows, masses, {"device": "device 0: NVIDIA H200, sm_90"}, os.path.join(d, "f.png"))
+            with open(path, "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        self.assertEqual(report.figure7_data([row(0, 0, 0, 100)], masses), ([], []))  # no mixed solver: no figure
+
+    def test_cell_by_cell_comparison_needs_the_papers_nine_masses(self):
+        masses = {i: {"mass": -0.8 - 0.01 * i, "kappa": 0.16, "mass_fraction": (8 - i) / 8} for i in range(9)}
+        rows = []
+        for i in range(9):
+            rows += [row(0, 0, i, 100), row(0, 0, i, 300, solver="cg"),
+                     row(0, 0, i, 110, solver="reliable-update", precision="single/8", parameter=0.1)]
+        text = report.paper_cell_comparison(rows, masses)
+        # Ours CG / BiCGstab 3.00 next to the paper's 1392 / 460 = 3.03 at the heaviest mass; single/8 delta 0.1
+        # +10% next to the paper's 461 / 460 - 1 = +0% there and 2147 / 2078 - 1 = +3% at m_c.
+        self.assertIn("| Table 3 | CG / BiCGstab | 3.00 / 3.03 |", text)
+        self.assertIn("| Table 5 | RU single/8 delta=0.1 | +10 / +0 |", text)
+        self.assertTrue(text.rstrip().endswith("+10 / +3 |"))
+        del masses[8]
+        self.assertEqual(report.paper_cell_comparison(rows, masses), "")
+
     def test_paper_numbers_are_complete(self):
         for m in report.PAPER_MASSES:
             self.assertEqual(len(report.PAPER_TABLE3[m]), 2)
