@@ -642,7 +642,7 @@ int Run(const Options& o, const BackendChoice& backend) {
     journal.Record(task_key(t), r.converged(), rows[i].text);
     if (o.stop_after > 0 && ++solved >= o.stop_after) stopped = true;
     std::lock_guard<std::mutex> lock(log_mutex);
-    std::cout << "[" << std::setw(4) << ++finished << "/" << tasks.size() << "] m = " << std::setprecision(6)
+    std::cout << "[" << std::setw(4) << ++finished << "/" << tasks.size() << "] m = " << std::defaultfloat << std::setprecision(6)
               << masses[t.mass_index] << " cfg " << t.config << " src " << t.source << "  " << std::left
               << std::setw(34) << o.solvers[t.variant].Name() << std::right << " " << std::setw(11)
               << solvers::ToString(r.status) << "  it " << std::setw(5) << r.iterations << "  upd " << std::setw(3)

@@ -141,20 +141,28 @@ exit $status
 RUN
 cat >gpu_bundle/run_solver_tables.sh <<'RUN'
 #!/usr/bin/env bash
-# run_solver_tables.sh OUT [more solver_tables flags]
+# run_solver_tables.sh OUT [solver_tables flags]
 # The paper's Tables 3-5 and Figure 7 at its scale (docs/solver_tables.md): quenched 24^3 x 64 at beta = 5.85
 # generated on the GPU and cached in OUT/ensemble, the critical mass, the paper's GPU columns at nine masses
 # from m_s to m_c on five configurations, eps = 1e-12. About 19 minutes on one H200. Interrupted (or stopped
-# with a time limit), the same command resumes from OUT/solves.journal. The report (tables.md, the PNGs) is
-# made where Python has matplotlib: python3 -m experiments.solver_tables_report OUT, from the source tree.
+# with a time limit), the same command resumes from OUT/solves.journal. A flag given here replaces the preset
+# one of the same name (e.g. --configs=10). The report (tables.md, the PNGs) is made where Python has
+# matplotlib: python3 -m experiments.solver_tables_report OUT, from the source tree.
 set -uo pipefail
 out=$(mkdir -p "$1" && cd "$1" && pwd) || exit 2
 shift
 cd "$(dirname "$0")"
 source ./unpack.sh
-programs/solver_tables_cc --out="$out" --backend=gpu --lattice=24x24x24x64 --beta=5.85 --start=cold --therm=200 \
-  --sep=20 --or=4 --configs=5 --sources=1 --mass-fractions=1,0.875,0.75,0.625,0.5,0.375,0.25,0.125,0 \
-  --pion-targets=0.5,0.375,0.25 --solvers=paper-gpu --max-iterations=15000 "$@"
+preset=(--backend=gpu --lattice=24x24x24x64 --beta=5.85 --start=cold --therm=200 --sep=20 --or=4 --configs=5
+        --sources=1 --mass-fractions=1,0.875,0.75,0.625,0.5,0.375,0.25,0.125,0 --pion-targets=0.5,0.375,0.25
+        --solvers=paper-gpu --max-iterations=15000)
+flags=()
+for p in "${preset[@]}"; do
+  given=0
+  for a in "$@"; do [[ "$a" == "${p%%=*}="* ]] && given=1; done
+  (( given )) || flags+=("$p")
+done
+programs/solver_tables_cc --out="$out" "${flags[@]}" "$@"
 RUN
 chmod +x gpu_bundle/run_tests.sh gpu_bundle/run_benchmarks.sh gpu_bundle/run_main_job.sh gpu_bundle/run_multi_gpu.sh \
   gpu_bundle/run_solver_tables.sh
