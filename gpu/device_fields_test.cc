@@ -76,6 +76,27 @@ TEST(DeviceFieldIndexRange, FieldsPastThe32BitIndexAreRefusedBeforeAnyAllocation
   }
 }
 
+// The links are checked on all threads; the error names the first bad link in site order (site-major, then
+// mu), whatever the threads. Validation comes before any allocation, so this runs without a GPU.
+TEST(DeviceGaugeValidation, TheFirstBadLinkInSiteOrderIsNamed) {
+  const Lattice lattice(8, 8, 8, 8);
+  GaugeField<double> u(lattice);  // unit links
+  const int bad[][2] = {{3000, 2}, {100, 3}, {100, 1}, {4095, 0}};
+  for (const auto& b : bad) u.Link(b[0], b[1]) *= 2.0;  // not SU(3): refused by 12 and 8 reals
+  const Coordinates n = lattice.Coords(100);
+  const std::string expected = "link U_1(" + std::to_string(n[0]) + "," + std::to_string(n[1]) + "," +
+                               std::to_string(n[2]) + "," + std::to_string(n[3]) + ")";
+  for (Reconstruct reconstruct : {Reconstruct::k12, Reconstruct::k8}) {
+    try {
+      DeviceGaugeField field(u, {Precision::kSingle, reconstruct, false, 0});
+      FAIL() << "links of determinant 8 were accepted with " << ToString(reconstruct) << " reals";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_TRUE(ContainsText(e.what(), expected)) << e.what();
+      EXPECT_TRUE(ContainsText(e.what(), "SU(3)")) << e.what();
+    }
+  }
+}
+
 TEST_F(DeviceFieldsTest, DoubleRoundTripInTheDeviceBasisIsBitExact) {
   for (Subset subset : {Subset::kFull, Subset::kEven, Subset::kOdd}) {
     for (int pad : {0, DeviceSpinorField::PaperPad(lattice_)}) {
