@@ -38,6 +38,7 @@
 #include "gpu/clover_view.h"
 #include "gpu/device_gauge_field.h"
 #include "gpu/field_views.h"
+#include "gpu/kernel_cost.h"
 #include "gpu/wilson_dslash_launch.h"  // DslashEpilogue
 #include "gpu/precision.h"
 #include "reference/fermion_boundary.h"
@@ -58,12 +59,6 @@ struct DslashVariant {
   bool xpay = false;
   DslashEpilogue clover_epilogue = DslashEpilogue::kNone;  // kClover, kCloverXpay or kXpayClover (xpay then unused)
   std::string Name() const;  // e.g. "single/12/gf/dagger/xpay", "half/8/clover-xpay"
-};
-
-struct KernelCost {
-  double flops = 0;
-  double bytes = 0;          // the kernel's loads and stores (model above)
-  double minimum_bytes = 0;  // each link, input and output spinor once
 };
 
 // Cost of one call on one parity (V/2 output sites) of a lattice with these extents; with rhs > 1, of one
