@@ -13,16 +13,6 @@
 namespace lqcd {
 namespace {
 
-template <typename T>
-bool AllFinite(const ColorMatrix<T>& u) {
-  for (int i = 0; i < 3; ++i) {
-    for (int j = 0; j < 3; ++j) {
-      if (!std::isfinite(u(i, j).real()) || !std::isfinite(u(i, j).imag())) return false;
-    }
-  }
-  return true;
-}
-
 // e^{i phi} in T arithmetic, as the reconstruction forms it.
 template <typename T>
 Complex<T> Phase(T phi) {
@@ -38,7 +28,7 @@ void RequireFiniteTheta(T theta, const char* where) {
 
 template <typename T>
 double DeterminantPhase(const ColorMatrix<T>& u) {
-  if (!AllFinite(u)) throw std::invalid_argument("U(3) compression: the link has non-finite entries");
+  if (!u.allFinite()) throw std::invalid_argument("U(3) compression: the link has non-finite entries");
   const double unitarity = UnitarityDeviation(u);
   if (!(unitarity <= kMaxLinkDeviation)) {
     std::ostringstream message;

@@ -24,6 +24,7 @@
 #include "reference/staggered/hisq_links.h"
 #include "reference/su3.h"
 #include "reference/su3_random.h"
+#include "reference/wilson_error_bounds.h"
 
 namespace lqcd {
 namespace {
@@ -31,10 +32,7 @@ namespace {
 using LongComplex = std::complex<long double>;
 using LongMatrix = ColorMatrix<long double>;
 
-template <typename T>
-constexpr double UnitRoundoff() {
-  return std::numeric_limits<T>::epsilon() / 2;
-}
+using testing_bounds::UnitRoundoff;
 
 template <typename T>
 double MaxDifference(const ColorMatrix<T>& a, const ColorMatrix<T>& b) {
