@@ -87,12 +87,46 @@ ColorMatrix<T> Reconstruct9(const Compressed9<T>& c) {
   return Phase<T>(c.theta / 3) * special;
 }
 
+template <typename T>
+GaugeField<T> CompressAndReconstructU3(const GaugeField<T>& long_links, double scale, U3Compression compression) {
+  if (!(std::isfinite(scale) && scale != 0)) {
+    throw std::invalid_argument("CompressAndReconstructU3: the scale must be finite and nonzero");
+  }
+  GaugeField<T> out(long_links.lattice());
+  for (int site = 0; site < long_links.lattice().volume(); ++site) {
+    for (int mu = 0; mu < kDims; ++mu) {
+      const ColorMatrix<T>& l = long_links.Link(site, mu);
+      try {
+        switch (compression) {
+          case U3Compression::k18:
+            out.Link(site, mu) = l;
+            break;
+          case U3Compression::k13:
+            out.Link(site, mu) = static_cast<T>(scale) * Reconstruct13(Compress13<T>(l / static_cast<T>(scale)));
+            break;
+          case U3Compression::k9:
+            out.Link(site, mu) = static_cast<T>(scale) * Reconstruct9(Compress9<T>(l / static_cast<T>(scale)));
+            break;
+        }
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument("CompressAndReconstructU3: site " + std::to_string(site) + " mu " +
+                                    std::to_string(mu) + ": " + e.what());
+      } catch (const std::domain_error& e) {
+        throw std::domain_error("CompressAndReconstructU3: site " + std::to_string(site) + " mu " +
+                                std::to_string(mu) + ": " + e.what());
+      }
+    }
+  }
+  return out;
+}
+
 #define LQCD_INSTANTIATE_U3_COMPRESSION(T)                                   \
   template double DeterminantPhase<T>(const ColorMatrix<T>&);               \
   template Compressed13<T> Compress13<T>(const ColorMatrix<T>&);            \
   template ColorMatrix<T> Reconstruct13<T>(const Compressed13<T>&);         \
   template Compressed9<T> Compress9<T>(const ColorMatrix<T>&);              \
-  template ColorMatrix<T> Reconstruct9<T>(const Compressed9<T>&);
+  template ColorMatrix<T> Reconstruct9<T>(const Compressed9<T>&);          \
+  template GaugeField<T> CompressAndReconstructU3<T>(const GaugeField<T>&, double, U3Compression);
 LQCD_INSTANTIATE_U3_COMPRESSION(float)
 LQCD_INSTANTIATE_U3_COMPRESSION(double)
 #undef LQCD_INSTANTIATE_U3_COMPRESSION

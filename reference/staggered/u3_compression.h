@@ -28,6 +28,7 @@
 // Aliasing: none; every function returns a new value.
 #pragma once
 
+#include "reference/gauge_field.h"
 #include "reference/su3_compression.h"
 #include "reference/types.h"
 
@@ -59,5 +60,15 @@ template <typename T>
 Compressed9<T> Compress9(const ColorMatrix<T>& u);
 template <typename T>
 ColorMatrix<T> Reconstruct9(const Compressed9<T>& c);
+
+// How long links are stored: all 18 numbers, or the U(3) forms above.
+enum class U3Compression { k18, k13, k9 };
+
+// Long links L = scale X with X unitary (e.g. HISQ's Naik links and scale = HisqNaikCoefficient): every X =
+// L / scale compressed and reconstructed, times scale; the field a kernel that stores long links in this form
+// sees. k18 returns a copy. std::invalid_argument for a scale that is zero or not finite; Compress*/Reconstruct*
+// errors are rethrown naming the site and direction.
+template <typename T>
+GaugeField<T> CompressAndReconstructU3(const GaugeField<T>& long_links, double scale, U3Compression compression);
 
 }  // namespace lqcd

@@ -172,6 +172,53 @@ TEST(U3Compression, HisqNaikLinksNeedTheDeterminantPhaseAsqtadOnesDoNot) {
   EXPECT_LE(asqtad_det_spread, 64 * u);  // products of three SU(3) links in double
 }
 
+// The field-level form: each long link L = c X through its compressed form and back, times c; what a kernel
+// storing the long links in 13 or 9 numbers sees. Bit for bit the per-link composition, within c times the
+// 13-number bound (+ the division and multiplication by c: 2 sqrt(2) u) of the input, and errors name the link.
+template <typename T>
+void CheckFieldForm() {
+  const Lattice lattice(4, 4, 4, 4);
+  const double c = HisqNaikCoefficient(0.0);
+  const GaugeField<T> naik = ConvertGaugeField<T>(HisqLinks(RandomGaugeField<double>(lattice, 76), 0.0).naik);
+  const GaugeField<T> f18 = CompressAndReconstructU3(naik, c, U3Compression::k18);
+  const GaugeField<T> f13 = CompressAndReconstructU3(naik, c, U3Compression::k13);
+  const GaugeField<T> f9 = CompressAndReconstructU3(naik, c, U3Compression::k9);
+  const double u = UnitRoundoff<T>();
+  const T ct = static_cast<T>(c);
+  for (int site = 0; site < lattice.volume(); ++site) {
+    for (int mu = 0; mu < kDims; ++mu) {
+      const ColorMatrix<T>& l = naik.Link(site, mu);
+      ASSERT_EQ(f18.Link(site, mu), l);
+      const ColorMatrix<T> x = l / ct;
+      ASSERT_EQ(f13.Link(site, mu), (ct * Reconstruct13(Compress13(x))).eval());
+      ASSERT_EQ(f9.Link(site, mu), (ct * Reconstruct9(Compress9(x))).eval());
+      ASSERT_LE(MaxDifference(f13.Link(site, mu), l), std::abs(c) * (Bound13(u, UnitaryDeviation(x)) + 2 * std::sqrt(2.0) * u))
+          << "site " << site << " mu " << mu;
+    }
+  }
+}
+
+TEST(U3Compression, TheFieldFormIsThePerLinkRoundTripTimesTheScale) {
+  CheckFieldForm<float>();
+  CheckFieldForm<double>();
+  const Lattice lattice(4, 4, 4, 4);
+  GaugeField<double> links(lattice);  // unit links: unitary
+  links.Link(7, 2) *= 2.0;
+  try {
+    CompressAndReconstructU3(links, 1.0, U3Compression::k13);
+    FAIL() << "a link of row norm 2 was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("site 7 mu 2"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(CompressAndReconstructU3(links, 0.0, U3Compression::k9), std::invalid_argument);
+  // Free-field long links c x 1: (c 1) / c = 1 exactly, which both forms keep exactly.
+  const double c = -1.0 / 24;
+  GaugeField<double> free_links(lattice);
+  for (auto& link : free_links.links()) link *= c;
+  EXPECT_EQ(CompressAndReconstructU3(free_links, c, U3Compression::k13).links(), free_links.links());
+  EXPECT_EQ(CompressAndReconstructU3(free_links, c, U3Compression::k9).links(), free_links.links());
+}
+
 TEST(U3Compression, UnitLinksRoundTripExactly) {
   const ColorMatrix<double> one = ColorMatrix<double>::Identity();
   EXPECT_EQ(Reconstruct13(Compress13(one)), one);
