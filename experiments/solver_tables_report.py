@@ -19,6 +19,7 @@ import collections
 import csv
 import math
 import pathlib
+import statistics
 
 from experiments import plotting
 
@@ -270,9 +271,8 @@ def figure7_variants(rows):
 
 
 def median(values):
-    v = sorted(values)
-    n = len(v)
-    return None if n == 0 else (v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2]))
+    """statistics.median, or None for no values."""
+    return statistics.median(values) if values else None
 
 
 def figure7_data(rows, masses):
@@ -285,18 +285,20 @@ def figure7_data(rows, masses):
     variants = figure7_variants(rows)
     if not variants:
         return [], []
+    keys = [k for k, _ in variants]
     per = collections.defaultdict(lambda: collections.defaultdict(list))  # (key, mass) -> config -> seconds
     for r in rows:
         key = variant_key(r)
-        if r["status"] == "converged" and any(key == v for v, _ in variants):
+        if r["status"] == "converged" and key in keys:
             per[(key, int(r["mass_index"]))][int(r["config"])].append(float(r["seconds"]))
-    base = variants[0][0]
     data = []
     for m in sorted(masses, key=lambda m: -masses[m]["mass"]):
+        # Per configuration: the mean over its sources.
+        seconds = {key: {c: sum(v) / len(v) for c, v in per[(key, m)].items()} for key in keys}
+        base_t = seconds[keys[0]]
         times, speedups = {}, {}
-        base_t = {c: sum(v) / len(v) for c, v in per[(base, m)].items()}
-        for key, _ in variants:
-            t = {c: sum(v) / len(v) for c, v in per[(key, m)].items()}
+        for key in keys:
+            t = seconds[key]
             times[key] = (median(list(t.values())), len(t))
             ratios = [base_t[c] / t[c] for c in t if c in base_t and t[c] > 0]
             speedups[key] = (median(ratios), len(ratios))
