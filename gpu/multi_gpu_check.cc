@@ -4,6 +4,8 @@
 //     bazel build //gpu:multi_gpu_check
 //     mpirun -np 4 bazel-bin/gpu/multi_gpu_check --grid=1x1x2x2 --lattice=8x8x8x16
 //     mpirun -np 4 bazel-bin/gpu/multi_gpu_check --grid=1x1x2x2 --lattice=32x32x32x64 --benchmark
+//     mpirun -np 2 bazel-bin/gpu/multi_gpu_check --grid=1x1x1x2 --lattice=32x32x32x64 --benchmark
+//         --solver=bicgstab-reliable:half/12:0.1 --kappa=0.15 --tolerance=1e-10      (one command line)
 //
 // Every rank builds the same global inputs (random links and sources from fixed seeds) and takes its piece
 // with gpu/comm/subdomain.h; the global results it compares against are computed by the same rank on its
@@ -39,12 +41,19 @@
 // Each check prints one OK or MISMATCH line from rank 0 (the failures summed over ranks); a failing rank
 // prints its own mismatches. Exit status 1 on every rank if any check failed anywhere.
 //
-// --benchmark (instead of the checks): at --lattice, for each of --precisions with --reconstruct, the
-// partitioned Dslash (out_even = D in_odd) and the plain kernel on the same local lattice (its local
-// periodic wrap: no exchange), each the median of --repetitions calls (benchmark_support.h). Per rank:
-// local volume, time per call, GFLOPS (1320 flops per site on V_local / 2 sites), face bytes per call
-// (PartitionedWilsonDslash::FaceBytesPerCall, sent; as many received); rank 0 prints every rank's line,
-// an aggregate (summed GFLOPS, slowest rank) and one CSV line per rank and configuration.
+// --benchmark (instead of the checks): at --lattice, on this rank's piece of one global random gauge field (the
+// same global field on every grid: each link drawn from a stream keyed by its global index), for each of
+// --precisions with --reconstruct, the partitioned Dslash (out_even = D in_odd) and M_ee (two Dslash calls and
+// two exchanges) against the plain kernels on the same local lattice (its local periodic wrap: no exchange),
+// each the median of --repetitions calls (benchmark_support.h). Per rank: local volume, time per call, GFLOPS
+// (1320 flops per site for the Dslash, 2 x 1320 + 48 for M_ee, on V_local / 2 sites), face bytes per Dslash
+// (PartitionedWilsonDslash::FaceBytesPerCall, sent; as many received); rank 0 prints every rank's line, an
+// aggregate (summed GFLOPS, slowest rank) and one CSV line per rank and configuration. With --solver=SPEC, then
+// the solve of M x = b (a global Gaussian source) at --kappa to --tolerance: on one rank through the single-GPU
+// operators every program uses (fused dot products, no global sums), on several through the partitioned ones
+// with global sums; one untimed solve, the median of --solve-repetitions; rank 0 prints the iterations, the
+// slowest rank's seconds and the Gflop/s per GPU (the solver's flop count on the local lattice), and a
+// csv_solve line.
 //
 // Devices (gpu/rank_device.h, shared with experiments/pion): rank -> local rank on its node
 // (OMPI_COMM_WORLD_LOCAL_RANK, or MPI_Comm_split_type when the launcher does not set it) modulo the device count. More ranks on a node than GPUs is refused unless
@@ -88,7 +97,9 @@
 #include "reference/cli/command_line.h"
 #include "reference/clover.h"
 #include "reference/spinor_algebra.h"
+#include "reference/random.h"
 #include "reference/spinor_field.h"
+#include "reference/su3_random.h"
 #include "reference/wilson.h"
 #include "solvers/spec_solve.h"
 #include "solvers/testing.h"
@@ -119,6 +130,8 @@ struct Options {
   std::vector<Precision> precisions{Precision::kDouble, Precision::kSingle, Precision::kHalf};
   Reconstruct reconstruct = Reconstruct::k12;
   int repetitions = 100;
+  std::string solver;  // --benchmark: the solve timed after the operators (empty: none)
+  int solve_repetitions = 3;
 };
 
 // ---- MPI beyond the Communicator: gathers to rank 0 for printing and for the host check ----
@@ -592,16 +605,66 @@ void CheckCloverSolve(const Setup& s, Checker& checker) {
 
 // ---- the benchmark ----
 
-void Benchmark(const Setup& s, const RankPlacement& place) {
-  const int threads = std::max(1, DefaultThreads() / place.local_size);
-  const GaugeField<double> u = ParallelRandomGaugeField(s.local, kSeed + 40 + s.rank(), threads);
-  SpinorField<double> in_host(s.local, Subset::kOdd);
-  ParallelFillGaussian(in_host, kSeed + 41 + s.rank(), threads);
+// This rank's piece of the global random links and source that benchmark_support.h's ParallelRandomGaugeField
+// and ParallelFillGaussian would make on the whole lattice (each link and site drawn from its own stream keyed
+// by its GLOBAL index), so that every grid times the same global problem and no rank holds the global field.
+GaugeField<double> RandomLinksPiece(const Setup& s, std::uint64_t seed, int threads) {
+  GaugeField<double> u(s.local);
+  const Coordinates offset = s.grid().Offset(s.rank(), s.global.extents());
+  const int chunk = 4096;
+  const int chunks = (s.local.volume() + chunk - 1) / chunk;
+  ParallelFor(chunks, threads, [&](int k) {
+    for (int site = k * chunk; site < std::min(s.local.volume(), (k + 1) * chunk); ++site) {
+      Coordinates n = s.local.Coords(site);
+      for (int mu = 0; mu < kDims; ++mu) n[mu] += offset[mu];
+      const std::uint64_t global_site = static_cast<std::uint64_t>(s.global.Index(n));
+      for (int mu = 0; mu < kDims; ++mu) {
+        RandomStream rng(seed, kDims * global_site + mu);
+        u.Link(site, mu) = HaarRandomSU3<double>(rng);
+      }
+    }
+  });
+  return u;
+}
+
+SpinorField<double> GaussianPiece(const Setup& s, Subset subset, std::uint64_t seed, int threads) {
+  SpinorField<double> field(s.local, subset);
+  const Coordinates offset = s.grid().Offset(s.rank(), s.global.extents());
+  const int chunk = 4096;
+  const int chunks = (field.sites() + chunk - 1) / chunk;
+  ParallelFor(chunks, threads, [&](int k) {
+    for (int i = k * chunk; i < std::min(field.sites(), (k + 1) * chunk); ++i) {
+      Coordinates n = s.local.Coords(field.SiteIndex(i));
+      for (int mu = 0; mu < kDims; ++mu) n[mu] += offset[mu];
+      RandomStream rng(seed, static_cast<std::uint64_t>(s.global.Index(n)));
+      for (int spin = 0; spin < 4; ++spin) {
+        for (int c = 0; c < 3; ++c) {
+          const double re = rng.Gaussian(), im = rng.Gaussian();
+          field[i](spin, c) = Complex<double>(re, im);
+        }
+      }
+    }
+  });
+  return field;
+}
+
+// Every rank's `mine` in its own slot, summed in rank order: all ranks' values on every rank.
+std::vector<double> AllValues(const Setup& s, const std::vector<double>& mine) {
+  const int size = s.comm.size(), count = static_cast<int>(mine.size());
+  std::vector<double> slots(static_cast<std::size_t>(count) * size, 0.0);
+  for (int i = 0; i < count; ++i) slots[static_cast<std::size_t>(i) * size + s.rank()] = mine[i];
+  return s.comm.SumDeterministic(slots);
+}
+
+// The Dslash and M_ee of each precision: partitioned against the plain kernels on the same local lattice.
+void BenchmarkOperators(const Setup& s, const RankPlacement& place, const GaugeField<double>& u,
+                        const SpinorField<double>& in_host) {
   const double sites = s.local.half_volume();
   const int size = s.comm.size();
   if (s.rank() == 0) {
     std::cout << "csv,transport,precision,reconstruct,grid,lattice,local,rank,device,partitioned_ms,partitioned_gflops,"
-                 "unpartitioned_ms,unpartitioned_gflops,face_bytes"
+                 "unpartitioned_ms,unpartitioned_gflops,face_bytes,mee_ms,mee_gflops,mee_unpartitioned_ms,"
+                 "mee_unpartitioned_gflops"
               << std::endl;
   }
   for (const Precision precision : s.options.precisions) {
@@ -615,28 +678,42 @@ void Benchmark(const Setup& s, const RankPlacement& place) {
     s.comm.Barrier();
     const double plain_ms = MedianMilliseconds(
         s.options.repetitions, [&] { ApplyWilsonDslash(out.View(), gauge, in.View(), Dagger::kNo); });
-    const double gflops = kDslashFlopsPerSite * sites / (partitioned_ms * 1e-3) / 1e9;
-    const double plain_gflops = kDslashFlopsPerSite * sites / (plain_ms * 1e-3) / 1e9;
+    // M_ee = 1 - kappa^2 D_eo D_oe: two Dslash calls, two exchanges (the kappa does not change the work).
+    const DeviceSchurOperator mee(dslash, s.options.kappa, Parity::kEven);
+    const DeviceSchurOperator mee_plain(gauge, s.options.kappa, Parity::kEven, kBoundary);
+    DeviceSpinorField e_in(s.local, Subset::kEven, precision), e_out(s.local, Subset::kEven, precision);
+    blas::Convert(e_in, out);  // any even field: the Dslash output above
+    s.comm.Barrier();
+    const double mee_ms =
+        MedianMilliseconds(s.options.repetitions, [&] { mee.Apply(e_out.View(), e_in.View(), Dagger::kNo); });
+    s.comm.Barrier();
+    const double mee_plain_ms =
+        MedianMilliseconds(s.options.repetitions, [&] { mee_plain.Apply(e_out.View(), e_in.View(), Dagger::kNo); });
+    const auto gflops_of = [&](double flops_per_site, double ms) { return flops_per_site * sites / (ms * 1e-3) / 1e9; };
+    const double mee_flops_per_site = 2 * kDslashFlopsPerSite + kXpayFlopsPerSite;
+    const double gflops = gflops_of(kDslashFlopsPerSite, partitioned_ms);
+    const double plain_gflops = gflops_of(kDslashFlopsPerSite, plain_ms);
+    const double mee_gflops = gflops_of(mee_flops_per_site, mee_ms);
+    const double mee_plain_gflops = gflops_of(mee_flops_per_site, mee_plain_ms);
     const std::string variant = std::string(ToString(precision)) + "/" + ToString(s.options.reconstruct) +
                                 " (" + ToString(s.options.transport) + " transport)";
     std::ostringstream line, csv;
     line << std::fixed << std::setprecision(4) << "rank " << s.rank() << " (" << place.host << " GPU "
          << place.device << ") " << variant << ": local " << s.local.ToString() << " (V/2 = " << s.local.half_volume()
-         << "), partitioned " << partitioned_ms << " ms = " << std::setprecision(1) << gflops
+         << "), Dslash partitioned " << partitioned_ms << " ms = " << std::setprecision(1) << gflops
          << " GFLOPS, unpartitioned " << std::setprecision(4) << plain_ms << " ms = " << std::setprecision(1)
-         << plain_gflops << " GFLOPS, faces " << dslash.FaceBytesPerCall() << " bytes per call";
+         << plain_gflops << " GFLOPS; M_ee partitioned " << std::setprecision(4) << mee_ms << " ms = "
+         << std::setprecision(1) << mee_gflops << " GFLOPS, unpartitioned " << std::setprecision(4) << mee_plain_ms
+         << " ms = " << std::setprecision(1) << mee_plain_gflops << " GFLOPS; faces " << dslash.FaceBytesPerCall()
+         << " bytes per Dslash";
     csv << "csv," << ToString(s.options.transport) << "," << ToString(precision) << "," << ToString(s.options.reconstruct) << "," << s.grid().ToString()
         << "," << s.global.ToString() << "," << s.local.ToString() << "," << s.rank() << "," << place.device << ","
         << std::setprecision(6) << partitioned_ms << "," << gflops << "," << plain_ms << "," << plain_gflops << ","
-        << dslash.FaceBytesPerCall();
+        << dslash.FaceBytesPerCall() << "," << mee_ms << "," << mee_gflops << "," << mee_plain_ms << ","
+        << mee_plain_gflops;
     const std::vector<std::string> lines = GatherLines(line.str(), s.rank(), size);
     const std::vector<std::string> csvs = GatherLines(csv.str(), s.rank(), size);
-    // Aggregate: every rank's numbers in its own slot (the rank-order sum then just collects them).
-    std::vector<double> slots(3 * size, 0.0);
-    slots[s.rank()] = gflops;
-    slots[size + s.rank()] = plain_gflops;
-    slots[2 * size + s.rank()] = partitioned_ms;
-    const std::vector<double> all = s.comm.SumDeterministic(slots);
+    const std::vector<double> all = AllValues(s, {gflops, plain_gflops, partitioned_ms});
     if (s.rank() == 0) {
       for (const std::string& l : lines) std::cout << "multi_gpu_check: " << l << "\n";
       double total = 0, total_plain = 0, slowest = 0;
@@ -655,6 +732,75 @@ void Benchmark(const Setup& s, const RankPlacement& place) {
       std::cout << std::flush;
     }
   }
+}
+
+// One solve of M x = b (--solver, at --kappa to --tolerance) on the global problem: on one rank the single-GPU
+// operators as every program uses them (fused dot products, local reductions); on several, the partitioned
+// operators with global reductions. Untimed once (tuning), then the median of --solve-repetitions solves.
+void BenchmarkSolve(const Setup& s, const RankPlacement& place, const GaugeField<double>& u,
+                    const SpinorField<double>& b) {
+  const WilsonParams w = WilsonParams::FromKappa(s.options.kappa);
+  solvers::SolverSpec spec = solvers::SolverSpec::Parse(s.options.solver);
+  spec.tolerance = s.options.tolerance;
+  spec.max_iterations = 20000;
+  const bool one_rank = s.comm.size() == 1;
+  std::shared_ptr<const DeviceGaugeField> gauge;
+  std::shared_ptr<const PartitionedWilsonDslash> dslash;
+  if (one_rank) {
+    gauge = UploadGauge<double>(u, {});
+  } else {
+    dslash = UploadPartitioned<double>(u, {}, s.comm, kBoundary, s.options.transport);
+  }
+  const GpuWilson<double> m = one_rank ? GpuWilson<double>(gauge, w) : GpuWilson<double>(dslash, w);
+  const GpuWilsonSchur<double> schur = one_rank ? GpuWilsonSchur<double>(gauge, w) : GpuWilsonSchur<double>(dslash, w);
+  GpuSpinorField<double> x = m.NewField(), bd = m.NewField();
+  bd.Upload(b);
+  const blas::ScopedReductionCommunicator sums(one_rank ? nullptr : &s.comm);
+  const auto solve = [&] {
+    blas::Zero(x.device());
+    s.comm.Barrier();
+    return Solve(spec, m, schur,
+                 [&](auto tag) {
+                   using P = typename decltype(tag)::type;
+                   const GpuOperatorLayout layout{static_cast<Reconstruct>(spec.inner.link_reals), false, 0};
+                   if (one_rank) return std::make_unique<GpuWilsonSchur<P>>(UploadGauge<P>(u, layout), w);
+                   return std::make_unique<GpuWilsonSchur<P>>(
+                       UploadPartitioned<P>(u, layout, s.comm, kBoundary, s.options.transport), w);
+                 },
+                 x, bd);
+  };
+  const solvers::SolveResult r = MedianSolve(s.options.solve_repetitions, solve);
+  const double gflops = r.flops / r.seconds * 1e-9;
+  const std::vector<double> all = AllValues(s, {r.seconds, gflops});
+  if (s.rank() == 0) {
+    const int size = s.comm.size();
+    double slowest = 0, total = 0;
+    for (int k = 0; k < size; ++k) {
+      slowest = std::max(slowest, all[k]);
+      total += all[size + k];
+    }
+    std::cout << std::setprecision(4) << "multi_gpu_check: solve " << spec.Name() << " at kappa " << s.options.kappa
+              << " to " << s.options.tolerance << " on " << size << " ranks (" << place.host << "): "
+              << solvers::ToString(r.status) << ", iterations " << r.iterations << " (updates "
+              << r.high_precision_updates << "), true residual " << Num(r.true_residual) << ", slowest rank "
+              << slowest << " s, " << std::setprecision(1) << std::fixed << total / size << " Gflop/s per GPU"
+              << std::defaultfloat << std::endl;
+    std::cout << "csv_solve,transport,solver,kappa,tolerance,grid,lattice,local,ranks,status,iterations,updates,"
+                 "true_residual,seconds,gflops_per_gpu\n"
+              << std::setprecision(6) << "csv_solve," << ToString(s.options.transport) << "," << spec.Name() << ","
+              << s.options.kappa << "," << s.options.tolerance << "," << s.grid().ToString() << ","
+              << s.global.ToString() << "," << s.local.ToString() << "," << size << "," << solvers::ToString(r.status)
+              << "," << r.iterations << "," << r.high_precision_updates << "," << r.true_residual << "," << slowest
+              << "," << total / size << std::endl;
+  }
+}
+
+void Benchmark(const Setup& s, const RankPlacement& place) {
+  const int threads = std::max(1, DefaultThreads() / place.local_size);
+  const GaugeField<double> u = RandomLinksPiece(s, kSeed + 40, threads);
+  const SpinorField<double> source = GaussianPiece(s, Subset::kFull, kSeed + 41, threads);
+  BenchmarkOperators(s, place, u, Extract(source, Parity::kOdd));
+  if (!s.options.solver.empty()) BenchmarkSolve(s, place, u, source);
 }
 
 // ---- main ----
@@ -705,16 +851,27 @@ int Run(int argc, char** argv, const comm::MpiSession& session) {
   flags.Choice("reconstruct", &o.reconstruct,
                {{"18", Reconstruct::k18}, {"12", Reconstruct::k12}, {"8", Reconstruct::k8}},
                "reals stored per link in --benchmark");
-  flags.Int("repetitions", &o.repetitions, 1, 100000, "Dslash calls timed per configuration (the median is kept)");
+  flags.Int("repetitions", &o.repetitions, 1, 100000,
+            "Dslash and M_ee calls timed per configuration (the median is kept)");
+  flags.String("solver", &o.solver, "SPEC",
+               "also time this solve of M x = b (solver spec, e.g. bicgstab-reliable:half/12:0.1) at --kappa to "
+               "--tolerance on the same links, with a Gaussian source");
+  flags.Double("tolerance", &o.tolerance, "relative residual of the solves (the checks' and --solver's)", command_line::Range::Positive());
+  flags.Int("solve-repetitions", &o.solve_repetitions, 1, 1000,
+            "timed solves after one untimed (tuning) solve (the median is kept)");
   std::ostringstream discard;
   if (!flags.Parse(argc, argv, session.world_rank() == 0 ? static_cast<std::ostream&>(std::cout) : discard)) return 0;
   o.precisions = ParsePrecisions(precisions_text);
   if (!o.benchmark) {
-    for (const char* name : {"precisions", "reconstruct", "repetitions"}) {
+    for (const char* name : {"precisions", "reconstruct", "repetitions", "solver", "solve-repetitions"}) {
       if (flags.Given(name)) throw std::invalid_argument(std::string("--") + name + " needs --benchmark");
     }
-  } else if (flags.Given("kappa")) {
-    throw std::invalid_argument("--kappa is for the checks' solves; --benchmark does not solve");
+  } else if (o.solver.empty()) {
+    for (const char* name : {"kappa", "tolerance", "solve-repetitions"}) {
+      if (flags.Given(name)) throw std::invalid_argument(std::string("--") + name + " with --benchmark needs --solver");
+    }
+  } else {
+    (void)solvers::SolverSpec::Parse(o.solver);  // a bad spec is refused here, before any GPU work
   }
   const ProcessGrid grid = ProcessGrid::Parse("grid", o.grid_text);
   // Every rank refuses a bad decomposition here, identically, before any message is sent.

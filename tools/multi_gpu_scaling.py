@@ -10,14 +10,18 @@ below, collects its CSV lines and writes scaling.csv and scaling.md (the tables 
   weak    32^4 per GPU: 32^4 on 1 GPU, 32^3x64 on 2 (grid 1x1x1x2), 32x32x64x64 on 4 (1x1x2x2) and 32^3x128 on 4
           (1x1x1x4), device transport.
 
-Per configuration: the slowest rank's time per Dslash call, GFLOPS per GPU (1320 flops per output site, V/2 output
-sites), the efficiency against one GPU (strong: T_1 / (P T_P); weak: T_1 / T_P), the partitioned call against the
-unpartitioned kernel on the same local lattice (what the exchange and the exterior launch cost), and the model's
-predicted efficiency (tools/multi_gpu_model.py; NVLink or PCIe host staging). Measures and prints; asserts nothing.
+Per configuration: the slowest rank's time per Dslash call and per M_ee application, GFLOPS per GPU (1320 flops
+per output site for the Dslash, 2 x 1320 + 48 for M_ee, V/2 output sites), the efficiency against one GPU (strong:
+T_1 / (P T_P); weak: T_1 / T_P), the partitioned call against the unpartitioned kernel on the same local lattice
+(what the exchange and the exterior launch cost), and the model's predicted Dslash efficiency
+(tools/multi_gpu_model.py; NVLink or PCIe host staging). The device-transport runs also time a whole solve
+(SOLVER at SOLVE_KAPPA to SOLVE_TOLERANCE on the same global random links: the single-GPU production operators on
+one GPU, the partitioned ones with global sums on several): iterations, the slowest rank's seconds, Gflop/s per
+GPU and the efficiency. Measures and prints; asserts nothing.
 
   python3 multi_gpu_scaling.py --binary=programs/multi_gpu_check --out=DIR [--gpus=4] [--repetitions=30]
       [--part=strong32|strong64|weak|all]
-  python3 multi_gpu_scaling.py --from-csv=DIR/scaling_weak.csv [...]   # the tables again from saved runs
+  python3 multi_gpu_scaling.py --from-csv DIR/scaling_weak.csv DIR/scaling_solve_weak.csv   # tables from saved runs
 """
 import argparse
 import csv
@@ -28,7 +32,10 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import multi_gpu_model as model  # noqa: E402
 
-RUN_TIMEOUT_S = 240
+RUN_TIMEOUT_S = 300
+SOLVER = "bicgstab-reliable:half/12:0.1"
+SOLVE_KAPPA = 0.16     # Haar-random links: well below their critical kappa (about 0.19), ~100 iterations
+SOLVE_TOLERANCE = 1e-10
 
 
 def grid_tuple(text):
@@ -36,7 +43,7 @@ def grid_tuple(text):
 
 
 def configurations(gpus, part):
-    """(part, precisions, lattice, grid, transport) for every run."""
+    """(part, precisions, lattice, grid, transport, solve) for every run; solve: time SOLVER too."""
     runs = []
     if part in ("strong32", "all"):
         for grid in ["1x1x1x1", "1x1x1x2", "1x1x1x4", "1x1x2x2"]:
@@ -44,25 +51,28 @@ def configurations(gpus, part):
             if ranks > gpus:
                 continue
             for transport in (["device"] if ranks == 1 else ["device", "host"]):
-                runs.append(("strong", "double,single,half", "32x32x32x64", grid, transport))
+                runs.append(("strong", "double,single,half", "32x32x32x64", grid, transport, transport == "device"))
     if part in ("strong64", "all"):
         for grid in ["1x1x1x1", "1x1x1x2", "1x1x1x4", "1x1x2x2"]:
             if model.math.prod(grid_tuple(grid)) <= gpus:
-                runs.append(("strong", "single", "64x64x64x128", grid, "device"))
+                runs.append(("strong", "single", "64x64x64x128", grid, "device", True))
     if part in ("weak", "all"):
         for lattice, grid in [("32x32x32x32", "1x1x1x1"), ("32x32x32x64", "1x1x1x2"), ("32x32x64x64", "1x1x2x2"),
                               ("32x32x32x128", "1x1x1x4")]:
             if model.math.prod(grid_tuple(grid)) <= gpus:
-                runs.append(("weak", "single,half", lattice, grid, "device"))
+                runs.append(("weak", "single,half", lattice, grid, "device", True))
     return runs
 
 
-def run(binary, ranks, precisions, lattice, grid, transport, repetitions, log):
+def run(binary, ranks, precisions, lattice, grid, transport, solve, repetitions, log):
+    """The operator rows and the solve rows (csv and csv_solve lines) of one mpirun."""
     command = ["mpirun", "-np", str(ranks)]
     if os.geteuid() == 0:
         command.append("--allow-run-as-root")
     command += [binary, "--benchmark", "--grid=" + grid, "--lattice=" + lattice, "--transport=" + transport,
                 "--precisions=" + precisions, "--reconstruct=12", "--repetitions=%d" % repetitions]
+    if solve:
+        command += ["--solver=" + SOLVER, "--kappa=%g" % SOLVE_KAPPA, "--tolerance=%g" % SOLVE_TOLERANCE]
     log.write("$ " + " ".join(command) + "\n")
     log.flush()
     try:
@@ -70,17 +80,22 @@ def run(binary, ranks, precisions, lattice, grid, transport, repetitions, log):
                               timeout=RUN_TIMEOUT_S)
     except subprocess.TimeoutExpired as e:
         log.write("timed out after %d s\n%s\n" % (RUN_TIMEOUT_S, e.output or ""))
-        return []
+        return [], []
     log.write(done.stdout)
     if done.returncode != 0:
         log.write("exit status %d\n" % done.returncode)
-        return []
+        return [], []
+    return parse_csv(done.stdout, "csv,"), parse_csv(done.stdout, "csv_solve,")
+
+
+def parse_csv(text, prefix):
+    """The rows of the lines starting with prefix, the first of them the header."""
     rows = []
     header = None
-    for line in done.stdout.splitlines():
-        if not line.startswith("csv,"):
+    for line in text.splitlines():
+        if not line.startswith(prefix):
             continue
-        fields = line.split(",")[1:]
+        fields = line[len(prefix):].split(",")
         if header is None:
             header = fields
             continue
@@ -104,6 +119,10 @@ def summarise(rows):
             "gflops_per_gpu": sum(float(r["partitioned_gflops"]) for r in rs) / len(rs),
             "face_mb": float(rs[0]["face_bytes"]) / 1e6,
         }
+        if rs[0].get("mee_ms"):
+            out[key]["mee_ms"] = max(float(r["mee_ms"]) for r in rs)
+            out[key]["mee_plain_ms"] = max(float(r["mee_unpartitioned_ms"]) for r in rs)
+            out[key]["mee_gflops_per_gpu"] = sum(float(r["mee_gflops"]) for r in rs) / len(rs)
     return out
 
 
@@ -114,7 +133,18 @@ def predicted_us(lattice, grid, precision, transport):
     return model.predict(extents, g, precision, link)[2]
 
 
-def write_markdown(summary, path):
+def efficiency(part, ranks, base_ms, ms):
+    """Strong: T_1 / (P T_P); weak: T_1 / T_P."""
+    if base_ms is None:
+        return float("nan")
+    return base_ms / (ranks * ms) if part == "strong" else base_ms / ms
+
+
+def base_key(part, precision, lattice):
+    return (part, precision, lattice if part == "strong" else "32x32x32x32", "1x1x1x1", "device")
+
+
+def write_markdown(summary, path, solves=()):
     lines = []
     for part in ("strong", "weak"):
         # by precision, GPU count, grid, transport (device first)
@@ -125,22 +155,42 @@ def write_markdown(summary, path):
         title = ("Strong scaling (global lattice fixed)" if part == "strong" else "Weak scaling (32^4 per GPU)")
         lines += ["### " + title, "",
                   "| precision | lattice | GPUs | grid | local | transport | us per call | GFLOPS per GPU | "
-                  "efficiency | model | vs unpartitioned | face MB |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "efficiency | model | vs unpartitioned | face MB | M_ee us | M_ee GFLOPS per GPU | M_ee efficiency |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for (p, precision, lattice, grid, transport), v in entries:
+            base = summary.get(base_key(part, precision, lattice))
+            eff = efficiency(part, v["ranks"], base["ms"] if base else None, v["ms"])
             if part == "strong":
-                base = summary.get((part, precision, lattice, "1x1x1x1", "device"))
-                eff = base["ms"] / (v["ranks"] * v["ms"]) if base else float("nan")
                 pred = predicted_us(lattice, "1x1x1x1", precision, transport) / (
                     v["ranks"] * predicted_us(lattice, grid, precision, transport))
             else:
-                base = summary.get((part, precision, "32x32x32x32", "1x1x1x1", "device"))
-                eff = base["ms"] / v["ms"] if base else float("nan")
                 pred = predicted_us("32x32x32x32", "1x1x1x1", precision, transport) / predicted_us(
                     lattice, grid, precision, transport)
-            lines.append("| %s/12 | %s | %d | %s | %s | %s | %.1f | %.0f | %.0f%% | %.0f%% | %.0f%% | %.2f |" % (
+            if "mee_ms" in v:
+                mee_eff = efficiency(part, v["ranks"], base.get("mee_ms") if base else None, v["mee_ms"])
+                mee = "%.1f | %.0f | %.0f%%" % (1e3 * v["mee_ms"], v["mee_gflops_per_gpu"], 100 * mee_eff)
+            else:
+                mee = "- | - | -"
+            lines.append("| %s/12 | %s | %d | %s | %s | %s | %.1f | %.0f | %.0f%% | %.0f%% | %.0f%% | %.2f | %s |" % (
                 precision, lattice, v["ranks"], grid, v["local"], transport, 1e3 * v["ms"], v["gflops_per_gpu"],
-                100 * eff, 100 * pred, 100 * v["plain_ms"] / v["ms"], v["face_mb"]))
+                100 * eff, 100 * pred, 100 * v["plain_ms"] / v["ms"], v["face_mb"], mee))
+        lines.append("")
+    if solves:
+        lines += ["### Solves (%s, kappa %s, tolerance %s, one global random gauge field per lattice)" % (
+                      solves[0]["solver"], solves[0]["kappa"], solves[0]["tolerance"]), "",
+                  "| part | lattice | GPUs | grid | local | status | iterations | updates | seconds | "
+                  "Gflop/s per GPU | efficiency |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+        ordered = sorted(solves, key=lambda r: (r["part"], r["lattice"] if r["part"] == "strong" else "",
+                                                int(r["ranks"]), r["grid"]))
+        for r in ordered:
+            ranks = int(r["ranks"])
+            base = [b for b in solves if b["part"] == r["part"] and b["grid"] == "1x1x1x1" and
+                    (r["part"] == "weak" or b["lattice"] == r["lattice"])]
+            eff = efficiency(r["part"], ranks, float(base[0]["seconds"]) if base else None, float(r["seconds"]))
+            lines.append("| %s | %s | %d | %s | %s | %s | %s | %s | %.3f | %.0f | %.0f%% |" % (
+                r["part"], r["lattice"], ranks, r["grid"], r["local"], r["status"], r["iterations"], r["updates"],
+                float(r["seconds"]), float(r["gflops_per_gpu"]), 100 * eff))
         lines.append("")
     with open(path, "w") as f:
         f.write("\n".join(lines))
@@ -157,33 +207,40 @@ def main():
     parser.add_argument("--part", default="all", choices=["strong32", "strong64", "weak", "all"])
     args = parser.parse_args()
     if args.from_csv:
-        rows = []
+        rows, solves = [], []
         for path in args.from_csv:
             with open(path) as f:
-                rows += list(csv.DictReader(f))
-        print(write_markdown(summarise(rows), os.devnull))
+                got = list(csv.DictReader(f))
+            (solves if "solve" in os.path.basename(path) else rows).extend(got)
+        print(write_markdown(summarise(rows), os.devnull, solves))
         return 0
     if not args.binary or not args.out:
         parser.error("--binary and --out are needed to run (or --from-csv to tabulate)")
     os.makedirs(args.out, exist_ok=True)
-    rows = []
+    rows, solves = [], []
     with open(os.path.join(args.out, "scaling_%s.log" % args.part), "w") as log:
-        for part, precisions, lattice, grid, transport in configurations(args.gpus, args.part):
+        for part, precisions, lattice, grid, transport, solve in configurations(args.gpus, args.part):
             ranks = model.math.prod(grid_tuple(grid))
-            got = run(args.binary, ranks, precisions, lattice, grid, transport, args.repetitions, log)
-            for r in got:
+            got, got_solves = run(args.binary, ranks, precisions, lattice, grid, transport, solve, args.repetitions,
+                                  log)
+            for r in got + got_solves:
                 r["part"] = part
             rows += got
-            print("%s %s %s %s: %d rows" % (part, lattice, grid, transport, len(got)), flush=True)
+            solves += got_solves
+            print("%s %s %s %s: %d rows, %d solves" % (part, lattice, grid, transport, len(got), len(got_solves)),
+                  flush=True)
     if not rows:
         print("multi_gpu_scaling: no measurements", file=sys.stderr)
         return 1
-    fields = ["part"] + [k for k in rows[0] if k != "part"]
-    with open(os.path.join(args.out, "scaling_%s.csv" % args.part), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields)
-        w.writeheader()
-        w.writerows(rows)
-    print(write_markdown(summarise(rows), os.path.join(args.out, "scaling_%s.md" % args.part)))
+    for name, table in (("scaling_%s.csv", rows), ("scaling_solve_%s.csv", solves)):
+        if not table:
+            continue
+        fields = ["part"] + [k for k in table[0] if k != "part"]
+        with open(os.path.join(args.out, name % args.part), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=fields)
+            w.writeheader()
+            w.writerows(table)
+    print(write_markdown(summarise(rows), os.path.join(args.out, "scaling_%s.md" % args.part), solves))
     return 0
 
 

@@ -9,10 +9,20 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import multi_gpu_scaling as s  # noqa: E402
 
 
-def row(part, lattice, grid, transport, rank, ms, plain_ms, gflops, precision="single"):
-    return {"part": part, "precision": precision, "lattice": lattice, "grid": grid, "transport": transport,
-            "local": "32x32x32x32", "rank": str(rank), "partitioned_ms": str(ms), "unpartitioned_ms": str(plain_ms),
-            "partitioned_gflops": str(gflops), "face_bytes": "1000000"}
+def row(part, lattice, grid, transport, rank, ms, plain_ms, gflops, precision="single", mee_ms=None):
+    r = {"part": part, "precision": precision, "lattice": lattice, "grid": grid, "transport": transport,
+         "local": "32x32x32x32", "rank": str(rank), "partitioned_ms": str(ms), "unpartitioned_ms": str(plain_ms),
+         "partitioned_gflops": str(gflops), "face_bytes": "1000000"}
+    if mee_ms is not None:
+        r.update({"mee_ms": str(mee_ms), "mee_unpartitioned_ms": str(mee_ms / 2), "mee_gflops": str(2 * gflops)})
+    return r
+
+
+def solve_row(part, lattice, grid, ranks, seconds, gflops):
+    return {"part": part, "solver": "bicgstab-reliable:half/12:0.1", "kappa": "0.16", "tolerance": "1e-10",
+            "lattice": lattice, "grid": grid, "local": "32x32x32x32", "ranks": str(ranks), "status": "converged",
+            "iterations": "100", "updates": "4", "true_residual": "1e-11", "seconds": str(seconds),
+            "gflops_per_gpu": str(gflops)}
 
 
 class ScalingTest(unittest.TestCase):
@@ -22,6 +32,8 @@ class ScalingTest(unittest.TestCase):
         four = s.configurations(4, "strong32")
         # one single-GPU baseline, then both transports for each of three multi-GPU grids
         self.assertEqual(len(four), 1 + 2 * 3)
+        # the solve is timed with the device transport only
+        self.assertEqual([c[5] for c in four], [c[4] == "device" for c in four])
 
     def test_slowest_rank_and_efficiencies(self):
         rows = [row("strong", "32x32x32x64", "1x1x1x1", "device", 0, 1.0, 1.0, 100),
@@ -37,6 +49,26 @@ class ScalingTest(unittest.TestCase):
         line = [l for l in table.splitlines() if "| 1x1x1x2 |" in l][0]
         self.assertIn("| 80% |", line)
         self.assertIn("| 64% |", line)
+        self.assertIn("| - | - | - |", line)  # rows without M_ee columns (older runs)
+
+    def test_mee_and_solve_efficiencies(self):
+        rows = [row("weak", "32x32x32x32", "1x1x1x1", "device", 0, 1.0, 1.0, 100, mee_ms=2.0),
+                row("weak", "32x32x32x64", "1x1x1x2", "device", 0, 1.1, 1.0, 90, mee_ms=2.5),
+                row("weak", "32x32x32x64", "1x1x1x2", "device", 1, 1.25, 1.0, 80, mee_ms=2.4)]
+        solves = [solve_row("strong", "32x32x32x64", "1x1x1x1", 1, 2.0, 500),
+                  solve_row("strong", "32x32x32x64", "1x1x1x2", 2, 1.25, 400),
+                  solve_row("weak", "32x32x32x32", "1x1x1x1", 1, 1.0, 500),
+                  solve_row("weak", "32x32x32x64", "1x1x1x2", 2, 1.6, 310)]
+        with tempfile.TemporaryDirectory() as d:
+            table = s.write_markdown(s.summarise(rows), os.path.join(d, "t.md"), solves)
+        # weak M_ee: the slowest rank 2.5 ms against 2.0 ms on one GPU = 80%; GFLOPS per GPU the mean (180 + 160) / 2
+        line = [l for l in table.splitlines() if "| 1x1x1x2 |" in l and "| device |" in l][0]
+        self.assertIn("| 2500.0 | 170 | 80% |", line)
+        # strong solve 2.0 / (2 x 1.25) = 80%; weak solve 1.0 / 1.6 = 62%
+        strong = [l for l in table.splitlines() if l.startswith("| strong | 32x32x32x64 | 2 |")][0]
+        self.assertTrue(strong.endswith("| 1.250 | 400 | 80% |"), strong)
+        weak = [l for l in table.splitlines() if l.startswith("| weak | 32x32x32x64 | 2 |")][0]
+        self.assertTrue(weak.endswith("| 1.600 | 310 | 62% |"), weak)
 
 
 if __name__ == "__main__":
