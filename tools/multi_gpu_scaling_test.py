@@ -14,7 +14,7 @@ def row(part, lattice, grid, transport, rank, ms, plain_ms, gflops, precision="s
          "local": "32x32x32x32", "rank": str(rank), "partitioned_ms": str(ms), "unpartitioned_ms": str(plain_ms),
          "partitioned_gflops": str(gflops), "face_bytes": "1000000"}
     if mee_ms is not None:
-        r.update({"mee_ms": str(mee_ms), "mee_unpartitioned_ms": str(mee_ms / 2), "mee_gflops": str(2 * gflops)})
+        r.update({"mee_ms": str(mee_ms), "mee_unpartitioned_ms": str(0.8 * mee_ms), "mee_gflops": str(2 * gflops)})
     return r
 
 
@@ -61,9 +61,10 @@ class ScalingTest(unittest.TestCase):
                   solve_row("weak", "32x32x32x64", "1x1x1x2", 2, 1.6, 310)]
         with tempfile.TemporaryDirectory() as d:
             table = s.write_markdown(s.summarise(rows), os.path.join(d, "t.md"), solves)
-        # weak M_ee: the slowest rank 2.5 ms against 2.0 ms on one GPU = 80%; GFLOPS per GPU the mean (180 + 160) / 2
+        # weak M_ee: the slowest rank 2.5 ms against the plain 1.6 ms on one GPU = 64%; GFLOPS per GPU the mean
+        # (180 + 160) / 2
         line = [l for l in table.splitlines() if "| 1x1x1x2 |" in l and "| device |" in l][0]
-        self.assertIn("| 2500.0 | 170 | 80% |", line)
+        self.assertIn("| 2500.0 | 170 | 64% |", line)
         # strong solve 2.0 / (2 x 1.25) = 80%; weak solve 1.0 / 1.6 = 62%
         strong = [l for l in table.splitlines() if l.startswith("| strong | 32x32x32x64 | 2 |")][0]
         self.assertTrue(strong.endswith("| 1.250 | 400 | 80% |"), strong)
