@@ -53,6 +53,7 @@
 #include "gpu/partitioned_dslash.h"
 #include "gpu/rank_device.h"
 #include "reference/cli/command_line.h"
+#include "reference/cli/machine_info.h"
 #include "reference/io/gauge_io.h"
 #include "reference/ensemble/heatbath.h"  // kQuenchedChainVersion: the cache name changes with the chain
 #include "reference/io/nersc_io.h"
@@ -374,18 +375,6 @@ bool ParseOptions(int argc, char** argv, Options* out) {
 
 // ---- environment ----
 
-std::string CpuModel() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(cpuinfo, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(colon + 2);
-    }
-  }
-  return "unknown CPU";
-}
-
 std::string UtcNow() {
   const std::time_t now = std::time(nullptr);
   char buffer[64];
@@ -506,11 +495,9 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
                                 no_block);
   }
   const int rhs_block = o.rhs_block;
-  // Ranks on one node share its cores for the generator (its result does not depend on the thread count).
-  const int node_ranks = place ? place->local_size : 1;
-  const int threads =
-      o.threads > 0 ? o.threads
-                    : std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / node_ranks);
+  // Ranks on one node share its cores for the generator (its result does not depend on the thread count);
+  // a rank the launcher bound to some cores uses those (rank_device.h HostThreads).
+  const int threads = o.threads > 0 ? o.threads : place ? place->HostThreads() : UsableCores();
   omp_set_num_threads(threads);
   const int solve_threads = backend.kind == BackendKind::kGpu ? 1 : std::min(threads, 12);
   const fs::path output = UserPath(o.output);
@@ -533,7 +520,8 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
 
   std::cout << "pion: point-source propagator and zero-momentum pion correlator (lqcd experiments/pion)\n"
             << "date: " << UtcNow() << "\n"
-            << "machine: " << CpuModel() << ", " << std::thread::hardware_concurrency() << " hardware threads; "
+            << "machine: " << CpuModelName() << ", " << std::thread::hardware_concurrency() << " hardware threads ("
+            << UsableCores() << " usable by " << (partitioned ? "rank 0" : "this process") << "); "
             << "generator OpenMP threads " << omp_get_max_threads() << "\n"
             << "backend: " << ToString(backend.kind) << " (" << backend.reason << "); "
             << (partitioned ? "columns solved one after the other, each split over the ranks"

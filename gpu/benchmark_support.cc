@@ -10,6 +10,7 @@
 
 #include "gpu/event_timer.h"
 #include "reference/cli/command_line.h"
+#include "reference/cli/machine_info.h"
 #include "reference/random.h"
 #include "reference/su3_random.h"
 
@@ -50,7 +51,7 @@ std::vector<int> ParseIntList(const std::string& key, const std::string& text, l
   return values;
 }
 
-int DefaultThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
+int DefaultThreads() { return UsableCores(); }
 
 void ParallelFor(int n, int threads, const std::function<void(int)>& body) {
   threads = std::max(1, std::min(threads, n));

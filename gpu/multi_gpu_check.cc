@@ -802,7 +802,7 @@ void BenchmarkSolve(const Setup& s, const RankPlacement& place, const GaugeField
 }
 
 void Benchmark(const Setup& s, const RankPlacement& place) {
-  const int threads = std::max(1, DefaultThreads() / place.local_size);
+  const int threads = place.HostThreads();
   const GaugeField<double> u = RandomLinksPiece(s, kSeed + 40, threads);
   const SpinorField<double> source = GaussianPiece(s, Subset::kFull, kSeed + 41, threads);
   BenchmarkOperators(s, place, u, Extract(source, Parity::kOdd));

@@ -4,12 +4,15 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
+#include <thread>
 
 #include "gpu/comm/mpi_communicator.h"
 #include "gpu/device.h"
 #include "reference/cli/command_line.h"
+#include "reference/cli/machine_info.h"
 
 namespace lqcd::gpu {
 namespace {
@@ -37,8 +40,20 @@ void FindLocalRank(RankPlacement& p) {
 }  // namespace
 
 std::string RankPlacement::Describe() const {
-  return "rank " + std::to_string(rank) + " on " + host + " (local rank " + std::to_string(local_rank) + " of " +
-         std::to_string(local_size) + "): GPU " + std::to_string(device) + " (" + device_description + ")";
+  std::string text = "rank " + std::to_string(rank) + " on " + host + " (local rank " + std::to_string(local_rank) +
+                     " of " + std::to_string(local_size) + "): GPU " + std::to_string(device) + " (" +
+                     device_description + "); host: " + std::to_string(usable_cores) + " of " +
+                     std::to_string(hardware_threads) + " CPU cores usable";
+  if (usable_cores == 1 && hardware_threads > 1) {
+    text += " (WARNING: the launcher bound this rank to one core, so its host work runs serially there; "
+            "launch with mpirun --bind-to none)";
+  }
+  return text;
+}
+
+int RankPlacement::HostThreads() const {
+  if (usable_cores < hardware_threads) return usable_cores;
+  return std::max(1, hardware_threads / std::max(1, local_size));
 }
 
 RankPlacement PlaceRankOnDevice(comm::Communicator& comm, bool share_gpu) {
@@ -64,6 +79,8 @@ RankPlacement PlaceRankOnDevice(comm::Communicator& comm, bool share_gpu) {
   p.device = p.local_rank % devices;
   SelectDevice(p.device);
   p.device_description = gpu::Describe(CurrentDeviceInfo());
+  p.usable_cores = UsableCores();
+  p.hardware_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   return p;
 }
 

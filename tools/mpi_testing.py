@@ -3,8 +3,11 @@ experiments/pion_multi_rank_test.py, gpu/comm/mpi_communicator_test.py). Standar
 
 gpu_count(): how many GPUs `nvidia-smi -L` lists; 0 without nvidia-smi, a working driver or an answer within
   30 s, so a machine without a GPU skips the GPU runs instead of failing them.
-mpirun_command(ranks, program, flags): `mpirun --oversubscribe -np RANKS [--allow-run-as-root] PROGRAM FLAGS`.
+mpirun_command(ranks, program, flags): `mpirun --oversubscribe --bind-to none -np RANKS [--allow-run-as-root]
+  PROGRAM FLAGS`.
   --oversubscribe: the tests start more ranks than this host may have cores (or GPUs, with --share-gpu).
+  --bind-to none: Open MPI binds each of one or two ranks to a single core by default, which would run every
+  rank's host threads (generation, uploads, checks) on that core.
   --allow-run-as-root only when running as root: test containers often run as root, and Open MPI refuses
   root without it.
 environment(session_dir_base=None): this process's environment with Open MPI confined to one host: shared
@@ -47,8 +50,8 @@ def gpu_count():
 
 
 def mpirun_command(ranks, program, flags):
-    """mpirun --oversubscribe -np RANKS [--allow-run-as-root] PROGRAM FLAGS."""
-    command = ["mpirun", "--oversubscribe", "-np", str(ranks)]
+    """mpirun --oversubscribe --bind-to none -np RANKS [--allow-run-as-root] PROGRAM FLAGS."""
+    command = ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", str(ranks)]
     if os.geteuid() == 0:
         command.append("--allow-run-as-root")  # test containers often run as root; Open MPI refuses otherwise
     return command + [program] + list(flags)

@@ -1,9 +1,17 @@
 // machine_info.h: a one-line description of the CPU a program runs on, for the "what it ran on" line
-// every binary prints: "<model name from /proc/cpuinfo>, <N> hardware threads, OMP_NUM_THREADS=<...>,
+// every binary prints: "<model name from /proc/cpuinfo>, <N> hardware threads (<M> usable), OMP_NUM_THREADS=<...>,
 // OMP_WAIT_POLICY=<...>" ("unknown CPU" where /proc/cpuinfo has no model name; "unset" for unset
 // variables).
+//
+// UsableCores(): the CPUs this process may run on (its affinity mask), which is fewer than the hardware
+// threads when a launcher binds it: Open MPI's mpirun binds each rank to ONE core when it starts one or two
+// ranks (to a socket with more), so host threads started from hardware_concurrency() would all share that
+// core. `mpirun --bind-to none` lifts the binding.
 #pragma once
 
+#include <sched.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -23,13 +31,20 @@ inline std::string CpuModelName() {
   return "unknown CPU";
 }
 
+inline int UsableCores() {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (sched_getaffinity(0, sizeof(mask), &mask) == 0) return std::max(1, CPU_COUNT(&mask));
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
 inline std::string DescribeMachine() {
   auto env = [](const char* name) {
     const char* value = std::getenv(name);
     return std::string(value ? value : "unset");
   };
-  return CpuModelName() + ", " + std::to_string(std::thread::hardware_concurrency()) +
-         " hardware threads, OMP_NUM_THREADS=" + env("OMP_NUM_THREADS") + ", OMP_WAIT_POLICY=" + env("OMP_WAIT_POLICY");
+  return CpuModelName() + ", " + std::to_string(std::thread::hardware_concurrency()) + " hardware threads (" +
+         std::to_string(UsableCores()) + " usable), OMP_NUM_THREADS=" + env("OMP_NUM_THREADS") + ", OMP_WAIT_POLICY=" + env("OMP_WAIT_POLICY");
 }
 
 }  // namespace lqcd
