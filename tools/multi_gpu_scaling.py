@@ -153,9 +153,10 @@ def base_key(part, precision, lattice):
 def write_markdown(summary, path, solves=()):
     lines = []
     for part in ("strong", "weak"):
-        # by precision, GPU count, grid, transport (device first)
+        # by precision, lattice (strong scaling), GPU count, grid, transport (device first)
         entries = sorted(((k, v) for k, v in summary.items() if k[0] == part),
-                         key=lambda kv: (kv[0][1], kv[1]["ranks"], kv[0][3], kv[0][4] != "device"))
+                         key=lambda kv: (kv[0][1], kv[0][2] if part == "strong" else "", kv[1]["ranks"], kv[0][3],
+                                         kv[0][4] != "device"))
         if not entries:
             continue
         title = ("Strong scaling (global lattice fixed)" if part == "strong" else "Weak scaling (32^4 per GPU)")
