@@ -74,14 +74,17 @@ TRANSPORTS = {
     "infiniband": dict(latency_us=IB_LATENCY_US, stages_gbs=(IB_GBS,)),
 }
 SMALL_KERNEL_US = 4.0  # assumed fixed cost of a pack or exterior kernel (launch and tail)
-# What a partitioned call costs beyond max(interior, the exchange chain), measured (docs/multi_gpu.md, four H200,
-# device transport, 2026-11-27): the partitioned Dslash takes 14-20 us more than the plain kernel on the same
-# local lattice with one cut direction and 27-32 us with two, in every precision, also where the exchange hides
-# (the latency of one call's pack -> copy -> handshake -> exterior chain and the host's share of queuing it).
-# Fitted as a base plus a cost per partitioned direction. The exterior kernel runs beside the interior, so its
-# work is in the chain, and its sites in the interior's time (the interior term is the whole local Dslash).
-PARTITIONED_CALL_US = 4.0
-PARTITIONED_CALL_US_PER_DIRECTION = 13.0
+# What a partitioned call costs beyond max(interior, the exchange chain), measured (docs/multi_gpu.md, device
+# transport, 2026-11-27): with the interior queued before the packs and the exterior beside it on a
+# high-priority stream, the partitioned Dslash takes 0.5-8 us more than the plain kernel on the same local
+# lattice with one cut direction on two H200 (NVLink), and on one GPU self-partitioned at 32^4 5-8 us with one
+# cut direction and 9-19 us with two (the latency of one call's pack -> copy -> handshake -> exterior chain and
+# the host's share of queuing it). Fitted as 7 us per partitioned direction, no base. (The first version, which
+# queued the packs first, measured 14-20 us with one direction and 27-32 us with two on four H200: 4 + 13 us per
+# direction; the four-GPU tables' "model" column used that.) The exterior kernel runs beside the interior, so
+# its work is in the chain, and its sites in the interior's time (the interior term is the whole local Dslash).
+PARTITIONED_CALL_US = 0.0
+PARTITIONED_CALL_US_PER_DIRECTION = 7.0
 # A global sum across GPUs: MPI_Allreduce of a few doubles between host processes (deterministic variant: an
 # allgather of the partial sums, summed in rank order; about the same cost). Assumed.
 ALLREDUCE_US = {"node": 3.0, "fabric": 8.0}
