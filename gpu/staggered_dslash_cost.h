@@ -1,8 +1,8 @@
 // staggered_dslash_cost.h: the cost model of the improved (asqtad/HISQ) staggered Dslash D_{p,p'}
 // (reference/staggered/staggered_dslash.h) applied to n right-hand sides at once, each link read once per
 // output site for all of them: the flops and bytes a GPU kernel of that design moves, and the minimum.
-// Host-only; no kernel uses it yet (the GPU staggered Dslash is to come); it states the roofline that kernel
-// is measured against, and reproduces the seed's single-precision flop/byte of 0.73 (n = 1) and 2.08 (n = 8).
+// Host-only; the roofline the GPU staggered Dslash (staggered_dslash.h: 18-real fat and long links, double and
+// single) is measured against; reproduces the seed's single-precision flop/byte of 0.73 (n = 1) and 2.08 (n = 8).
 //
 // Per output site (V/2 of them), with R_f = 18 reals per fat link (fat links are sums of paths, neither
 // unitary nor bounded, so they are not compressed) and R_l reals per long link:

@@ -1,0 +1,107 @@
+#include "gpu/device_colour_vector_field.h"
+
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace lqcd::gpu {
+namespace {
+
+std::size_t RealBytes(Precision p) { return p == Precision::kDouble ? sizeof(double) : sizeof(float); }
+
+template <typename Real>
+std::vector<Real> Pack(const ColourVectorField<double>& host, int stride) {
+  std::vector<Real> staging(static_cast<std::size_t>(6) * stride, Real(0));
+  for (int i = 0; i < host.sites(); ++i) {
+    for (int c = 0; c < 3; ++c) {
+      const std::size_t word = static_cast<std::size_t>(c) * stride + i;
+      staging[2 * word] = static_cast<Real>(host[i](c).real());
+      staging[2 * word + 1] = static_cast<Real>(host[i](c).imag());
+    }
+  }
+  return staging;
+}
+
+template <typename Real>
+void Unpack(const std::vector<Real>& staging, int stride, ColourVectorField<double>& host) {
+  for (int i = 0; i < host.sites(); ++i) {
+    for (int c = 0; c < 3; ++c) {
+      const std::size_t word = static_cast<std::size_t>(c) * stride + i;
+      host[i](c) = Complex<double>(staging[2 * word], staging[2 * word + 1]);
+    }
+  }
+}
+
+}  // namespace
+
+DeviceColourVectorField::DeviceColourVectorField(const Lattice& lattice, Parity parity, Precision precision, int pad)
+    : lattice_(lattice), parity_(parity), precision_(precision), pad_(pad) {
+  if (precision == Precision::kHalf) {
+    throw std::invalid_argument("DeviceColourVectorField: half precision is not implemented for colour vectors");
+  }
+  if (pad < 0) throw std::invalid_argument("DeviceColourVectorField: pad must be >= 0, got " + std::to_string(pad));
+  data_ = DeviceBuffer(static_cast<std::size_t>(6) * stride() * RealBytes(precision));
+  data_.Fill(0);  // +0.0 in both precisions
+}
+
+void DeviceColourVectorField::Upload(const ColourVectorField<double>& host) {
+  if (host.lattice() != lattice_ || host.subset() != SubsetOf(parity_)) {
+    throw std::invalid_argument("DeviceColourVectorField::Upload: the field is " + host.lattice().ToString() + " " +
+                                ToString(host.subset()) + ", the device field " + lattice_.ToString() + " " +
+                                ToString(SubsetOf(parity_)));
+  }
+  const double largest = precision_ == Precision::kSingle ? std::numeric_limits<float>::max()
+                                                          : std::numeric_limits<double>::max();
+  for (int i = 0; i < host.sites(); ++i) {
+    for (int c = 0; c < 3; ++c) {
+      const Complex<double> z = host[i](c);
+      if (!(std::abs(z.real()) <= largest && std::abs(z.imag()) <= largest)) {
+        throw std::invalid_argument("DeviceColourVectorField::Upload: site " + std::to_string(host.SiteIndex(i)) +
+                                    " colour " + std::to_string(c) + " holds " + std::to_string(z.real()) + " + i " +
+                                    std::to_string(z.imag()) + ", not finite in " + ToString(precision_) +
+                                    " precision");
+      }
+    }
+  }
+  if (precision_ == Precision::kDouble) {
+    const std::vector<double> staging = Pack<double>(host, stride());
+    data_.CopyFromHost(staging.data(), staging.size() * sizeof(double));
+  } else {
+    const std::vector<float> staging = Pack<float>(host, stride());
+    data_.CopyFromHost(staging.data(), staging.size() * sizeof(float));
+  }
+}
+
+ColourVectorField<double> DeviceColourVectorField::Download() const {
+  ColourVectorField<double> host(lattice_, SubsetOf(parity_));
+  if (precision_ == Precision::kDouble) {
+    std::vector<double> staging(static_cast<std::size_t>(6) * stride());
+    data_.CopyToHost(staging.data(), staging.size() * sizeof(double));
+    Unpack(staging, stride(), host);
+  } else {
+    std::vector<float> staging(static_cast<std::size_t>(6) * stride());
+    data_.CopyToHost(staging.data(), staging.size() * sizeof(float));
+    Unpack(staging, stride(), host);
+  }
+  return host;
+}
+
+ColourVectorView DeviceColourVectorField::View() {
+  ColourVectorView v;
+  v.precision = precision_;
+  v.parity = static_cast<int>(parity_);
+  for (int mu = 0; mu < 4; ++mu) v.extents[mu] = lattice_.extent(mu);
+  v.sites = lattice_.half_volume();
+  v.stride = stride();
+  v.data = data_.data();
+  return v;
+}
+
+ConstColourVectorView DeviceColourVectorField::View() const {
+  return const_cast<DeviceColourVectorField*>(this)->View();  // the same description, read-only
+}
+
+}  // namespace lqcd::gpu

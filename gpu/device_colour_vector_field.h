@@ -1,0 +1,44 @@
+// device_colour_vector_field.h: one parity of a staggered quark field (one colour 3-vector per site) in device
+// memory, double or single precision, with transfers from and to the oracle's ColourVectorField
+// (reference/staggered/colour_vector_field.h).
+//
+// Host-only header (no CUDA types). Storage: staggered_dslash_launch.h (structure of arrays, one complex number
+// per word, stride V/2 + pad). Colour vectors have no spin, so no basis change applies: the device holds the
+// oracle's numbers (rounded to float in single precision).
+// New fields are zero. Errors (std::invalid_argument): half precision (not implemented for colour vectors), a
+// negative pad, an upload of a field of another lattice or parity, or of a non-finite value or (single) one
+// beyond the float range: a clear error at the upload instead of an Inf in a later solve.
+#pragma once
+
+#include "gpu/device_buffer.h"
+#include "gpu/precision.h"
+#include "gpu/staggered_dslash_launch.h"
+#include "reference/lattice.h"
+#include "reference/staggered/colour_vector_field.h"
+
+namespace lqcd::gpu {
+
+class DeviceColourVectorField {
+ public:
+  DeviceColourVectorField(const Lattice& lattice, Parity parity, Precision precision, int pad = 0);
+
+  void Upload(const ColourVectorField<double>& host);  // host on this lattice and parity
+  ColourVectorField<double> Download() const;           // the stored numbers, exactly (single widened)
+
+  const Lattice& lattice() const { return lattice_; }
+  Parity parity() const { return parity_; }
+  Precision precision() const { return precision_; }
+  int stride() const { return lattice_.half_volume() + pad_; }
+  std::size_t bytes() const { return data_.bytes(); }
+  ColourVectorView View();
+  ConstColourVectorView View() const;
+
+ private:
+  Lattice lattice_;
+  Parity parity_;
+  Precision precision_;
+  int pad_;
+  DeviceBuffer data_;
+};
+
+}  // namespace lqcd::gpu

@@ -1,0 +1,277 @@
+// staggered_dslash.cu: the improved staggered hopping term D_{p,p'} on n right-hand sides in one launch: the
+// Arg struct, the per-site functor and a thin launcher that asks the tuner for the block size.
+//
+// Computes, for every right-hand side j < n and every site n of the output parity p (the operator of
+// reference/staggered/staggered_dslash.h, applied to one parity),
+//   (D psi_j)(n) = sum_mu eta_mu(n) [ s F_mu(n) psi_j(n + mu)     - s F_mu(n - mu)^dag psi_j(n - mu)
+//                                   + s L_mu(n) psi_j(n + 3 mu)   - s L_mu(n - 3 mu)^dag psi_j(n - 3 mu) ],
+// eta_mu(n) = (-1)^(n_0 + ... + n_{mu-1}), s = -1 for a hop across an antiperiodic boundary (a 3-hop crosses
+// at most once: the host API refuses long links on an extent below 3), and the dagger is -D (a sign flip of
+// the sum, exact). Every hop flips the parity (1 and 3 are odd), so the inputs are on parity 1 - p.
+//
+// Mapping: threadIdx.x (and blockIdx.x) one output site, blockIdx.y a group of kRhsPerThread right-hand sides.
+// A thread loads each of its site's 16 links once (8 without long links) and applies it to the neighbours of
+// its group; the groups of one site run in different blocks of the same column of the grid and meet the same
+// links in the L2 cache. kRhsPerThread (1, 2 or 4) is chosen from n by the launcher (the largest that n fills),
+// not yet by measurement.
+//
+// Arithmetic: the link products as three fused dot products per component (register_types.cuh FusedDot3),
+// the 16 hops accumulated in the order of the formula above per direction, in the precision of the fields
+// (double or single; the links are stored in the same precision, 18 reals each: neither fat nor HISQ long
+// links are SU(3), so 12- and 8-number forms do not apply).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "gpu/checkerboard.cuh"
+#include "gpu/cuda_check.h"
+#include "gpu/gauge_accessor.cuh"
+#include "gpu/register_types.cuh"
+#include "gpu/staggered_dslash_launch.h"
+#include "gpu/tune.h"
+
+namespace lqcd::gpu {
+namespace {
+
+template <Precision P>
+struct ColourStorage;
+template <>
+struct ColourStorage<Precision::kDouble> {
+  using Word = double2;
+  using Real = double;
+};
+template <>
+struct ColourStorage<Precision::kSingle> {
+  using Word = float2;
+  using Real = float;
+};
+
+template <typename Real>
+struct ColourVector {
+  DeviceComplex<Real> c[3];
+};
+
+// The storage of staggered_dslash_launch.h: colour c of site cb at data[c * stride + cb].
+template <Precision P>
+struct ColourVectorAccessor {
+  using Word = typename ColourStorage<P>::Word;
+  using Real = typename ColourStorage<P>::Real;
+  Word* data = nullptr;
+  int stride = 0;
+
+  __device__ __forceinline__ ColourVector<Real> Load(int cb) const {
+    ColourVector<Real> v;
+#pragma unroll
+    for (int c = 0; c < 3; ++c) {
+      const Word w = __ldg(data + c * stride + cb);
+      v.c[c] = {w.x, w.y};
+    }
+    return v;
+  }
+  __device__ __forceinline__ void Store(int cb, const ColourVector<Real>& v) const {
+#pragma unroll
+    for (int c = 0; c < 3; ++c) data[c * stride + cb] = Word{v.c[c].re, v.c[c].im};
+  }
+};
+
+template <Precision P, bool kLongLinksFlag, bool kDaggerFlag, int kRhsPerThreadValue>
+struct StaggeredDslashArg {
+  using Real = typename ColourStorage<P>::Real;
+  static constexpr bool kLongLinks = kLongLinksFlag;
+  static constexpr bool kDagger = kDaggerFlag;
+  static constexpr int kRhsPerThread = kRhsPerThreadValue;
+  ColourVectorAccessor<P> out[kMaxStaggeredRhs];
+  ColourVectorAccessor<P> in[kMaxStaggeredRhs];  // read only
+  GaugeAccessor<P, Reconstruct::k18> fat, long_links;
+  int rhs = 1;
+  int extents[4];
+  int sites = 0;   // V / 2
+  int parity = 0;  // of the output sites
+  bool antiperiodic[4];
+};
+
+// U v and U^dag v.
+template <typename Real>
+__device__ __forceinline__ ColourVector<Real> Multiply(const Link<Real>& u, const ColourVector<Real>& v) {
+  ColourVector<Real> r;
+#pragma unroll
+  for (int i = 0; i < 3; ++i) r.c[i] = FusedDot3<false>(u.m[i][0], u.m[i][1], u.m[i][2], v.c[0], v.c[1], v.c[2]);
+  return r;
+}
+template <typename Real>
+__device__ __forceinline__ ColourVector<Real> MultiplyAdjoint(const Link<Real>& u, const ColourVector<Real>& v) {
+  ColourVector<Real> r;
+#pragma unroll
+  for (int i = 0; i < 3; ++i) r.c[i] = FusedDot3<true>(u.m[0][i], u.m[1][i], u.m[2][i], v.c[0], v.c[1], v.c[2]);
+  return r;
+}
+
+// out += y (kNegative: out -= y); exact sign handling, one rounding per component.
+template <typename Real>
+__device__ __forceinline__ void Accumulate(ColourVector<Real>& out, const ColourVector<Real>& y, bool negative) {
+#pragma unroll
+  for (int c = 0; c < 3; ++c) out.c[c] = negative ? out.c[c] - y.c[c] : out.c[c] + y.c[c];
+}
+
+// The lexicographic index of n + hop mu (hop = +-1 or +-3), periodic, and whether the hop crosses the boundary.
+__device__ __forceinline__ int HopIndex(const SiteGeometry& site, int mu, int hop, const int (&extents)[4],
+                                        bool& wraps) {
+  int x = site.coords[mu] + hop;
+  wraps = x < 0 || x >= extents[mu];
+  if (x < 0) x += extents[mu];
+  if (x >= extents[mu]) x -= extents[mu];
+  return site.full_index + (x - site.coords[mu]) * LexicographicStride(mu, extents);
+}
+
+// The accumulators of one thread's group of right-hand sides.
+template <class Arg>
+using RhsGroup = ColourVector<typename Arg::Real>[Arg::kRhsPerThread];
+
+// The forward and backward hop of length k (1: fat links, 3: long links) in direction mu for the group's
+// right-hand sides first .. first + count - 1; eta_negative: eta_mu(n) = -1.
+template <int k, class Arg, class Links>
+__device__ __forceinline__ void HopPair(const Arg& arg, const Links& links, const SiteGeometry& site, int cb, int mu,
+                                        bool eta_negative, int first, int count,
+                                        RhsGroup<Arg>& out) {
+  using Real = typename Arg::Real;
+  {  // forward: + eta s X_mu(n) psi(n + k mu)
+    bool wraps;
+    const int neighbour = HopIndex(site, mu, k, arg.extents, wraps) >> 1;
+    const bool negative = eta_negative != (wraps && arg.antiperiodic[mu]);
+    const Link<Real> u = links.Load(mu, arg.parity, cb);
+#pragma unroll
+    for (int j = 0; j < Arg::kRhsPerThread; ++j) {
+      if (j < count) Accumulate(out[j], Multiply(u, arg.in[first + j].Load(neighbour)), negative);
+    }
+  }
+  {  // backward: - eta s X_mu(n - k mu)^dag psi(n - k mu)
+    bool wraps;
+    const int neighbour = HopIndex(site, mu, -k, arg.extents, wraps) >> 1;
+    const bool negative = eta_negative == (wraps && arg.antiperiodic[mu]);
+    const Link<Real> u = links.Load(mu, 1 - arg.parity, neighbour);
+#pragma unroll
+    for (int j = 0; j < Arg::kRhsPerThread; ++j) {
+      if (j < count) Accumulate(out[j], MultiplyAdjoint(u, arg.in[first + j].Load(neighbour)), negative);
+    }
+  }
+}
+
+template <class Arg>
+__global__ void StaggeredDslashKernel(const Arg arg) {
+  using Real = typename Arg::Real;
+  const int cb = blockIdx.x * blockDim.x + threadIdx.x;
+  const int first = blockIdx.y * Arg::kRhsPerThread;
+  if (cb >= arg.sites || first >= arg.rhs) return;
+  const int count = min(Arg::kRhsPerThread, arg.rhs - first);
+  const SiteGeometry site = CheckerboardSite(cb, arg.parity, arg.extents);
+  RhsGroup<Arg> out;
+#pragma unroll
+  for (int j = 0; j < Arg::kRhsPerThread; ++j) {
+#pragma unroll
+    for (int c = 0; c < 3; ++c) out[j].c[c] = {Real(0), Real(0)};
+  }
+  int coordinate_sum = 0;  // n_0 + ... + n_{mu-1}: eta_mu(n) = (-1)^coordinate_sum
+#pragma unroll
+  for (int mu = 0; mu < 4; ++mu) {
+    const bool eta_negative = (coordinate_sum & 1) != 0;
+    HopPair<1>(arg, arg.fat, site, cb, mu, eta_negative, first, count, out);
+    if constexpr (Arg::kLongLinks) HopPair<3>(arg, arg.long_links, site, cb, mu, eta_negative, first, count, out);
+    coordinate_sum += site.coords[mu];
+  }
+#pragma unroll
+  for (int j = 0; j < Arg::kRhsPerThread; ++j) {
+    if (j < count) {
+      if constexpr (Arg::kDagger) {
+#pragma unroll
+        for (int c = 0; c < 3; ++c) out[j].c[c] = -out[j].c[c];
+      }
+      arg.out[first + j].Store(cb, out[j]);
+    }
+  }
+}
+
+std::string TuneKey(const StaggeredDslashLaunch& l, int rhs_per_thread) {
+  std::string key = std::string("StaggeredDslash ") + ToString(l.fat.precision) +
+                    (l.long_links.data != nullptr ? " fat+long" : " fat") + (l.dagger ? " dagger" : "") + " rhs " +
+                    std::to_string(l.rhs) + "/" + std::to_string(rhs_per_thread) + " " +
+                    std::to_string(l.fat.extents[0]);
+  for (int mu = 1; mu < 4; ++mu) key += "x" + std::to_string(l.fat.extents[mu]);
+  return key;
+}
+
+template <Precision P, bool kLong, bool kDagger, int m>
+void LaunchVariant(const StaggeredDslashLaunch& l) {
+  using Arg = StaggeredDslashArg<P, kLong, kDagger, m>;
+  using Word = typename ColourStorage<P>::Word;
+  Arg arg;
+  for (int j = 0; j < l.rhs; ++j) {
+    arg.out[j].data = static_cast<Word*>(l.out[j].data);
+    arg.out[j].stride = l.out[j].stride;
+    arg.in[j].data = static_cast<Word*>(const_cast<void*>(l.in[j].data));  // read through __ldg only
+    arg.in[j].stride = l.in[j].stride;
+  }
+  using GaugeWord = typename GaugeAccessor<P, Reconstruct::k18>::Word;
+  arg.fat.data = static_cast<GaugeWord*>(l.fat.data);
+  arg.fat.stride = l.fat.stride;
+  if constexpr (kLong) {
+    arg.long_links.data = static_cast<GaugeWord*>(l.long_links.data);
+    arg.long_links.stride = l.long_links.stride;
+  }
+  arg.rhs = l.rhs;
+  for (int mu = 0; mu < 4; ++mu) {
+    arg.extents[mu] = l.out[0].extents[mu];
+    arg.antiperiodic[mu] = l.antiperiodic[mu];
+  }
+  arg.sites = l.out[0].sites;
+  arg.parity = l.out[0].parity;
+  const int groups = (l.rhs + m - 1) / m;
+  cudaFuncAttributes attributes;
+  LQCD_CUDA_CHECK(cudaFuncGetAttributes(&attributes, StaggeredDslashKernel<Arg>));
+  const std::string key = TuneKey(l, m);
+  auto launch = [&](int block) {
+    const dim3 grid((arg.sites + block - 1) / block, groups);
+    StaggeredDslashKernel<Arg><<<grid, block>>>(arg);
+    const std::string what = "launch of " + key + " with " + std::to_string(block) + " threads per block";
+    CheckCuda(cudaGetLastError(), what.c_str(), __FILE__, __LINE__);
+  };
+  // Outputs never alias inputs (the host API refuses it), so timing launches may repeat freely.
+  const int block = LaunchTuner::Instance().BlockSize(key, attributes.maxThreadsPerBlock, {}, launch);
+  launch(block);
+}
+
+template <Precision P, bool kLong, bool kDagger>
+void LaunchWithMapping(const StaggeredDslashLaunch& l) {
+  const int m = l.rhs_per_thread != 0 ? l.rhs_per_thread : l.rhs >= 4 ? 4 : l.rhs >= 2 ? 2 : 1;
+  switch (m) {
+    case 1: return LaunchVariant<P, kLong, kDagger, 1>(l);
+    case 2: return LaunchVariant<P, kLong, kDagger, 2>(l);
+    default: return LaunchVariant<P, kLong, kDagger, 4>(l);
+  }
+}
+
+template <Precision P>
+void LaunchFor(const StaggeredDslashLaunch& l) {
+  const bool with_long = l.long_links.data != nullptr;
+  if (with_long) {
+    return l.dagger ? LaunchWithMapping<P, true, true>(l) : LaunchWithMapping<P, true, false>(l);
+  }
+  return l.dagger ? LaunchWithMapping<P, false, true>(l) : LaunchWithMapping<P, false, false>(l);
+}
+
+}  // namespace
+
+void LaunchStaggeredDslash(const StaggeredDslashLaunch& launch) {
+  switch (launch.fat.precision) {
+    case Precision::kDouble: return LaunchFor<Precision::kDouble>(launch);
+    case Precision::kSingle: return LaunchFor<Precision::kSingle>(launch);
+    case Precision::kHalf: break;
+  }
+  throw std::invalid_argument("LaunchStaggeredDslash: half precision is not implemented");
+}
+
+}  // namespace lqcd::gpu

@@ -1,0 +1,57 @@
+// staggered_dslash_launch.h: the plain structs that cross from the host API of the staggered fields and Dslash
+// (device_colour_vector_field.h, staggered_dslash.h) into the kernel launcher (staggered_dslash.cu).
+//
+// Host-only header with no CUDA and no Eigen types.
+//
+// Colour-vector storage (one parity): structure of arrays, one complex number per word,
+//     word c (colour 0, 1, 2) of checkerboard site cb at data[c * stride + cb],   stride = sites + pad,
+// a word being double2 (double) or float2 (single): consecutive threads (sites) read consecutive words.
+#pragma once
+
+#include "gpu/field_views.h"
+#include "gpu/precision.h"
+
+namespace lqcd::gpu {
+
+inline constexpr int kMaxStaggeredRhs = 16;
+
+// One parity of a colour-vector field on the device.
+struct ColourVectorView {
+  Precision precision = Precision::kDouble;
+  int parity = 0;     // of the sites this view holds
+  Extents extents{};  // of the whole lattice
+  int sites = 0;      // V / 2
+  int stride = 0;     // sites + pad, in words
+  void* data = nullptr;
+};
+
+struct ConstColourVectorView {
+  Precision precision = Precision::kDouble;
+  int parity = 0;
+  Extents extents{};
+  int sites = 0;
+  int stride = 0;
+  const void* data = nullptr;
+
+  ConstColourVectorView() = default;
+  ConstColourVectorView(const ColourVectorView& v)  // NOLINT: a mutable view is usable wherever a const one is
+      : precision(v.precision), parity(v.parity), extents(v.extents), sites(v.sites), stride(v.stride),
+        data(v.data) {}
+};
+
+// out[j] = D_{p,p'} in[j] (or -that: dagger) for j < rhs, every field in the precision of the links; checked
+// by the host API before it gets here.
+struct StaggeredDslashLaunch {
+  ColourVectorView out[kMaxStaggeredRhs];
+  ConstColourVectorView in[kMaxStaggeredRhs];
+  int rhs = 1;
+  GaugeView fat;
+  GaugeView long_links;  // data null: no long links (naive staggered)
+  bool antiperiodic[4] = {false, false, false, true};
+  bool dagger = false;
+  int rhs_per_thread = 0;  // 0: chosen by the launcher; 1, 2 or 4: pinned (tests)
+};
+
+void LaunchStaggeredDslash(const StaggeredDslashLaunch& launch);
+
+}  // namespace lqcd::gpu
