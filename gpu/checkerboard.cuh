@@ -15,7 +15,7 @@ struct SiteGeometry {
   int full_index; // lexicographic
 };
 
-__device__ __forceinline__ SiteGeometry CheckerboardSite(int cb, int parity, const int (&extents)[4]) {
+__host__ __device__ __forceinline__ SiteGeometry CheckerboardSite(int cb, int parity, const int (&extents)[4]) {
   SiteGeometry site;
   const int half_x = extents[0] >> 1;
   int rest = cb / half_x;
@@ -86,7 +86,7 @@ __device__ __forceinline__ SiteGeometry CheckerboardSite(int cb, int parity, con
 }
 
 // Distance in the lexicographic index between neighbours in direction mu.
-__device__ __forceinline__ int LexicographicStride(int mu, const int (&extents)[4]) {
+__host__ __device__ __forceinline__ int LexicographicStride(int mu, const int (&extents)[4]) {
   int stride = 1;
 #pragma unroll
   for (int nu = 0; nu < 3; ++nu) {

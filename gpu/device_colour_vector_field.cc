@@ -13,8 +13,7 @@ namespace {
 std::size_t RealBytes(Precision p) { return p == Precision::kDouble ? sizeof(double) : sizeof(float); }
 
 template <typename Real>
-std::vector<Real> Pack(const ColourVectorField<double>& host, int stride) {
-  std::vector<Real> staging(static_cast<std::size_t>(6) * stride, Real(0));
+void Pack(const ColourVectorField<double>& host, int stride, Real* staging) {
   for (int i = 0; i < host.sites(); ++i) {
     for (int c = 0; c < 3; ++c) {
       const std::size_t word = static_cast<std::size_t>(c) * stride + i;
@@ -22,11 +21,10 @@ std::vector<Real> Pack(const ColourVectorField<double>& host, int stride) {
       staging[2 * word + 1] = static_cast<Real>(host[i](c).imag());
     }
   }
-  return staging;
 }
 
 template <typename Real>
-void Unpack(const std::vector<Real>& staging, int stride, ColourVectorField<double>& host) {
+void Unpack(const Real* staging, int stride, ColourVectorField<double>& host) {
   for (int i = 0; i < host.sites(); ++i) {
     for (int c = 0; c < 3; ++c) {
       const std::size_t word = static_cast<std::size_t>(c) * stride + i;
@@ -36,6 +34,27 @@ void Unpack(const std::vector<Real>& staging, int stride, ColourVectorField<doub
 }
 
 }  // namespace
+
+std::vector<unsigned char> PackColourVectors(const ColourVectorField<double>& host, Precision precision, int stride) {
+  std::vector<unsigned char> bytes(static_cast<std::size_t>(6) * stride * RealBytes(precision), 0);
+  if (precision == Precision::kDouble) {
+    Pack(host, stride, reinterpret_cast<double*>(bytes.data()));
+  } else {
+    Pack(host, stride, reinterpret_cast<float*>(bytes.data()));
+  }
+  return bytes;
+}
+
+ColourVectorField<double> UnpackColourVectors(const void* data, Precision precision, int stride, const Lattice& lattice,
+                                              Parity parity) {
+  ColourVectorField<double> host(lattice, SubsetOf(parity));
+  if (precision == Precision::kDouble) {
+    Unpack(static_cast<const double*>(data), stride, host);
+  } else {
+    Unpack(static_cast<const float*>(data), stride, host);
+  }
+  return host;
+}
 
 DeviceColourVectorField::DeviceColourVectorField(const Lattice& lattice, Parity parity, Precision precision, int pad)
     : lattice_(lattice), parity_(parity), precision_(precision), pad_(pad) {
@@ -66,27 +85,14 @@ void DeviceColourVectorField::Upload(const ColourVectorField<double>& host) {
       }
     }
   }
-  if (precision_ == Precision::kDouble) {
-    const std::vector<double> staging = Pack<double>(host, stride());
-    data_.CopyFromHost(staging.data(), staging.size() * sizeof(double));
-  } else {
-    const std::vector<float> staging = Pack<float>(host, stride());
-    data_.CopyFromHost(staging.data(), staging.size() * sizeof(float));
-  }
+  const std::vector<unsigned char> staging = PackColourVectors(host, precision_, stride());
+  data_.CopyFromHost(staging.data(), staging.size());
 }
 
 ColourVectorField<double> DeviceColourVectorField::Download() const {
-  ColourVectorField<double> host(lattice_, SubsetOf(parity_));
-  if (precision_ == Precision::kDouble) {
-    std::vector<double> staging(static_cast<std::size_t>(6) * stride());
-    data_.CopyToHost(staging.data(), staging.size() * sizeof(double));
-    Unpack(staging, stride(), host);
-  } else {
-    std::vector<float> staging(static_cast<std::size_t>(6) * stride());
-    data_.CopyToHost(staging.data(), staging.size() * sizeof(float));
-    Unpack(staging, stride(), host);
-  }
-  return host;
+  std::vector<unsigned char> staging(data_.bytes());
+  data_.CopyToHost(staging.data(), staging.size());
+  return UnpackColourVectors(staging.data(), precision_, stride(), lattice_, parity_);
 }
 
 ColourVectorView DeviceColourVectorField::View() {

@@ -10,6 +10,8 @@
 // beyond the float range: a clear error at the upload instead of an Inf in a later solve.
 #pragma once
 
+#include <vector>
+
 #include "gpu/device_buffer.h"
 #include "gpu/precision.h"
 #include "gpu/staggered_dslash_launch.h"
@@ -17,6 +19,13 @@
 #include "reference/staggered/colour_vector_field.h"
 
 namespace lqcd::gpu {
+
+// The host halves of Upload and Download: a single-parity field in the device's storage of `precision` (double
+// or single) with `stride` words per colour (staggered_dslash_launch.h), as bytes, and back. No checks beyond
+// the layout's (Upload checks the values). The host check of the staggered kernel works on these too.
+std::vector<unsigned char> PackColourVectors(const ColourVectorField<double>& host, Precision precision, int stride);
+ColourVectorField<double> UnpackColourVectors(const void* data, Precision precision, int stride, const Lattice& lattice,
+                                              Parity parity);
 
 class DeviceColourVectorField {
  public:

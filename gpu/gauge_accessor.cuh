@@ -113,7 +113,9 @@ struct GaugeAccessor {
   Word* data = nullptr;
   int stride = 0;
 
-  __device__ __forceinline__ int WordIndex(int mu, int parity, int cb, int w) const {
+  // WordIndex, LoadReals, FromRows, Load and Store are host functions too for 18 reals in double and single (the
+  // host check of the staggered kernel, staggered_dslash.cu, packs and reads links on the host with them).
+  __host__ __device__ __forceinline__ int WordIndex(int mu, int parity, int cb, int w) const {
     return ((parity * kDirections + mu) * kWords + w) * stride + cb;
   }
 
@@ -152,7 +154,7 @@ struct GaugeAccessor {
   }
 
   // The stored reals (values; for half the levels times 1/32767 and the phases times pi).
-  __device__ __forceinline__ void LoadReals(int mu, int parity, int cb, Real* r) const {
+  __host__ __device__ __forceinline__ void LoadReals(int mu, int parity, int cb, Real* r) const {
     if constexpr (kFixedPoint) {
       LoadLevels(mu, parity, cb, r);
 #pragma unroll
@@ -163,12 +165,12 @@ struct GaugeAccessor {
       }
     } else {
 #pragma unroll
-      for (int w = 0; w < kWords; ++w) Unpack(__ldg(data + WordIndex(mu, parity, cb, w)), r + w * kRealsPerWord);
+      for (int w = 0; w < kWords; ++w) Unpack(LoadReadOnly(data + WordIndex(mu, parity, cb, w)), r + w * kRealsPerWord);
     }
   }
 
   // Rows of r (kRows = 2 or 3) into u; 12 reals: the third row from the first two.
-  __device__ __forceinline__ static Link<Real> FromRows(const Real* r) {
+  __host__ __device__ __forceinline__ static Link<Real> FromRows(const Real* r) {
     Link<Real> u;
     constexpr int kRows = kReals / 6;
 #pragma unroll
@@ -180,7 +182,7 @@ struct GaugeAccessor {
     return u;
   }
 
-  __device__ __forceinline__ Link<Real> Load(int mu, int parity, int cb) const {
+  __host__ __device__ __forceinline__ Link<Real> Load(int mu, int parity, int cb) const {
     Real r[kReals];
     LoadReals(mu, parity, cb, r);
     if constexpr (R == Reconstruct::k8) {
@@ -233,7 +235,7 @@ struct GaugeAccessor {
 
   // Compresses u (computed in T; double when packing from the host) and rounds to storage.
   template <typename T>
-  __device__ __forceinline__ void Store(int mu, int parity, int cb, const Link<T>& u) const {
+  __host__ __device__ __forceinline__ void Store(int mu, int parity, int cb, const Link<T>& u) const {
     T r[18];
     if constexpr (R == Reconstruct::k8) {
       CompressTo8(u, r);

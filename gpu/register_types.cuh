@@ -9,6 +9,17 @@
 
 namespace lqcd::gpu {
 
+// A read-only load: through the read-only data cache (__ldg) on the device, a plain load in host code (host
+// checks run kernels' per-site functors on host memory).
+template <typename T>
+__host__ __device__ __forceinline__ T LoadReadOnly(const T* p) {
+#ifdef __CUDA_ARCH__
+  return __ldg(p);
+#else
+  return *p;
+#endif
+}
+
 template <typename Real>
 struct DeviceComplex {
   Real re, im;
@@ -102,7 +113,7 @@ struct Link {
 // a0 b0 + a1 b1 + a2 b2 (kConjugate: conj(a_j) b_j) as one chain of fused multiply-adds per part: one
 // multiplication and five fma, 6 roundings along the chain like the 6-term sum of separate products.
 template <bool kConjugate, typename Real>
-__device__ __forceinline__ DeviceComplex<Real> FusedDot3(DeviceComplex<Real> a0, DeviceComplex<Real> a1,
+__host__ __device__ __forceinline__ DeviceComplex<Real> FusedDot3(DeviceComplex<Real> a0, DeviceComplex<Real> a1,
                                                          DeviceComplex<Real> a2, DeviceComplex<Real> b0,
                                                          DeviceComplex<Real> b1, DeviceComplex<Real> b2) {
   // conj(a) b = (ar br + ai bi) + i (ar bi - ai br);  a b = (ar br - ai bi) + i (ar bi + ai br).

@@ -72,8 +72,10 @@ struct SpinorStorage<Precision::kHalf> {
 };
 
 // Word <-> reals. For half the reals are the raw levels q (scaled by the caller).
+// Unpack and Make of double2 and float2 words are also host functions: the host check of the staggered kernel
+// (staggered_dslash.cu) runs its per-site functor on host memory.
 template <typename T>
-__device__ __forceinline__ void Unpack(double2 w, T* r) {
+__host__ __device__ __forceinline__ void Unpack(double2 w, T* r) {
   r[0] = w.x;
   r[1] = w.y;
 }
@@ -92,7 +94,7 @@ __device__ __forceinline__ void Unpack(short4 w, T* r) {
   r[3] = w.w;
 }
 template <typename T>
-__device__ __forceinline__ void Unpack(float2 w, T* r) {
+__host__ __device__ __forceinline__ void Unpack(float2 w, T* r) {
   r[0] = w.x;
   r[1] = w.y;
 }
@@ -105,7 +107,7 @@ struct WordMaker;
 template <>
 struct WordMaker<double2> {
   template <typename T>
-  __device__ static double2 Make(const T* r) {
+  __host__ __device__ static double2 Make(const T* r) {
     return make_double2(r[0], r[1]);
   }
 };
@@ -120,7 +122,7 @@ struct WordMaker<float4> {
 template <>
 struct WordMaker<float2> {
   template <typename T>
-  __device__ static float2 Make(const T* r) {
+  __host__ __device__ static float2 Make(const T* r) {
     return make_float2(static_cast<float>(r[0]), static_cast<float>(r[1]));
   }
 };

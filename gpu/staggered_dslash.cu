@@ -64,16 +64,16 @@ struct ColourVectorAccessor {
   Word* data = nullptr;
   int stride = 0;
 
-  __device__ __forceinline__ ColourVector<Real> Load(int cb) const {
+  __host__ __device__ __forceinline__ ColourVector<Real> Load(int cb) const {
     ColourVector<Real> v;
 #pragma unroll
     for (int c = 0; c < 3; ++c) {
-      const Word w = __ldg(data + c * stride + cb);
+      const Word w = LoadReadOnly(data + c * stride + cb);
       v.c[c] = {w.x, w.y};
     }
     return v;
   }
-  __device__ __forceinline__ void Store(int cb, const ColourVector<Real>& v) const {
+  __host__ __device__ __forceinline__ void Store(int cb, const ColourVector<Real>& v) const {
 #pragma unroll
     for (int c = 0; c < 3; ++c) data[c * stride + cb] = Word{v.c[c].re, v.c[c].im};
   }
@@ -97,14 +97,14 @@ struct StaggeredDslashArg {
 
 // U v and U^dag v.
 template <typename Real>
-__device__ __forceinline__ ColourVector<Real> Multiply(const Link<Real>& u, const ColourVector<Real>& v) {
+__host__ __device__ __forceinline__ ColourVector<Real> Multiply(const Link<Real>& u, const ColourVector<Real>& v) {
   ColourVector<Real> r;
 #pragma unroll
   for (int i = 0; i < 3; ++i) r.c[i] = FusedDot3<false>(u.m[i][0], u.m[i][1], u.m[i][2], v.c[0], v.c[1], v.c[2]);
   return r;
 }
 template <typename Real>
-__device__ __forceinline__ ColourVector<Real> MultiplyAdjoint(const Link<Real>& u, const ColourVector<Real>& v) {
+__host__ __device__ __forceinline__ ColourVector<Real> MultiplyAdjoint(const Link<Real>& u, const ColourVector<Real>& v) {
   ColourVector<Real> r;
 #pragma unroll
   for (int i = 0; i < 3; ++i) r.c[i] = FusedDot3<true>(u.m[0][i], u.m[1][i], u.m[2][i], v.c[0], v.c[1], v.c[2]);
@@ -113,13 +113,13 @@ __device__ __forceinline__ ColourVector<Real> MultiplyAdjoint(const Link<Real>& 
 
 // out += y (kNegative: out -= y); exact sign handling, one rounding per component.
 template <typename Real>
-__device__ __forceinline__ void Accumulate(ColourVector<Real>& out, const ColourVector<Real>& y, bool negative) {
+__host__ __device__ __forceinline__ void Accumulate(ColourVector<Real>& out, const ColourVector<Real>& y, bool negative) {
 #pragma unroll
   for (int c = 0; c < 3; ++c) out.c[c] = negative ? out.c[c] - y.c[c] : out.c[c] + y.c[c];
 }
 
 // The lexicographic index of n + hop mu (hop = +-1 or +-3), periodic, and whether the hop crosses the boundary.
-__device__ __forceinline__ int HopIndex(const SiteGeometry& site, int mu, int hop, const int (&extents)[4],
+__host__ __device__ __forceinline__ int HopIndex(const SiteGeometry& site, int mu, int hop, const int (&extents)[4],
                                         bool& wraps) {
   int x = site.coords[mu] + hop;
   wraps = x < 0 || x >= extents[mu];
@@ -135,7 +135,7 @@ using RhsGroup = ColourVector<typename Arg::Real>[Arg::kRhsPerThread];
 // The forward and backward hop of length k (1: fat links, 3: long links) in direction mu for the group's
 // right-hand sides first .. first + count - 1; eta_negative: eta_mu(n) = -1.
 template <int k, class Arg, class Links>
-__device__ __forceinline__ void HopPair(const Arg& arg, const Links& links, const SiteGeometry& site, int cb, int mu,
+__host__ __device__ __forceinline__ void HopPair(const Arg& arg, const Links& links, const SiteGeometry& site, int cb, int mu,
                                         bool eta_negative, int first, int count,
                                         RhsGroup<Arg>& out) {
   using Real = typename Arg::Real;
@@ -161,38 +161,47 @@ __device__ __forceinline__ void HopPair(const Arg& arg, const Links& links, cons
   }
 }
 
+// The site functor: output site cb for the right-hand sides first .. first + kRhsPerThread - 1 (those below n).
+// A host function too: RunStaggeredDslashOnHost runs it on host memory (the check without a GPU).
+template <class Arg>
+struct StaggeredDslashSite {
+  __host__ __device__ __forceinline__ void operator()(const Arg& arg, int cb, int first) const {
+    using Real = typename Arg::Real;
+    const int count = arg.rhs - first < Arg::kRhsPerThread ? arg.rhs - first : Arg::kRhsPerThread;
+    const SiteGeometry site = CheckerboardSite(cb, arg.parity, arg.extents);
+    RhsGroup<Arg> out;
+#pragma unroll
+    for (int j = 0; j < Arg::kRhsPerThread; ++j) {
+#pragma unroll
+      for (int c = 0; c < 3; ++c) out[j].c[c] = {Real(0), Real(0)};
+    }
+    int coordinate_sum = 0;  // n_0 + ... + n_{mu-1}: eta_mu(n) = (-1)^coordinate_sum
+#pragma unroll
+    for (int mu = 0; mu < 4; ++mu) {
+      const bool eta_negative = (coordinate_sum & 1) != 0;
+      HopPair<1>(arg, arg.fat, site, cb, mu, eta_negative, first, count, out);
+      if constexpr (Arg::kLongLinks) HopPair<3>(arg, arg.long_links, site, cb, mu, eta_negative, first, count, out);
+      coordinate_sum += site.coords[mu];
+    }
+#pragma unroll
+    for (int j = 0; j < Arg::kRhsPerThread; ++j) {
+      if (j < count) {
+        if constexpr (Arg::kDagger) {
+#pragma unroll
+          for (int c = 0; c < 3; ++c) out[j].c[c] = -out[j].c[c];
+        }
+        arg.out[first + j].Store(cb, out[j]);
+      }
+    }
+  }
+};
+
 template <class Arg>
 __global__ void StaggeredDslashKernel(const Arg arg) {
-  using Real = typename Arg::Real;
   const int cb = blockIdx.x * blockDim.x + threadIdx.x;
   const int first = blockIdx.y * Arg::kRhsPerThread;
   if (cb >= arg.sites || first >= arg.rhs) return;
-  const int count = min(Arg::kRhsPerThread, arg.rhs - first);
-  const SiteGeometry site = CheckerboardSite(cb, arg.parity, arg.extents);
-  RhsGroup<Arg> out;
-#pragma unroll
-  for (int j = 0; j < Arg::kRhsPerThread; ++j) {
-#pragma unroll
-    for (int c = 0; c < 3; ++c) out[j].c[c] = {Real(0), Real(0)};
-  }
-  int coordinate_sum = 0;  // n_0 + ... + n_{mu-1}: eta_mu(n) = (-1)^coordinate_sum
-#pragma unroll
-  for (int mu = 0; mu < 4; ++mu) {
-    const bool eta_negative = (coordinate_sum & 1) != 0;
-    HopPair<1>(arg, arg.fat, site, cb, mu, eta_negative, first, count, out);
-    if constexpr (Arg::kLongLinks) HopPair<3>(arg, arg.long_links, site, cb, mu, eta_negative, first, count, out);
-    coordinate_sum += site.coords[mu];
-  }
-#pragma unroll
-  for (int j = 0; j < Arg::kRhsPerThread; ++j) {
-    if (j < count) {
-      if constexpr (Arg::kDagger) {
-#pragma unroll
-        for (int c = 0; c < 3; ++c) out[j].c[c] = -out[j].c[c];
-      }
-      arg.out[first + j].Store(cb, out[j]);
-    }
-  }
+  StaggeredDslashSite<Arg>{}(arg, cb, first);
 }
 
 std::string TuneKey(const StaggeredDslashLaunch& l, int rhs_per_thread) {
@@ -205,14 +214,14 @@ std::string TuneKey(const StaggeredDslashLaunch& l, int rhs_per_thread) {
 }
 
 template <Precision P, bool kLong, bool kDagger, int m>
-void LaunchVariant(const StaggeredDslashLaunch& l) {
+StaggeredDslashArg<P, kLong, kDagger, m> ArgOf(const StaggeredDslashLaunch& l) {
   using Arg = StaggeredDslashArg<P, kLong, kDagger, m>;
   using Word = typename ColourStorage<P>::Word;
   Arg arg;
   for (int j = 0; j < l.rhs; ++j) {
     arg.out[j].data = static_cast<Word*>(l.out[j].data);
     arg.out[j].stride = l.out[j].stride;
-    arg.in[j].data = static_cast<Word*>(const_cast<void*>(l.in[j].data));  // read through __ldg only
+    arg.in[j].data = static_cast<Word*>(const_cast<void*>(l.in[j].data));  // only ever loaded
     arg.in[j].stride = l.in[j].stride;
   }
   using GaugeWord = typename GaugeAccessor<P, Reconstruct::k18>::Word;
@@ -229,7 +238,20 @@ void LaunchVariant(const StaggeredDslashLaunch& l) {
   }
   arg.sites = l.out[0].sites;
   arg.parity = l.out[0].parity;
+  return arg;
+}
+
+template <Precision P, bool kLong, bool kDagger, int m>
+void LaunchVariant(const StaggeredDslashLaunch& l, bool on_host) {
+  using Arg = StaggeredDslashArg<P, kLong, kDagger, m>;
+  const Arg arg = ArgOf<P, kLong, kDagger, m>(l);
   const int groups = (l.rhs + m - 1) / m;
+  if (on_host) {
+    for (int group = 0; group < groups; ++group) {
+      for (int cb = 0; cb < arg.sites; ++cb) StaggeredDslashSite<Arg>{}(arg, cb, group * m);
+    }
+    return;
+  }
   cudaFuncAttributes attributes;
   LQCD_CUDA_CHECK(cudaFuncGetAttributes(&attributes, StaggeredDslashKernel<Arg>));
   const std::string key = TuneKey(l, m);
@@ -245,33 +267,66 @@ void LaunchVariant(const StaggeredDslashLaunch& l) {
 }
 
 template <Precision P, bool kLong, bool kDagger>
-void LaunchWithMapping(const StaggeredDslashLaunch& l) {
+void LaunchWithMapping(const StaggeredDslashLaunch& l, bool on_host) {
   const int m = l.rhs_per_thread != 0 ? l.rhs_per_thread : l.rhs >= 4 ? 4 : l.rhs >= 2 ? 2 : 1;
   switch (m) {
-    case 1: return LaunchVariant<P, kLong, kDagger, 1>(l);
-    case 2: return LaunchVariant<P, kLong, kDagger, 2>(l);
-    default: return LaunchVariant<P, kLong, kDagger, 4>(l);
+    case 1: return LaunchVariant<P, kLong, kDagger, 1>(l, on_host);
+    case 2: return LaunchVariant<P, kLong, kDagger, 2>(l, on_host);
+    default: return LaunchVariant<P, kLong, kDagger, 4>(l, on_host);
   }
 }
 
 template <Precision P>
-void LaunchFor(const StaggeredDslashLaunch& l) {
+void LaunchFor(const StaggeredDslashLaunch& l, bool on_host) {
   const bool with_long = l.long_links.data != nullptr;
   if (with_long) {
-    return l.dagger ? LaunchWithMapping<P, true, true>(l) : LaunchWithMapping<P, true, false>(l);
+    return l.dagger ? LaunchWithMapping<P, true, true>(l, on_host) : LaunchWithMapping<P, true, false>(l, on_host);
   }
-  return l.dagger ? LaunchWithMapping<P, false, true>(l) : LaunchWithMapping<P, false, false>(l);
+  return l.dagger ? LaunchWithMapping<P, false, true>(l, on_host) : LaunchWithMapping<P, false, false>(l, on_host);
+}
+
+void Dispatch(const StaggeredDslashLaunch& launch, bool on_host) {
+  switch (launch.fat.precision) {
+    case Precision::kDouble: return LaunchFor<Precision::kDouble>(launch, on_host);
+    case Precision::kSingle: return LaunchFor<Precision::kSingle>(launch, on_host);
+    case Precision::kHalf: break;
+  }
+  throw std::invalid_argument("StaggeredDslash: half precision is not implemented");
+}
+
+template <Precision P>
+void PackLinksFor(const GaugeView& destination, const double* canonical) {
+  using Accessor = GaugeAccessor<P, Reconstruct::k18>;
+  Accessor links;
+  links.data = static_cast<typename Accessor::Word*>(destination.data);
+  links.stride = destination.stride;
+  const int half = HalfVolume(destination.extents);
+  for (int parity = 0; parity < 2; ++parity) {
+    for (int mu = 0; mu < 4; ++mu) {
+      for (int cb = 0; cb < half; ++cb) {
+        const double* r = canonical + 18 * ((parity * 4 + mu) * static_cast<long>(half) + cb);
+        Link<double> u;
+        for (int i = 0; i < 3; ++i) {
+          for (int j = 0; j < 3; ++j) u.m[i][j] = {r[2 * (3 * i + j)], r[2 * (3 * i + j) + 1]};
+        }
+        links.Store(mu, parity, cb, u);
+      }
+    }
+  }
 }
 
 }  // namespace
 
-void LaunchStaggeredDslash(const StaggeredDslashLaunch& launch) {
-  switch (launch.fat.precision) {
-    case Precision::kDouble: return LaunchFor<Precision::kDouble>(launch);
-    case Precision::kSingle: return LaunchFor<Precision::kSingle>(launch);
-    case Precision::kHalf: break;
+void LaunchStaggeredDslash(const StaggeredDslashLaunch& launch) { Dispatch(launch, false); }
+
+void RunStaggeredDslashOnHost(const StaggeredDslashLaunch& launch) { Dispatch(launch, true); }
+
+void PackEighteenRealLinksOnHost(const GaugeView& destination, const double* canonical) {
+  if (destination.reconstruct != Reconstruct::k18 || destination.precision == Precision::kHalf) {
+    throw std::invalid_argument("PackEighteenRealLinksOnHost: 18 reals in double or single only");
   }
-  throw std::invalid_argument("LaunchStaggeredDslash: half precision is not implemented");
+  if (destination.precision == Precision::kDouble) return PackLinksFor<Precision::kDouble>(destination, canonical);
+  PackLinksFor<Precision::kSingle>(destination, canonical);
 }
 
 }  // namespace lqcd::gpu

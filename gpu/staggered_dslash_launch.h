@@ -54,4 +54,12 @@ struct StaggeredDslashLaunch {
 
 void LaunchStaggeredDslash(const StaggeredDslashLaunch& launch);
 
+// The check without a GPU: the kernel's per-site functor run on the host over every site and group of
+// right-hand sides, on views of HOST memory (same Arg, same arithmetic: the per-site code the kernel runs).
+void RunStaggeredDslashOnHost(const StaggeredDslashLaunch& launch);
+// Links in host memory laid out as the device stores 18 reals per link (gauge_accessor.cuh, through its Store):
+// `canonical` holds 18 doubles per link, ordered (parity, mu, checkerboard index) as DeviceGaugeField uploads
+// them; destination.data must hold 2 x 4 x 18 x stride reals of destination.precision (double or single).
+void PackEighteenRealLinksOnHost(const GaugeView& destination, const double* canonical);
+
 }  // namespace lqcd::gpu

@@ -1,36 +1,25 @@
 // The GPU staggered Dslash (staggered_dslash.h) against the oracle (reference/staggered/staggered_dslash.h,
 // ApplyStaggeredDslashParity in double) on HISQ links smeared from Haar-random thin links and on naive links,
 // in double and single precision, for every mapping of right-hand sides to threads, both output parities,
-// D and D^dag, antiperiodic and periodic time; and the colour-vector field's transfers.
-//
-// The bound, per output component i of site n (derived, not tuned): the kernel forms each hop's X v_i as one
-// chain of 6 fused multiply-adds per real part (register_types.cuh FusedDot3) and adds the H hops (16 with
-// long links, 8 without) one after another, so its rounding error is at most gamma_{6+H} times the sum of
-// the absolute terms, A_i = sum over hops and colours j of |X_ij| |v_j| (times 2 for the real and imaginary
-// parts of a complex product); in single precision the stored links and inputs are each rounded once
-// (2 u more). The oracle in double makes the same kind of error in u_double. So
-//     |gpu_i - oracle_i| <= sqrt(2) * 2 * ((6 + H + 2) u + (6 + H) u_double) * A_i * 1.01,
-// with u the unit roundoff of the kernel's precision (the 1.01 covers gamma_k = k u / (1 - k u)).
+// D and D^dag, antiperiodic and periodic time, within the derived bound of staggered_dslash_testing.h; and the
+// colour-vector field's transfers and refusals. (staggered_dslash_host_test.cc runs the same per-site code on
+// the host, without a GPU.)
 #include "gpu/staggered_dslash.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "gpu/device.h"
-#include "gpu/oracle_comparison.h"
-#include "reference/staggered/hisq_links.h"
+#include "gpu/staggered_dslash_testing.h"
 
 namespace lqcd::gpu {
 namespace {
 
-constexpr double kUnitRoundoffDouble = 0x1p-53;
-
-double UnitRoundoff(Precision p) { return p == Precision::kDouble ? kUnitRoundoffDouble : 0x1p-24; }
+using testing::RandomHisqLinks;
 
 class StaggeredDslashTest : public ::testing::Test {
  protected:
@@ -41,67 +30,9 @@ class StaggeredDslashTest : public ::testing::Test {
   const Lattice lattice_{Coordinates{4, 4, 6, 6}};
 };
 
-StaggeredLinks<double> Hisq(const Lattice& lattice, std::uint64_t seed) {
-  const SmearedLinks s = HisqLinks(testing::RandomLinks(lattice, seed, false), 0.0);
-  return StaggeredLinks<double>{s.fat, s.naik};
-}
-
-// A_i of the file comment at every site of `out_parity`: sum over the hops of |X_ij| |v_j|.
-ColourVectorField<double> AbsoluteTerms(const StaggeredLinks<double>& links, const ColourVectorField<double>& in,
-                                        Parity out_parity) {
-  const Lattice& lattice = links.lattice();
-  ColourVectorField<double> sum(lattice, SubsetOf(out_parity));
-  ColourVectorField<double> full(lattice);  // in on the full lattice (zero on out_parity)
-  Insert(full, in);
-  for (int i = 0; i < sum.sites(); ++i) {
-    const int site = sum.SiteIndex(i);
-    const Coordinates n = lattice.Coords(site);
-    for (int mu = 0; mu < 4; ++mu) {
-      for (const int k : {1, 3}) {
-        const GaugeField<double>* x = k == 1 ? &links.fat : links.long_links ? &*links.long_links : nullptr;
-        if (x == nullptr) continue;
-        Coordinates forward = n, backward = n;
-        forward[mu] = (n[mu] + k) % lattice.extent(mu);
-        backward[mu] = (n[mu] - k + 3 * lattice.extent(mu)) % lattice.extent(mu);
-        const int f = lattice.Index(forward), b = lattice.Index(backward);
-        for (int r = 0; r < 3; ++r) {
-          double a = 0;
-          for (int c = 0; c < 3; ++c) {
-            a += std::abs(x->Link(site, mu)(r, c)) * std::abs(full[f](c));
-            a += std::abs(x->Link(b, mu)(c, r)) * std::abs(full[b](c));
-          }
-          sum[i](r) += a;
-        }
-      }
-    }
-  }
-  return sum;
-}
-
-// Checks every component of `gpu` against `oracle` with the file comment's bound; returns the worst ratio.
-double WorstRatio(const ColourVectorField<double>& gpu, const ColourVectorField<double>& oracle,
-                  const ColourVectorField<double>& terms, Precision precision, int hops, const std::string& what) {
-  const double u = UnitRoundoff(precision);
-  const double factor = std::sqrt(2.0) * 2 * ((6 + hops + 2) * u + (6 + hops) * kUnitRoundoffDouble) * 1.01;
-  double worst = 0;
-  int failures = 0;
-  for (int i = 0; i < gpu.sites(); ++i) {
-    for (int c = 0; c < 3; ++c) {
-      const double error = std::abs(gpu[i](c) - oracle[i](c));
-      const double bound = factor * terms[i](c).real();  // A_i is real (stored in the real part)
-      if (!(error <= bound) && ++failures <= 5) {
-        ADD_FAILURE() << what << ": site " << gpu.SiteIndex(i) << " colour " << c << ": |gpu - oracle| = " << error
-                      << " > bound " << bound;
-      }
-      if (bound > 0) worst = std::max(worst, error / bound);
-    }
-  }
-  return worst;
-}
-
 TEST_F(StaggeredDslashTest, EveryVariantMatchesTheOracleWithinTheDerivedBound) {
-  const StaggeredLinks<double> hisq = Hisq(lattice_, 7);
-  const StaggeredLinks<double> naive = StaggeredLinks<double>::Naive(testing::RandomLinks(lattice_, 8, false));
+  const StaggeredLinks<double> hisq = RandomHisqLinks(lattice_, 7);
+  const StaggeredLinks<double> naive = testing::RandomNaiveLinks(lattice_, 8);
   int cases = 0;
   double worst = 0;
   for (const Precision precision : {Precision::kDouble, Precision::kSingle}) {
@@ -140,8 +71,9 @@ TEST_F(StaggeredDslashTest, EveryVariantMatchesTheOracleWithinTheDerivedBound) {
                                          (dagger == Dagger::kYes ? " dagger" : "") + " mapping " +
                                          std::to_string(mapping) + " rhs " + std::to_string(j) + " of " +
                                          std::to_string(n);
-                worst = std::max(worst, WorstRatio(out_d[j].Download(), expected,
-                                                   AbsoluteTerms(*links, stored, out_parity), precision, hops, what));
+                worst = std::max(worst, testing::CheckWithinBound(out_d[j].Download(), expected,
+                                                                  testing::AbsoluteTerms(*links, stored, out_parity),
+                                                                  precision, hops, what));
                 ++cases;
               }
             }
@@ -154,7 +86,7 @@ TEST_F(StaggeredDslashTest, EveryVariantMatchesTheOracleWithinTheDerivedBound) {
 }
 
 TEST_F(StaggeredDslashTest, TheDaggerIsMinusDBitForBit) {
-  const DeviceStaggeredLinks links(Hisq(lattice_, 9), Precision::kSingle);
+  const DeviceStaggeredLinks links(RandomHisqLinks(lattice_, 9), Precision::kSingle);
   ColourVectorField<double> in(lattice_, Subset::kOdd);
   FillGaussian(in, 11);
   DeviceColourVectorField in_d(lattice_, Parity::kOdd, Precision::kSingle);
@@ -190,7 +122,7 @@ TEST_F(StaggeredDslashTest, ColourVectorTransfersKeepTheNumbersOfThePrecision) {
 }
 
 TEST_F(StaggeredDslashTest, BadInputIsRefusedBeforeAnyLaunch) {
-  const DeviceStaggeredLinks links(Hisq(lattice_, 13), Precision::kDouble);
+  const DeviceStaggeredLinks links(RandomHisqLinks(lattice_, 13), Precision::kDouble);
   DeviceColourVectorField even(lattice_, Parity::kEven, Precision::kDouble);
   DeviceColourVectorField odd(lattice_, Parity::kOdd, Precision::kDouble);
   DeviceColourVectorField odd2(lattice_, Parity::kOdd, Precision::kDouble);
@@ -212,7 +144,7 @@ TEST_F(StaggeredDslashTest, BadInputIsRefusedBeforeAnyLaunch) {
   huge[3](1) = Complex<double>(1e39, 0);  // beyond the float range
   EXPECT_THROW(single_odd.Upload(huge), std::invalid_argument);
   EXPECT_THROW(DeviceColourVectorField(lattice_, Parity::kEven, Precision::kHalf), std::invalid_argument);
-  EXPECT_THROW(DeviceStaggeredLinks(Hisq(lattice_, 14), Precision::kHalf), std::invalid_argument);
+  EXPECT_THROW(DeviceStaggeredLinks(RandomHisqLinks(lattice_, 14), Precision::kHalf), std::invalid_argument);
 }
 
 }  // namespace

@@ -32,6 +32,9 @@ NVCC_COPTS = [
     "-O3",
     "-Xcompiler=-fPIC",
     "-Xcompiler=-Wall",
+    # `#pragma unroll` is CUDA's; the host compiler sees it in __host__ __device__ functions (the host checks of
+    # kernels' per-site code) and would warn once per loop.
+    "-Xcompiler=-Wno-unknown-pragmas",
     "--expt-relaxed-constexpr",
     "-lineinfo",  # source lines in profiles; no effect on the generated code
 ]

@@ -1,0 +1,173 @@
+// The staggered kernel's per-site code without a GPU: RunStaggeredDslashOnHost (staggered_dslash.cu) runs the
+// kernel's own functor, with its Arg, accessors and arithmetic, over every site on host memory laid out as the
+// device stores it (links packed through gauge_accessor.cuh's Store, colour vectors through
+// device_colour_vector_field.h's packing). Checked against the oracle within the derived bound of
+// staggered_dslash_testing.h for double and single, HISQ and naive links, both parities, D and D^dag, both time
+// boundaries and every mapping of right-hand sides to a thread (1, 2, 4); every output site is written (outputs
+// start as NaN); and the dagger is -D bit for bit. What this cannot check (the launch geometry, the L2 sharing,
+// __ldg) staggered_dslash_test.cc checks on a GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "gpu/device_colour_vector_field.h"
+#include "gpu/staggered_dslash_launch.h"
+#include "gpu/staggered_dslash_testing.h"
+
+namespace lqcd::gpu {
+namespace {
+
+std::size_t RealBytes(Precision p) { return p == Precision::kDouble ? sizeof(double) : sizeof(float); }
+
+// Links of one kind in host memory, in the device layout of 18 reals.
+struct HostLinks {
+  std::vector<unsigned char> bytes;
+  GaugeView view;
+  HostLinks(const GaugeField<double>& u, Precision precision) {
+    const Lattice& lattice = u.lattice();
+    view.precision = precision;
+    view.reconstruct = Reconstruct::k18;
+    for (int mu = 0; mu < 4; ++mu) view.extents[mu] = lattice.extent(mu);
+    view.stride = lattice.half_volume();
+    bytes.assign(2 * 4 * 18 * static_cast<std::size_t>(view.stride) * RealBytes(precision), 0);
+    view.data = bytes.data();
+    const std::vector<double> canonical = testing::CanonicalLinks(u);
+    PackEighteenRealLinksOnHost(view, canonical.data());
+  }
+};
+
+ColourVectorView ViewOf(std::vector<unsigned char>& bytes, const Lattice& lattice, Parity parity,
+                        Precision precision) {
+  ColourVectorView v;
+  v.precision = precision;
+  v.parity = static_cast<int>(parity);
+  for (int mu = 0; mu < 4; ++mu) v.extents[mu] = lattice.extent(mu);
+  v.sites = lattice.half_volume();
+  v.stride = v.sites;
+  v.data = bytes.data();
+  return v;
+}
+
+struct HostRun {
+  std::vector<ColourVectorField<double>> stored_inputs;  // as the kernel sees them (single: rounded)
+  std::vector<ColourVectorField<double>> outputs;
+};
+
+HostRun RunOnHost(const StaggeredLinks<double>& links, Precision precision, const FermionBoundary& boundary,
+                  Parity out_parity, Dagger dagger, int n, int mapping, std::uint64_t seed) {
+  const Lattice& lattice = links.lattice();
+  const HostLinks fat(links.fat, precision);
+  std::unique_ptr<HostLinks> long_links;
+  if (links.long_links) long_links = std::make_unique<HostLinks>(*links.long_links, precision);
+  std::vector<std::vector<unsigned char>> in_bytes, out_bytes;
+  StaggeredDslashLaunch l;
+  HostRun run;
+  for (int j = 0; j < n; ++j) {
+    ColourVectorField<double> in(lattice, SubsetOf(Opposite(out_parity)));
+    FillGaussian(in, seed + j);
+    in_bytes.push_back(PackColourVectors(in, precision, lattice.half_volume()));
+    out_bytes.emplace_back(6 * static_cast<std::size_t>(lattice.half_volume()) * RealBytes(precision), 0xff);
+  }
+  for (int j = 0; j < n; ++j) {
+    l.in[j] = ViewOf(in_bytes[j], lattice, Opposite(out_parity), precision);
+    l.out[j] = ViewOf(out_bytes[j], lattice, out_parity, precision);
+    run.stored_inputs.push_back(
+        UnpackColourVectors(in_bytes[j].data(), precision, lattice.half_volume(), lattice, Opposite(out_parity)));
+  }
+  l.rhs = n;
+  l.fat = fat.view;
+  if (long_links) l.long_links = long_links->view;
+  for (int mu = 0; mu < 4; ++mu) l.antiperiodic[mu] = boundary.WrapSign(mu) < 0;
+  l.dagger = dagger == Dagger::kYes;
+  l.rhs_per_thread = mapping;
+  RunStaggeredDslashOnHost(l);
+  for (int j = 0; j < n; ++j) {
+    run.outputs.push_back(UnpackColourVectors(out_bytes[j].data(), precision, lattice.half_volume(), lattice,
+                                              out_parity));
+  }
+  return run;
+}
+
+TEST(StaggeredDslashOnHost, EveryVariantMatchesTheOracleWithinTheDerivedBound) {
+  const Lattice lattice(Coordinates{4, 4, 6, 6});
+  const StaggeredLinks<double> hisq = testing::RandomHisqLinks(lattice, 7);
+  const StaggeredLinks<double> naive = testing::RandomNaiveLinks(lattice, 8);
+  int cases = 0;
+  double worst = 0;
+  for (const Precision precision : {Precision::kDouble, Precision::kSingle}) {
+    for (const StaggeredLinks<double>* links : {&hisq, &naive}) {
+      const int hops = links->long_links ? 16 : 8;
+      for (const FermionBoundary& boundary : {FermionBoundary::AntiperiodicTime(), FermionBoundary::Periodic()}) {
+        for (const Parity out_parity : {Parity::kEven, Parity::kOdd}) {
+          for (const Dagger dagger : {Dagger::kNo, Dagger::kYes}) {
+            for (const int mapping : {1, 2, 4}) {
+              const int n = mapping == 4 ? 5 : 3;  // 5 = one full group of 4 and a partial one
+              const HostRun run = RunOnHost(*links, precision, boundary, out_parity, dagger, n, mapping, 100);
+              for (int j = 0; j < n; ++j) {
+                ColourVectorField<double> expected(lattice, SubsetOf(out_parity));
+                ApplyStaggeredDslashParity(expected, *links, run.stored_inputs[j], boundary, dagger);
+                const std::string what = std::string(ToString(precision)) + (links->long_links ? " hisq" : " naive") +
+                                         " " + boundary.ToString() + " out " + ToString(SubsetOf(out_parity)) +
+                                         (dagger == Dagger::kYes ? " dagger" : "") + " mapping " +
+                                         std::to_string(mapping) + " rhs " + std::to_string(j);
+                worst = std::max(worst, testing::CheckWithinBound(
+                                            run.outputs[j], expected,
+                                            testing::AbsoluteTerms(*links, run.stored_inputs[j], out_parity),
+                                            precision, hops, what));
+                ++cases;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  std::cout << cases << " outputs compared; the largest error is " << worst << " of its bound\n";
+  EXPECT_GT(worst, 0);  // the comparison compared something that was not trivially equal
+}
+
+TEST(StaggeredDslashOnHost, EveryRightHandSideOfABlockIsTheSingleResultBitForBit) {
+  // The per-site code does the same operations for each right-hand side of a group, so a block's outputs are
+  // the single-right-hand-side outputs exactly (here, on the host, with one compiler's code for both).
+  const Lattice lattice(Coordinates{4, 4, 6, 6});
+  const StaggeredLinks<double> hisq = testing::RandomHisqLinks(lattice, 9);
+  const HostRun block = RunOnHost(hisq, Precision::kSingle, FermionBoundary(), Parity::kEven, Dagger::kNo, 5, 4, 300);
+  for (int j = 0; j < 5; ++j) {
+    const HostRun one =
+        RunOnHost(hisq, Precision::kSingle, FermionBoundary(), Parity::kEven, Dagger::kNo, 1, 1, 300 + j);
+    for (int i = 0; i < one.outputs[0].sites(); ++i) {
+      ASSERT_EQ(std::memcmp(&one.outputs[0][i], &block.outputs[j][i], sizeof(one.outputs[0][i])), 0)
+          << "rhs " << j << " site " << i;
+    }
+  }
+}
+
+TEST(StaggeredDslashOnHost, TheDaggerIsMinusDBitForBit) {
+  const Lattice lattice(Coordinates{4, 4, 6, 6});
+  const StaggeredLinks<double> hisq = testing::RandomHisqLinks(lattice, 10);
+  const HostRun d = RunOnHost(hisq, Precision::kDouble, FermionBoundary(), Parity::kOdd, Dagger::kNo, 1, 1, 400);
+  const HostRun ddag = RunOnHost(hisq, Precision::kDouble, FermionBoundary(), Parity::kOdd, Dagger::kYes, 1, 1, 400);
+  for (int i = 0; i < d.outputs[0].sites(); ++i) {
+    for (int c = 0; c < 3; ++c) ASSERT_EQ(d.outputs[0][i](c), -ddag.outputs[0][i](c)) << "site " << i;
+  }
+}
+
+TEST(StaggeredDslashOnHost, PackingRoundTripsAndRefusesHalf) {
+  const Lattice lattice(Coordinates{4, 4, 6, 6});
+  ColourVectorField<double> v(lattice, Subset::kOdd);
+  FillGaussian(v, 11);
+  const std::vector<unsigned char> bytes = PackColourVectors(v, Precision::kDouble, lattice.half_volume() + 3);
+  const ColourVectorField<double> back =
+      UnpackColourVectors(bytes.data(), Precision::kDouble, lattice.half_volume() + 3, lattice, Parity::kOdd);
+  for (int i = 0; i < v.sites(); ++i) ASSERT_EQ(back[i], v[i]) << "site " << i;
+  GaugeView half_links;
+  half_links.precision = Precision::kHalf;
+  EXPECT_THROW(PackEighteenRealLinksOnHost(half_links, nullptr), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace lqcd::gpu

@@ -1,0 +1,96 @@
+#include "gpu/staggered_dslash_testing.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpu/oracle_comparison.h"
+#include "reference/staggered/hisq_links.h"
+
+namespace lqcd::gpu::testing {
+
+StaggeredLinks<double> RandomHisqLinks(const Lattice& lattice, std::uint64_t seed) {
+  const SmearedLinks s = HisqLinks(RandomLinks(lattice, seed, false), 0.0);
+  return StaggeredLinks<double>{s.fat, s.naik};
+}
+
+StaggeredLinks<double> RandomNaiveLinks(const Lattice& lattice, std::uint64_t seed) {
+  return StaggeredLinks<double>::Naive(RandomLinks(lattice, seed, false));
+}
+
+std::vector<double> CanonicalLinks(const GaugeField<double>& u) {
+  const Lattice& lattice = u.lattice();
+  const int half = lattice.half_volume();
+  std::vector<double> canonical(18 * 8 * static_cast<std::size_t>(half));
+  for (int p = 0; p < 2; ++p) {
+    for (int cb = 0; cb < half; ++cb) {
+      const int site = lattice.FullIndex(static_cast<Parity>(p), cb);
+      for (int mu = 0; mu < 4; ++mu) {
+        double* link = canonical.data() + 18 * ((p * 4 + mu) * static_cast<std::size_t>(half) + cb);
+        for (int i = 0; i < 3; ++i) {
+          for (int j = 0; j < 3; ++j) {
+            link[2 * (3 * i + j)] = u.Link(site, mu)(i, j).real();
+            link[2 * (3 * i + j) + 1] = u.Link(site, mu)(i, j).imag();
+          }
+        }
+      }
+    }
+  }
+  return canonical;
+}
+
+ColourVectorField<double> AbsoluteTerms(const StaggeredLinks<double>& links, const ColourVectorField<double>& in,
+                                        Parity out_parity) {
+  const Lattice& lattice = links.lattice();
+  ColourVectorField<double> sum(lattice, SubsetOf(out_parity));
+  ColourVectorField<double> full(lattice);  // in on the full lattice (zero on out_parity)
+  Insert(full, in);
+  for (int i = 0; i < sum.sites(); ++i) {
+    const int site = sum.SiteIndex(i);
+    const Coordinates n = lattice.Coords(site);
+    for (int mu = 0; mu < 4; ++mu) {
+      for (const int k : {1, 3}) {
+        const GaugeField<double>* x = k == 1 ? &links.fat : links.long_links ? &*links.long_links : nullptr;
+        if (x == nullptr) continue;
+        Coordinates forward = n, backward = n;
+        forward[mu] = (n[mu] + k) % lattice.extent(mu);
+        backward[mu] = (n[mu] - k + 3 * lattice.extent(mu)) % lattice.extent(mu);
+        const int f = lattice.Index(forward), b = lattice.Index(backward);
+        for (int r = 0; r < 3; ++r) {
+          double a = 0;
+          for (int c = 0; c < 3; ++c) {
+            a += std::abs(x->Link(site, mu)(r, c)) * std::abs(full[f](c));
+            a += std::abs(x->Link(b, mu)(c, r)) * std::abs(full[b](c));
+          }
+          sum[i](r) += a;
+        }
+      }
+    }
+  }
+  return sum;
+}
+
+double CheckWithinBound(const ColourVectorField<double>& computed, const ColourVectorField<double>& oracle,
+                        const ColourVectorField<double>& terms, Precision precision, int hops,
+                        const std::string& what) {
+  constexpr double kUnitRoundoffDouble = 0x1p-53;
+  const double u = precision == Precision::kDouble ? kUnitRoundoffDouble : 0x1p-24;
+  const double factor = std::sqrt(2.0) * 2 * ((6 + hops + 2) * u + (6 + hops) * kUnitRoundoffDouble) * 1.01;
+  double worst = 0;
+  int failures = 0;
+  for (int i = 0; i < computed.sites(); ++i) {
+    for (int c = 0; c < 3; ++c) {
+      const double error = std::abs(computed[i](c) - oracle[i](c));
+      const double bound = factor * terms[i](c).real();
+      if (!(error <= bound) && ++failures <= 5) {
+        ADD_FAILURE() << what << ": site " << computed.SiteIndex(i) << " colour " << c
+                      << ": |computed - oracle| = " << error << " > bound " << bound;
+      }
+      if (bound > 0) worst = std::max(worst, error / bound);
+    }
+  }
+  return worst;
+}
+
+}  // namespace lqcd::gpu::testing

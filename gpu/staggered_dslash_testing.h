@@ -1,0 +1,40 @@
+// staggered_dslash_testing.h: what the GPU staggered Dslash tests share (staggered_dslash_test.cc on the device,
+// staggered_dslash_host_test.cc on the host): test links, the derived rounding bound and its check.
+//
+// The bound, per output component i of site n (derived, not tuned): the kernel forms each hop's (X v)_i as one
+// chain of 6 fused multiply-adds per real part (register_types.cuh FusedDot3) and adds the H hops (16 with
+// long links, 8 without) one after another, so its rounding error is at most gamma_{6+H} times the sum of the
+// absolute terms, A_i = sum over hops and colours j of |X_ij| |v_j| (times 2: the real and imaginary parts of a
+// complex product each bounded by it); in single precision the stored links and inputs are each rounded once
+// (2 u more). The oracle in double makes the same kind of error in u_double. So
+//     |gpu_i - oracle_i| <= sqrt(2) * 2 * ((6 + H + 2) u + (6 + H) u_double) * A_i * 1.01,
+// with u the unit roundoff of the kernel's precision (1.01 covers gamma_k = k u / (1 - k u)).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gpu/precision.h"
+#include "reference/staggered/colour_vector_field.h"
+#include "reference/staggered/staggered_dslash.h"
+
+namespace lqcd::gpu::testing {
+
+// HISQ links (epsilon_naik = 0) smeared from Haar-random thin links; naive links = Haar-random thin links.
+StaggeredLinks<double> RandomHisqLinks(const Lattice& lattice, std::uint64_t seed);
+StaggeredLinks<double> RandomNaiveLinks(const Lattice& lattice, std::uint64_t seed);
+
+// 18 doubles per link ordered (parity, mu, checkerboard index), as DeviceGaugeField uploads them.
+std::vector<double> CanonicalLinks(const GaugeField<double>& u);
+
+// A_i of the file comment at every site of `out_parity` (stored in the real parts).
+ColourVectorField<double> AbsoluteTerms(const StaggeredLinks<double>& links, const ColourVectorField<double>& in,
+                                        Parity out_parity);
+
+// Checks every component of `computed` against `oracle` with the bound above (one gtest failure per
+// offending component, at most 5); returns the largest error / bound.
+double CheckWithinBound(const ColourVectorField<double>& computed, const ColourVectorField<double>& oracle,
+                        const ColourVectorField<double>& terms, Precision precision, int hops,
+                        const std::string& what);
+
+}  // namespace lqcd::gpu::testing
