@@ -1,5 +1,6 @@
 #include "gpu/staggered_dslash.h"
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -39,9 +40,12 @@ void ApplyStaggeredDslash(DeviceColourVectorField& out, const DeviceStaggeredLin
   ApplyStaggeredDslashBlock({&out}, links, {&in}, boundary, dagger);
 }
 
-void ApplyStaggeredDslashBlock(const std::vector<DeviceColourVectorField*>& out, const DeviceStaggeredLinks& links,
-                               const std::vector<const DeviceColourVectorField*>& in, const FermionBoundary& boundary,
-                               Dagger dagger, int rhs_per_thread) {
+namespace {
+
+// Both forms: x null for the plain Dslash.
+void ApplyBlock(const std::vector<DeviceColourVectorField*>& out, const DeviceStaggeredLinks& links,
+                const std::vector<const DeviceColourVectorField*>& in, const std::vector<const DeviceColourVectorField*>* x,
+                double a, double b, const FermionBoundary& boundary, Dagger dagger, int rhs_per_thread) {
   const int n = static_cast<int>(out.size());
   if (n < 1 || n > kMaxStaggeredRhs || in.size() != out.size()) {
     Refuse(std::to_string(out.size()) + " outputs and " + std::to_string(in.size()) +
@@ -75,6 +79,24 @@ void ApplyStaggeredDslashBlock(const std::vector<DeviceColourVectorField*>& out,
     l.out[j] = out[j]->View();
     l.in[j] = in[j]->View();
   }
+  if (x != nullptr) {
+    if (x->size() != out.size()) Refuse(std::to_string(x->size()) + " x fields for " + std::to_string(n) + " outputs");
+    if (!std::isfinite(a) || !std::isfinite(b)) Refuse("xpay coefficients must be finite");
+    for (int j = 0; j < n; ++j) {
+      const DeviceColourVectorField* xj = (*x)[j];
+      if (xj == nullptr) Refuse("x " + std::to_string(j) + " is null");
+      if (xj->lattice() != links.lattice() || xj->parity() != out_parity || xj->precision() != links.precision()) {
+        Refuse("x " + std::to_string(j) + " must be on the outputs' lattice, parity and precision");
+      }
+      for (int k = 0; k < n; ++k) {
+        if (k != j && xj == out[k]) Refuse("x " + std::to_string(j) + " is another right-hand side's output");
+      }
+      l.x[j] = xj->View();
+    }
+    l.xpay = true;
+    l.a = a;
+    l.b = b;
+  }
   l.rhs = n;
   l.fat = links.fat().View();
   if (links.improved()) l.long_links = links.long_links()->View();
@@ -82,6 +104,27 @@ void ApplyStaggeredDslashBlock(const std::vector<DeviceColourVectorField*>& out,
   l.dagger = dagger == Dagger::kYes;
   l.rhs_per_thread = rhs_per_thread;
   LaunchStaggeredDslash(l);
+}
+
+}  // namespace
+
+void ApplyStaggeredDslashBlock(const std::vector<DeviceColourVectorField*>& out, const DeviceStaggeredLinks& links,
+                               const std::vector<const DeviceColourVectorField*>& in, const FermionBoundary& boundary,
+                               Dagger dagger, int rhs_per_thread) {
+  ApplyBlock(out, links, in, nullptr, 0, 1, boundary, dagger, rhs_per_thread);
+}
+
+void ApplyStaggeredDslashXpay(DeviceColourVectorField& out, const DeviceStaggeredLinks& links,
+                              const DeviceColourVectorField& in, const DeviceColourVectorField& x, double a, double b,
+                              const FermionBoundary& boundary, Dagger dagger) {
+  ApplyStaggeredDslashXpayBlock({&out}, links, {&in}, {&x}, a, b, boundary, dagger);
+}
+
+void ApplyStaggeredDslashXpayBlock(const std::vector<DeviceColourVectorField*>& out, const DeviceStaggeredLinks& links,
+                                   const std::vector<const DeviceColourVectorField*>& in,
+                                   const std::vector<const DeviceColourVectorField*>& x, double a, double b,
+                                   const FermionBoundary& boundary, Dagger dagger, int rhs_per_thread) {
+  ApplyBlock(out, links, in, &x, a, b, boundary, dagger, rhs_per_thread);
 }
 
 KernelCost StaggeredDslashKernelCost(const DeviceStaggeredLinks& links, int rhs) {

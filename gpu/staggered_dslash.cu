@@ -9,6 +9,10 @@
 // at most once: the host API refuses long links on an extent below 3), and the dagger is -D (a sign flip of
 // the sum, exact). Every hop flips the parity (1 and 3 are odd), so the inputs are on parity 1 - p.
 //
+// With xpay: out_j = a x_j + b (D psi_j) (or with -D for the dagger), a and b real, x_j on the output parity (it
+// may be out_j: each thread reads x at its own site before it stores there). The even-odd operator is built of
+// these: 4m^2 in - D_{p,p'} (D_{p',p} in) and the source and solution maps of staggered_dslash.h.
+//
 // Mapping: threadIdx.x (and blockIdx.x) one output site, blockIdx.y a group of kRhsPerThread right-hand sides.
 // A thread loads each of its site's 16 links once (8 without long links) and applies it to the neighbours of
 // its group; the groups of one site run in different blocks of the same column of the grid and meet the same
@@ -22,6 +26,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -79,14 +84,17 @@ struct ColourVectorAccessor {
   }
 };
 
-template <Precision P, bool kLongLinksFlag, bool kDaggerFlag, int kRhsPerThreadValue>
+template <Precision P, bool kLongLinksFlag, bool kDaggerFlag, bool kXpayFlag, int kRhsPerThreadValue>
 struct StaggeredDslashArg {
   using Real = typename ColourStorage<P>::Real;
   static constexpr bool kLongLinks = kLongLinksFlag;
   static constexpr bool kDagger = kDaggerFlag;
+  static constexpr bool kXpay = kXpayFlag;
   static constexpr int kRhsPerThread = kRhsPerThreadValue;
   ColourVectorAccessor<P> out[kMaxStaggeredRhs];
   ColourVectorAccessor<P> in[kMaxStaggeredRhs];  // read only
+  ColourVectorAccessor<P> x[kMaxStaggeredRhs];   // read only; xpay: out = a x + b D in (x may be out)
+  Real a = 0, b = 1;
   GaugeAccessor<P, Reconstruct::k18> fat, long_links;
   int rhs = 1;
   int extents[4];
@@ -190,6 +198,12 @@ struct StaggeredDslashSite {
 #pragma unroll
           for (int c = 0; c < 3; ++c) out[j].c[c] = -out[j].c[c];
         }
+        if constexpr (Arg::kXpay) {
+          // a x + b (D in): x is read at this site only, before this thread stores it, so x may be out.
+          const ColourVector<Real> x = arg.x[first + j].Load(cb);
+#pragma unroll
+          for (int c = 0; c < 3; ++c) out[j].c[c] = arg.a * x.c[c] + arg.b * out[j].c[c];
+        }
         arg.out[first + j].Store(cb, out[j]);
       }
     }
@@ -206,16 +220,15 @@ __global__ void StaggeredDslashKernel(const Arg arg) {
 
 std::string TuneKey(const StaggeredDslashLaunch& l, int rhs_per_thread) {
   std::string key = std::string("StaggeredDslash ") + ToString(l.fat.precision) +
-                    (l.long_links.data != nullptr ? " fat+long" : " fat") + (l.dagger ? " dagger" : "") + " rhs " +
-                    std::to_string(l.rhs) + "/" + std::to_string(rhs_per_thread) + " " +
-                    std::to_string(l.fat.extents[0]);
+                    (l.long_links.data != nullptr ? " fat+long" : " fat") + (l.dagger ? " dagger" : "") +
+                    (l.xpay ? " xpay" : "") + " rhs " + std::to_string(l.rhs) + "/" + std::to_string(rhs_per_thread) +
+                    " " + std::to_string(l.fat.extents[0]);
   for (int mu = 1; mu < 4; ++mu) key += "x" + std::to_string(l.fat.extents[mu]);
   return key;
 }
 
-template <Precision P, bool kLong, bool kDagger, int m>
-StaggeredDslashArg<P, kLong, kDagger, m> ArgOf(const StaggeredDslashLaunch& l) {
-  using Arg = StaggeredDslashArg<P, kLong, kDagger, m>;
+template <class Arg, Precision P>
+Arg ArgOf(const StaggeredDslashLaunch& l) {
   using Word = typename ColourStorage<P>::Word;
   Arg arg;
   for (int j = 0; j < l.rhs; ++j) {
@@ -223,11 +236,17 @@ StaggeredDslashArg<P, kLong, kDagger, m> ArgOf(const StaggeredDslashLaunch& l) {
     arg.out[j].stride = l.out[j].stride;
     arg.in[j].data = static_cast<Word*>(const_cast<void*>(l.in[j].data));  // only ever loaded
     arg.in[j].stride = l.in[j].stride;
+    if constexpr (Arg::kXpay) {
+      arg.x[j].data = static_cast<Word*>(const_cast<void*>(l.x[j].data));  // only ever loaded
+      arg.x[j].stride = l.x[j].stride;
+    }
   }
+  arg.a = static_cast<typename Arg::Real>(l.a);
+  arg.b = static_cast<typename Arg::Real>(l.b);
   using GaugeWord = typename GaugeAccessor<P, Reconstruct::k18>::Word;
   arg.fat.data = static_cast<GaugeWord*>(l.fat.data);
   arg.fat.stride = l.fat.stride;
-  if constexpr (kLong) {
+  if constexpr (Arg::kLongLinks) {
     arg.long_links.data = static_cast<GaugeWord*>(l.long_links.data);
     arg.long_links.stride = l.long_links.stride;
   }
@@ -241,10 +260,10 @@ StaggeredDslashArg<P, kLong, kDagger, m> ArgOf(const StaggeredDslashLaunch& l) {
   return arg;
 }
 
-template <Precision P, bool kLong, bool kDagger, int m>
+template <Precision P, bool kLong, bool kDagger, bool kXpay, int m>
 void LaunchVariant(const StaggeredDslashLaunch& l, bool on_host) {
-  using Arg = StaggeredDslashArg<P, kLong, kDagger, m>;
-  const Arg arg = ArgOf<P, kLong, kDagger, m>(l);
+  using Arg = StaggeredDslashArg<P, kLong, kDagger, kXpay, m>;
+  const Arg arg = ArgOf<Arg, P>(l);
   const int groups = (l.rhs + m - 1) / m;
   if (on_host) {
     for (int group = 0; group < groups; ++group) {
@@ -261,28 +280,46 @@ void LaunchVariant(const StaggeredDslashLaunch& l, bool on_host) {
     const std::string what = "launch of " + key + " with " + std::to_string(block) + " threads per block";
     CheckCuda(cudaGetLastError(), what.c_str(), __FILE__, __LINE__);
   };
-  // Outputs never alias inputs (the host API refuses it), so timing launches may repeat freely.
-  const int block = LaunchTuner::Instance().BlockSize(key, attributes.maxThreadsPerBlock, {}, launch);
+  // Outputs never alias the inputs (the host API refuses it); an xpay output may be its x, and then repeated
+  // timing launches would compound: the tuner saves and restores it.
+  std::vector<std::pair<void*, std::size_t>> preserve;
+  for (int j = 0; kXpay && j < l.rhs; ++j) {
+    if (l.x[j].data == l.out[j].data) {
+      preserve.emplace_back(l.out[j].data, sizeof(typename ColourStorage<P>::Word) * 3 *
+                                               static_cast<std::size_t>(l.out[j].stride));
+    }
+  }
+  const int block = LaunchTuner::Instance().BlockSize(key, attributes.maxThreadsPerBlock, preserve, launch);
   launch(block);
 }
 
-template <Precision P, bool kLong, bool kDagger>
-void LaunchWithMapping(const StaggeredDslashLaunch& l, bool on_host) {
-  const int m = l.rhs_per_thread != 0 ? l.rhs_per_thread : l.rhs >= 4 ? 4 : l.rhs >= 2 ? 2 : 1;
-  switch (m) {
-    case 1: return LaunchVariant<P, kLong, kDagger, 1>(l, on_host);
-    case 2: return LaunchVariant<P, kLong, kDagger, 2>(l, on_host);
-    default: return LaunchVariant<P, kLong, kDagger, 4>(l, on_host);
+// f(std::true_type{}) or f(std::false_type{}): a run-time flag as a compile-time one.
+template <class F>
+void WithFlag(bool value, F&& f) {
+  if (value) {
+    f(std::true_type{});
+  } else {
+    f(std::false_type{});
   }
 }
 
 template <Precision P>
 void LaunchFor(const StaggeredDslashLaunch& l, bool on_host) {
-  const bool with_long = l.long_links.data != nullptr;
-  if (with_long) {
-    return l.dagger ? LaunchWithMapping<P, true, true>(l, on_host) : LaunchWithMapping<P, true, false>(l, on_host);
-  }
-  return l.dagger ? LaunchWithMapping<P, false, true>(l, on_host) : LaunchWithMapping<P, false, false>(l, on_host);
+  const int m = l.rhs_per_thread != 0 ? l.rhs_per_thread : l.rhs >= 4 ? 4 : l.rhs >= 2 ? 2 : 1;
+  WithFlag(l.long_links.data != nullptr, [&](auto with_long) {
+    WithFlag(l.dagger, [&](auto dagger) {
+      WithFlag(l.xpay, [&](auto xpay) {
+        constexpr bool kLong = decltype(with_long)::value;
+        constexpr bool kDagger = decltype(dagger)::value;
+        constexpr bool kXpay = decltype(xpay)::value;
+        switch (m) {
+          case 1: return LaunchVariant<P, kLong, kDagger, kXpay, 1>(l, on_host);
+          case 2: return LaunchVariant<P, kLong, kDagger, kXpay, 2>(l, on_host);
+          default: return LaunchVariant<P, kLong, kDagger, kXpay, 4>(l, on_host);
+        }
+      });
+    });
+  });
 }
 
 void Dispatch(const StaggeredDslashLaunch& launch, bool on_host) {

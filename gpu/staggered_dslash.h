@@ -57,6 +57,18 @@ void ApplyStaggeredDslashBlock(const std::vector<DeviceColourVectorField*>& out,
                                const std::vector<const DeviceColourVectorField*>& in, const FermionBoundary& boundary,
                                Dagger dagger = Dagger::kNo, int rhs_per_thread = 0);
 
+// out_j = a x_j + b D_{p,p'} in_j (or with (D^dag)_{p,p'}), a and b real (finite), x_j on the outputs' parity and
+// precision; x_j may be out_j (each site reads x before it stores out), no other output. The even-odd operator
+// and the source and solution maps (staggered_dslash.h's formulas) are made of this.
+void ApplyStaggeredDslashXpay(DeviceColourVectorField& out, const DeviceStaggeredLinks& links,
+                              const DeviceColourVectorField& in, const DeviceColourVectorField& x, double a, double b,
+                              const FermionBoundary& boundary, Dagger dagger = Dagger::kNo);
+void ApplyStaggeredDslashXpayBlock(const std::vector<DeviceColourVectorField*>& out, const DeviceStaggeredLinks& links,
+                                   const std::vector<const DeviceColourVectorField*>& in,
+                                   const std::vector<const DeviceColourVectorField*>& x, double a, double b,
+                                   const FermionBoundary& boundary, Dagger dagger = Dagger::kNo,
+                                   int rhs_per_thread = 0);
+
 // Flops and the kernel's byte model of one call on n right-hand sides (staggered_dslash_cost.h).
 KernelCost StaggeredDslashKernelCost(const DeviceStaggeredLinks& links, int rhs);
 

@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
+#include <utility>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -54,30 +56,52 @@ ColourVectorView ViewOf(std::vector<unsigned char>& bytes, const Lattice& lattic
 
 struct HostRun {
   std::vector<ColourVectorField<double>> stored_inputs;  // as the kernel sees them (single: rounded)
+  std::vector<ColourVectorField<double>> stored_x;       // xpay: the x as stored
   std::vector<ColourVectorField<double>> outputs;
 };
 
+// The xpay form out = a x + b D in when xpay; x_in_place: x is the output field itself.
+struct Xpay {
+  bool on = false;
+  double a = 0, b = 1;
+  bool x_in_place = false;
+};
+
 HostRun RunOnHost(const StaggeredLinks<double>& links, Precision precision, const FermionBoundary& boundary,
-                  Parity out_parity, Dagger dagger, int n, int mapping, std::uint64_t seed) {
+                  Parity out_parity, Dagger dagger, int n, int mapping, std::uint64_t seed, const Xpay& xpay = {}) {
   const Lattice& lattice = links.lattice();
   const HostLinks fat(links.fat, precision);
   std::unique_ptr<HostLinks> long_links;
   if (links.long_links) long_links = std::make_unique<HostLinks>(*links.long_links, precision);
-  std::vector<std::vector<unsigned char>> in_bytes, out_bytes;
+  std::vector<std::vector<unsigned char>> in_bytes, out_bytes, x_bytes;
   StaggeredDslashLaunch l;
   HostRun run;
   for (int j = 0; j < n; ++j) {
     ColourVectorField<double> in(lattice, SubsetOf(Opposite(out_parity)));
     FillGaussian(in, seed + j);
     in_bytes.push_back(PackColourVectors(in, precision, lattice.half_volume()));
-    out_bytes.emplace_back(6 * static_cast<std::size_t>(lattice.half_volume()) * RealBytes(precision), 0xff);
+    ColourVectorField<double> x(lattice, SubsetOf(out_parity));
+    FillGaussian(x, seed + 1000 + j);
+    x_bytes.push_back(PackColourVectors(x, precision, lattice.half_volume()));
+    // Outputs start as NaN (0xff bytes), so that a site the code does not write fails; or as x, in place.
+    if (xpay.on && xpay.x_in_place) {
+      out_bytes.push_back(x_bytes.back());
+    } else {
+      out_bytes.emplace_back(6 * static_cast<std::size_t>(lattice.half_volume()) * RealBytes(precision), 0xff);
+    }
   }
   for (int j = 0; j < n; ++j) {
     l.in[j] = ViewOf(in_bytes[j], lattice, Opposite(out_parity), precision);
     l.out[j] = ViewOf(out_bytes[j], lattice, out_parity, precision);
+    l.x[j] = xpay.x_in_place ? l.out[j] : ViewOf(x_bytes[j], lattice, out_parity, precision);
     run.stored_inputs.push_back(
         UnpackColourVectors(in_bytes[j].data(), precision, lattice.half_volume(), lattice, Opposite(out_parity)));
+    run.stored_x.push_back(UnpackColourVectors(x_bytes[j].data(), precision, lattice.half_volume(), lattice,
+                                               out_parity));
   }
+  l.xpay = xpay.on;
+  l.a = xpay.a;
+  l.b = xpay.b;
   l.rhs = n;
   l.fat = fat.view;
   if (long_links) l.long_links = long_links->view;
@@ -128,6 +152,41 @@ TEST(StaggeredDslashOnHost, EveryVariantMatchesTheOracleWithinTheDerivedBound) {
   }
   std::cout << cases << " outputs compared; the largest error is " << worst << " of its bound\n";
   EXPECT_GT(worst, 0);  // the comparison compared something that was not trivially equal
+}
+
+TEST(StaggeredDslashOnHost, TheXpayFormMatchesTheOracleInPlaceOrNot) {
+  // a x + b D in with the coefficients of the even-odd operator's pieces: 4m^2 x - D (D in), 2m b - D b, and
+  // (b - D x) / (2m).
+  const Lattice lattice(Coordinates{4, 4, 6, 6});
+  const StaggeredLinks<double> hisq = testing::RandomHisqLinks(lattice, 12);
+  const double m = 0.0173;
+  double worst = 0;
+  int cases = 0;
+  for (const Precision precision : {Precision::kDouble, Precision::kSingle}) {
+    for (const auto& [a, b] : {std::pair<double, double>{4 * m * m, -1}, {2 * m, -1}, {1 / (2 * m), -1 / (2 * m)}}) {
+      for (const bool in_place : {false, true}) {
+        for (const Dagger dagger : {Dagger::kNo, Dagger::kYes}) {
+          const HostRun run = RunOnHost(hisq, precision, FermionBoundary(), Parity::kOdd, dagger, 3, 0, 500,
+                                        Xpay{true, a, b, in_place});
+          for (int j = 0; j < 3; ++j) {
+            ColourVectorField<double> d_in(lattice, Subset::kOdd), expected(lattice, Subset::kOdd);
+            ApplyStaggeredDslashParity(d_in, hisq, run.stored_inputs[j], FermionBoundary(), dagger);
+            for (int i = 0; i < expected.sites(); ++i) expected[i] = a * run.stored_x[j][i] + b * d_in[i];
+            worst = std::max(worst, testing::CheckXpayWithinBound(
+                                        run.outputs[j], expected,
+                                        testing::AbsoluteTerms(hisq, run.stored_inputs[j], Parity::kOdd),
+                                        run.stored_x[j], d_in, a, b, precision, 16,
+                                        std::string(ToString(precision)) + " a " + std::to_string(a) + " b " +
+                                            std::to_string(b) + (in_place ? " in place" : "") +
+                                            (dagger == Dagger::kYes ? " dagger" : "")));
+            ++cases;
+          }
+        }
+      }
+    }
+  }
+  std::cout << cases << " xpay outputs compared; the largest error is " << worst << " of its bound\n";
+  EXPECT_GT(worst, 0);
 }
 
 TEST(StaggeredDslashOnHost, EveryRightHandSideOfABlockIsTheSingleResultBitForBit) {

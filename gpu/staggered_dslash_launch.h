@@ -39,11 +39,15 @@ struct ConstColourVectorView {
         data(v.data) {}
 };
 
-// out[j] = D_{p,p'} in[j] (or -that: dagger) for j < rhs, every field in the precision of the links; checked
-// by the host API before it gets here.
+// out[j] = D_{p,p'} in[j] (or -that: dagger) for j < rhs, every field in the precision of the links; with xpay,
+// out[j] = a x[j] + b D_{p,p'} in[j] (x[j] on the output parity; it may be out[j]). Checked by the host API
+// before it gets here.
 struct StaggeredDslashLaunch {
   ColourVectorView out[kMaxStaggeredRhs];
   ConstColourVectorView in[kMaxStaggeredRhs];
+  ConstColourVectorView x[kMaxStaggeredRhs];  // xpay only
+  bool xpay = false;
+  double a = 0, b = 1;                         // xpay only
   int rhs = 1;
   GaugeView fat;
   GaugeView long_links;  // data null: no long links (naive staggered)

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -85,6 +86,36 @@ TEST_F(StaggeredDslashTest, EveryVariantMatchesTheOracleWithinTheDerivedBound) {
   std::cout << cases << " outputs compared; the largest error is " << worst << " of its bound\n";
 }
 
+TEST_F(StaggeredDslashTest, TheXpayFormMatchesTheOracleInPlaceOrNot) {
+  const StaggeredLinks<double> hisq = RandomHisqLinks(lattice_, 15);
+  const double m = 0.0173, a = 4 * m * m, b = -1;  // the even-odd operator's second half
+  for (const Precision precision : {Precision::kDouble, Precision::kSingle}) {
+    const DeviceStaggeredLinks links(hisq, precision);
+    for (const bool in_place : {false, true}) {
+      ColourVectorField<double> in(lattice_, Subset::kEven), x(lattice_, Subset::kOdd);
+      FillGaussian(in, 16);
+      FillGaussian(x, 17);
+      DeviceColourVectorField in_d(lattice_, Parity::kEven, precision), x_d(lattice_, Parity::kOdd, precision),
+          out_d(lattice_, Parity::kOdd, precision);
+      in_d.Upload(in);
+      x_d.Upload(x);
+      if (in_place) {
+        out_d.Upload(x);
+        ApplyStaggeredDslashXpay(out_d, links, in_d, out_d, a, b, FermionBoundary());
+      } else {
+        ApplyStaggeredDslashXpay(out_d, links, in_d, x_d, a, b, FermionBoundary());
+      }
+      const ColourVectorField<double> stored_in = in_d.Download(), stored_x = x_d.Download();
+      ColourVectorField<double> d_in(lattice_, Subset::kOdd), expected(lattice_, Subset::kOdd);
+      ApplyStaggeredDslashParity(d_in, hisq, stored_in, FermionBoundary(), Dagger::kNo);
+      for (int i = 0; i < expected.sites(); ++i) expected[i] = a * stored_x[i] + b * d_in[i];
+      testing::CheckXpayWithinBound(out_d.Download(), expected, testing::AbsoluteTerms(hisq, stored_in, Parity::kOdd),
+                                    stored_x, d_in, a, b, precision, 16,
+                                    std::string(ToString(precision)) + (in_place ? " in place" : ""));
+    }
+  }
+}
+
 TEST_F(StaggeredDslashTest, TheDaggerIsMinusDBitForBit) {
   const DeviceStaggeredLinks links(RandomHisqLinks(lattice_, 9), Precision::kSingle);
   ColourVectorField<double> in(lattice_, Subset::kOdd);
@@ -138,6 +169,8 @@ TEST_F(StaggeredDslashTest, BadInputIsRefusedBeforeAnyLaunch) {
   std::vector<DeviceColourVectorField*> many_out(17, &even);
   std::vector<const DeviceColourVectorField*> many_in(17, &odd);
   EXPECT_THROW(ApplyStaggeredDslashBlock(many_out, links, many_in, b), std::invalid_argument);
+  EXPECT_THROW(ApplyStaggeredDslashXpay(even, links, odd, odd2, 1.0, 1.0, b), std::invalid_argument);  // x parity
+  EXPECT_THROW(ApplyStaggeredDslashXpay(even, links, odd, even, std::nan(""), 1.0, b), std::invalid_argument);
   ColourVectorField<double> wrong_parity(lattice_, Subset::kOdd);
   EXPECT_THROW(even.Upload(wrong_parity), std::invalid_argument);
   ColourVectorField<double> huge(lattice_, Subset::kOdd);

@@ -71,18 +71,22 @@ ColourVectorField<double> AbsoluteTerms(const StaggeredLinks<double>& links, con
   return sum;
 }
 
-double CheckWithinBound(const ColourVectorField<double>& computed, const ColourVectorField<double>& oracle,
-                        const ColourVectorField<double>& terms, Precision precision, int hops,
-                        const std::string& what) {
-  constexpr double kUnitRoundoffDouble = 0x1p-53;
-  const double u = precision == Precision::kDouble ? kUnitRoundoffDouble : 0x1p-24;
-  const double factor = std::sqrt(2.0) * 2 * ((6 + hops + 2) * u + (6 + hops) * kUnitRoundoffDouble) * 1.01;
+namespace {
+
+constexpr double kUnitRoundoffDouble = 0x1p-53;
+
+double UnitRoundoff(Precision precision) { return precision == Precision::kDouble ? kUnitRoundoffDouble : 0x1p-24; }
+
+// The common check: bound(i, c) per component.
+template <typename Bound>
+double Check(const ColourVectorField<double>& computed, const ColourVectorField<double>& oracle, const Bound& bound_of,
+             const std::string& what) {
   double worst = 0;
   int failures = 0;
   for (int i = 0; i < computed.sites(); ++i) {
     for (int c = 0; c < 3; ++c) {
       const double error = std::abs(computed[i](c) - oracle[i](c));
-      const double bound = factor * terms[i](c).real();
+      const double bound = bound_of(i, c);
       if (!(error <= bound) && ++failures <= 5) {
         ADD_FAILURE() << what << ": site " << computed.SiteIndex(i) << " colour " << c
                       << ": |computed - oracle| = " << error << " > bound " << bound;
@@ -91,6 +95,33 @@ double CheckWithinBound(const ColourVectorField<double>& computed, const ColourV
     }
   }
   return worst;
+}
+
+double DslashFactor(Precision precision, int hops) {
+  return std::sqrt(2.0) * 2 * ((6 + hops + 2) * UnitRoundoff(precision) + (6 + hops) * kUnitRoundoffDouble) * 1.01;
+}
+
+}  // namespace
+
+double CheckWithinBound(const ColourVectorField<double>& computed, const ColourVectorField<double>& oracle,
+                        const ColourVectorField<double>& terms, Precision precision, int hops,
+                        const std::string& what) {
+  const double factor = DslashFactor(precision, hops);
+  return Check(computed, oracle, [&](int i, int c) { return factor * terms[i](c).real(); }, what);
+}
+
+double CheckXpayWithinBound(const ColourVectorField<double>& computed, const ColourVectorField<double>& oracle,
+                            const ColourVectorField<double>& terms, const ColourVectorField<double>& x,
+                            const ColourVectorField<double>& d_in, double a, double b, Precision precision, int hops,
+                            const std::string& what) {
+  const double factor = DslashFactor(precision, hops);
+  const double epilogue = std::sqrt(2.0) * 3 * (UnitRoundoff(precision) + kUnitRoundoffDouble) * 1.01;
+  return Check(computed, oracle,
+               [&](int i, int c) {
+                 return std::abs(b) * factor * terms[i](c).real() +
+                        epilogue * (std::abs(a) * std::abs(x[i](c)) + std::abs(b) * std::abs(d_in[i](c)));
+               },
+               what);
 }
 
 }  // namespace lqcd::gpu::testing

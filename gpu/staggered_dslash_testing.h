@@ -32,9 +32,15 @@ ColourVectorField<double> AbsoluteTerms(const StaggeredLinks<double>& links, con
                                         Parity out_parity);
 
 // Checks every component of `computed` against `oracle` with the bound above (one gtest failure per
-// offending component, at most 5); returns the largest error / bound.
+// offending component, at most 5); returns the largest error / bound. The xpay form a x + b D in: the Dslash
+// bound times |b| plus the epilogue's own rounding, sqrt(2) * 3 (u + u_double) (|a| |x_i| + |b| |(D in)_i|)
+// (two products and a sum per real part, in the kernel and in the oracle); pass x and D in (the oracle's) then.
 double CheckWithinBound(const ColourVectorField<double>& computed, const ColourVectorField<double>& oracle,
                         const ColourVectorField<double>& terms, Precision precision, int hops,
                         const std::string& what);
+double CheckXpayWithinBound(const ColourVectorField<double>& computed, const ColourVectorField<double>& oracle,
+                            const ColourVectorField<double>& terms, const ColourVectorField<double>& x,
+                            const ColourVectorField<double>& d_in, double a, double b, Precision precision, int hops,
+                            const std::string& what);
 
 }  // namespace lqcd::gpu::testing
