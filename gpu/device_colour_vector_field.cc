@@ -95,6 +95,15 @@ ColourVectorField<double> DeviceColourVectorField::Download() const {
   return UnpackColourVectors(staging.data(), precision_, stride(), lattice_, parity_);
 }
 
+void DeviceColourVectorField::CopyFrom(const DeviceColourVectorField& other) {
+  if (other.lattice_ != lattice_ || other.parity_ != parity_ || other.precision_ != precision_ ||
+      other.pad_ != pad_) {
+    throw std::invalid_argument("DeviceColourVectorField::CopyFrom: the fields differ in lattice, parity, precision "
+                                "or pad");
+  }
+  if (&other != this) CopyDeviceToDevice(data_.data(), other.data_.data(), data_.bytes());
+}
+
 ColourVectorView DeviceColourVectorField::View() {
   ColourVectorView v;
   v.precision = precision_;

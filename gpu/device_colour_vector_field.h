@@ -33,6 +33,10 @@ class DeviceColourVectorField {
 
   void Upload(const ColourVectorField<double>& host);  // host on this lattice and parity
   ColourVectorField<double> Download() const;           // the stored numbers, exactly (single widened)
+  // Every byte (pad included) set to `byte`: 0 is +0.0 in both precisions; tests poison with 0xff (NaN).
+  void Fill(unsigned char byte) { data_.Fill(byte); }
+  // This = other bit for bit: same lattice, parity, precision and pad (std::invalid_argument otherwise).
+  void CopyFrom(const DeviceColourVectorField& other);
 
   const Lattice& lattice() const { return lattice_; }
   Parity parity() const { return parity_; }

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "gpu/checkerboard.cuh"
+#include "gpu/colour_vector_accessor.cuh"
 #include "gpu/cuda_check.h"
 #include "gpu/gauge_accessor.cuh"
 #include "gpu/register_types.cuh"
@@ -42,47 +43,6 @@
 
 namespace lqcd::gpu {
 namespace {
-
-template <Precision P>
-struct ColourStorage;
-template <>
-struct ColourStorage<Precision::kDouble> {
-  using Word = double2;
-  using Real = double;
-};
-template <>
-struct ColourStorage<Precision::kSingle> {
-  using Word = float2;
-  using Real = float;
-};
-
-template <typename Real>
-struct ColourVector {
-  DeviceComplex<Real> c[3];
-};
-
-// The storage of staggered_dslash_launch.h: colour c of site cb at data[c * stride + cb].
-template <Precision P>
-struct ColourVectorAccessor {
-  using Word = typename ColourStorage<P>::Word;
-  using Real = typename ColourStorage<P>::Real;
-  Word* data = nullptr;
-  int stride = 0;
-
-  __host__ __device__ __forceinline__ ColourVector<Real> Load(int cb) const {
-    ColourVector<Real> v;
-#pragma unroll
-    for (int c = 0; c < 3; ++c) {
-      const Word w = LoadReadOnly(data + c * stride + cb);
-      v.c[c] = {w.x, w.y};
-    }
-    return v;
-  }
-  __host__ __device__ __forceinline__ void Store(int cb, const ColourVector<Real>& v) const {
-#pragma unroll
-    for (int c = 0; c < 3; ++c) data[c * stride + cb] = Word{v.c[c].re, v.c[c].im};
-  }
-};
 
 template <Precision P, bool kLongLinksFlag, bool kDaggerFlag, bool kXpayFlag, int kRhsPerThreadValue>
 struct StaggeredDslashArg {

@@ -103,11 +103,14 @@ inline void RequireFullSource(const StaggeredLinks<double>& links, const ColourV
 
 // The Schur tolerance that meets `solver.tolerance` on the full system. The full residual is the Schur one
 // divided by 2m on the even sites and zero on the odd ones, so |b - M x| / |b| = |r_e| / (2|m| |b|).
+// From the norms |b'_e| (the prepared source) and |b|, wherever those live (the GPU solve has them on the device).
+inline double SchurTolerance(double norm_b_e, double norm_b, double mass, const SolverParams& solver) {
+  if (norm_b_e > 0) return std::min(solver.tolerance, solver.tolerance * 2 * std::fabs(mass) * norm_b / norm_b_e);
+  return solver.tolerance;
+}
 inline double SchurTolerance(const ColourVectorField<double>& b_e, const ColourVectorField<double>& b, double mass,
                              const SolverParams& solver) {
-  const double nb_e = std::sqrt(Norm2(b_e));
-  if (nb_e > 0) return std::min(solver.tolerance, solver.tolerance * 2 * std::fabs(mass) * std::sqrt(Norm2(b)) / nb_e);
-  return solver.tolerance;
+  return SchurTolerance(std::sqrt(Norm2(b_e)), std::sqrt(Norm2(b)), mass, solver);
 }
 
 // |b - M x| / |b| recomputed with the oracle (0 for b = 0).

@@ -1,0 +1,186 @@
+// gpu_staggered.h: the GPU backend of the solver interface (solvers/README.md) on staggered colour-vector fields,
+// the staggered even-odd operator on the GPU as a CG operator, and the even-odd staggered solve on the GPU.
+//
+// The GPU counterpart of solvers/cpu_staggered.h and solvers/staggered_pbp.h's SolveStaggeredEvenOdd, with the
+// same semantics, so that the solvers (cg.h) run unchanged:
+// Fields:   GpuStaggeredBackend::Field<P> = GpuColourVectorField<P>, one parity on the device, P = double or
+//           float. Reals(x) = 6 per site.
+// Vector operations: gpu/staggered_blas.h (in P with the scalars rounded to P; reductions in double,
+//           deterministic, returned to the host: RealScalar is a host double, every reduction waits).
+// Operator: GpuStaggeredSchur<P> = M_pp = 4m^2 - D_{p,p'} D_{p',p} on parity p (default even): t = D_{p',p} in,
+//           then out = 4m^2 in - D_{p,p'} t in the xpay form of the Dslash (staggered_dslash.h), two launches;
+//           Hermitian positive definite for m != 0, so ApplyDagger = Apply. FlopsPerApply as the CPU operator's.
+// Solve:    SolveStaggeredEvenOddOnGpu(links on the device, the same links on the host, params, b, solver):
+//           b'_e = 2m b_e - D_eo b_o and x_o = (b_o - D_oe x_e) / (2m) by the xpay Dslash, CG on M_ee in double,
+//           the Schur tolerance that meets solver.tolerance on the full system (staggered_pbp.h's
+//           SchurTolerance), and the true residual |b - M x| / |b| recomputed on the host with the oracle.
+// Errors: std::invalid_argument for a zero or non-finite mass, fields of another lattice or parity, a source that
+//           is not a full-lattice field on the links' lattice, out aliasing in.
+#pragma once
+
+#include <complex>
+#include <memory>
+#include <string>
+#include <type_traits>
+
+#include "gpu/device_colour_vector_field.h"
+#include "gpu/staggered_blas.h"
+#include "gpu/staggered_dslash.h"
+#include "reference/staggered/staggered_dslash.h"
+#include "solvers/solve_result.h"
+#include "solvers/staggered_pbp.h"
+
+namespace lqcd::gpu {
+
+template <typename P>
+constexpr Precision StaggeredPrecisionOf() {
+  static_assert(std::is_same_v<P, double> || std::is_same_v<P, float>, "staggered GPU fields: double or float");
+  return std::is_same_v<P, double> ? Precision::kDouble : Precision::kSingle;
+}
+
+template <typename P>
+class GpuColourVectorField {
+ public:
+  GpuColourVectorField(const Lattice& lattice, Parity parity) : field_(lattice, parity, StaggeredPrecisionOf<P>()) {}
+
+  const Lattice& lattice() const { return field_.lattice(); }
+  Parity parity() const { return field_.parity(); }
+  Subset subset() const { return SubsetOf(field_.parity()); }
+  DeviceColourVectorField& device() { return field_; }
+  const DeviceColourVectorField& device() const { return field_; }
+  void Upload(const ColourVectorField<double>& host) { field_.Upload(host); }
+  ColourVectorField<double> Download() const { return field_.Download(); }
+
+ private:
+  DeviceColourVectorField field_;
+};
+
+struct GpuStaggeredBackend {
+  template <typename P>
+  using Field = GpuColourVectorField<P>;
+  // Deferred scalars (solvers/README.md): host values here (every reduction waits for the device).
+  using RealScalar = double;
+  using ComplexScalar = std::complex<double>;
+  static double HostValue(double x) { return x; }
+  static std::complex<double> HostValue(std::complex<double> z) { return z; }
+
+  static const char* Name() { return "gpu-staggered"; }
+
+  template <typename P, typename F>
+  static Field<P> NewLike(const F& shape) {
+    return Field<P>(shape.lattice(), shape.parity());
+  }
+  template <typename A, typename B>
+  static bool Compatible(const A& a, const B& b) {
+    return a.lattice() == b.lattice() && a.parity() == b.parity();
+  }
+  template <typename A, typename B>
+  static void RequireCompatible(const A& a, const B& b, const char* where) {
+    if (!Compatible(a, b)) {
+      throw std::invalid_argument(std::string(where) + ": fields differ (" + Describe(a) + " vs " + Describe(b) + ")");
+    }
+  }
+  template <typename P>
+  static std::string Describe(const Field<P>& x) {
+    return x.lattice().ToString() + " " + ToString(x.subset()) + " colour-vector (" +
+           ToString(StaggeredPrecisionOf<P>()) + ", device)";
+  }
+  template <typename P>
+  static double Reals(const Field<P>& x) {
+    return 6.0 * x.lattice().half_volume();
+  }
+  template <typename P>
+  static bool AllFinite(const Field<P>& x) {
+    return staggered_blas::AllFinite(x.device());
+  }
+
+  template <typename P>
+  static void Zero(Field<P>& x) {
+    staggered_blas::Zero(x.device());
+  }
+  template <typename P>
+  static void Copy(Field<P>& y, const Field<P>& x) {
+    staggered_blas::Copy(y.device(), x.device());
+  }
+  template <typename P>
+  static double Norm2(const Field<P>& x) {
+    return staggered_blas::Norm2(x.device());
+  }
+  template <typename P>
+  static std::complex<double> Dot(const Field<P>& x, const Field<P>& y) {
+    return staggered_blas::Dot(x.device(), y.device());
+  }
+  template <typename P>
+  static double ReDot(const Field<P>& x, const Field<P>& y) {
+    return staggered_blas::ReDot(x.device(), y.device());
+  }
+  template <typename P>
+  static void Axpy(double a, const Field<P>& x, Field<P>& y) {
+    staggered_blas::Axpy(a, x.device(), y.device());
+  }
+  template <typename P>
+  static double AxpyNorm(double a, const Field<P>& x, Field<P>& y) {
+    return staggered_blas::AxpyNorm(a, x.device(), y.device());
+  }
+  template <typename P>
+  static void Xpay(const Field<P>& x, double a, Field<P>& y) {
+    staggered_blas::Xpay(x.device(), a, y.device());
+  }
+  // The deferred forms CG uses (solvers/README.md): the same values, at once.
+  template <typename P>
+  static double DeferredNorm2(const Field<P>& x) {
+    return Norm2(x);
+  }
+  template <typename P>
+  static double DeferredReDot(const Field<P>& x, const Field<P>& y) {
+    return ReDot(x, y);
+  }
+  template <typename P>
+  static double DeferredAxpyNorm(double a, const Field<P>& x, Field<P>& y) {
+    return AxpyNorm(a, x, y);
+  }
+  // x += alpha p; p = r + beta p (the old p in both).
+  template <typename P>
+  static void CgSolutionDirection(double alpha, double beta, const Field<P>& r, Field<P>& x, Field<P>& p) {
+    staggered_blas::CgSolutionDirection(alpha, beta, r.device(), x.device(), p.device());
+  }
+};
+
+// M_pp = 4m^2 - D_{p,p'} D_{p',p} on parity p (default even), for CG. P = double or float (the links' precision).
+template <typename P>
+class GpuStaggeredSchur {
+ public:
+  using Backend = GpuStaggeredBackend;
+  using Precision = P;
+  using Field = GpuColourVectorField<P>;
+
+  GpuStaggeredSchur(std::shared_ptr<const DeviceStaggeredLinks> links, const StaggeredParams& params,
+                    Parity parity = Parity::kEven);
+
+  void Apply(Field& out, const Field& in) const;
+  void ApplyDagger(Field& out, const Field& in) const { Apply(out, in); }  // Hermitian
+
+  Field NewField() const { return Field(links_->lattice(), parity_); }
+  double FlopsPerApply() const {
+    const double per_site = links_->improved() ? kImprovedStaggeredFlopsPerSite : kNaiveStaggeredFlopsPerSite;
+    const double half = links_->lattice().half_volume();
+    return 2 * per_site * half + 12 * half;
+  }
+  std::string Name() const;
+  const StaggeredParams& params() const { return params_; }
+  Parity parity() const { return parity_; }
+
+ private:
+  std::shared_ptr<const DeviceStaggeredLinks> links_;
+  StaggeredParams params_;
+  Parity parity_;
+  mutable std::unique_ptr<DeviceColourVectorField> t_;  // D_{p',p} in, on parity p' (allocated on first use)
+};
+
+// The even-odd solve of M x = b on the GPU in double (file comment); `device_links` must hold `links` in double.
+solvers::StaggeredSolve SolveStaggeredEvenOddOnGpu(std::shared_ptr<const DeviceStaggeredLinks> device_links,
+                                                   const StaggeredLinks<double>& links, const StaggeredParams& params,
+                                                   const ColourVectorField<double>& b,
+                                                   const solvers::SolverParams& solver);
+
+}  // namespace lqcd::gpu

@@ -1,0 +1,46 @@
+// staggered_blas_launch.h: the vector operations of the staggered solvers on device colour-vector fields
+// (staggered_dslash_launch.h's storage), as plain structs for the launcher in staggered_blas.cu.
+//
+// Host-only header with no CUDA and no Eigen types. The host API is staggered_blas.h.
+//
+// An operation runs over the 3 V/2 complex components of one parity (colour c of site cb: word c * stride + cb
+// of each field, each field with its own stride), in the fields' precision with the scalars rounded to it;
+// reductions accumulate in double. Deterministic: a fixed grid of kColourBlasBlocks blocks of
+// kColourBlasThreads threads, each thread summing its components in index order, a fixed tree in each block,
+// and the block partials added in block order on the host. RunColourBlasOnHost does exactly the same loops on
+// host memory (the check without a GPU).
+#pragma once
+
+#include <array>
+
+#include "gpu/staggered_dslash_launch.h"
+
+namespace lqcd::gpu {
+
+inline constexpr int kColourBlasThreads = 256;
+inline constexpr int kColourBlasBlocks = 264;  // 2 per SM of an H100 / H200; fixed so that sums do not move
+
+enum class ColourBlasOp {
+  kAxpy,                 // y += a x
+  kXpay,                 // y = x + a y
+  kAxpyNorm,             // y += a x; returns |y|^2
+  kCgSolutionDirection,  // y += a z; z = x + b z  (CG: solution x_sol = y, direction p = z, residual r = x)
+  kNorm2,                // returns |x|^2
+  kReDot,                // returns Re (x, y)
+  kDot,                  // returns (x, y) = sum conj(x) y: {Re, Im}
+  kNonFinite,            // returns sum 0 * x: 0 when every component is finite, NaN otherwise
+};
+
+struct ColourBlasLaunch {
+  ColourBlasOp op = ColourBlasOp::kNorm2;
+  ConstColourVectorView x;
+  ColourVectorView y;  // read only for kReDot and kDot
+  ColourVectorView z;
+  double a = 0, b = 0;
+};
+
+// The reduction's values ({0, 0} for the operations without one).
+std::array<double, 2> LaunchColourBlas(const ColourBlasLaunch& launch);
+std::array<double, 2> RunColourBlasOnHost(const ColourBlasLaunch& launch);
+
+}  // namespace lqcd::gpu
