@@ -20,6 +20,9 @@
 //              n = 2..N (exact empty without an exact value)
 //     pbp_running.png: that running estimate per mass with the exact value as a line
 //              (experiments/plot_staggered_pbp.py through /usr/bin/python3; --no-plot skips it)
+// --backend=gpu runs the solves on the GPU (gpu/gpu_staggered.h: the links uploaded once in double, CG on the
+// even Schur operator, --block right-hand sides through the block Dslash); the true residual of every solve is
+// recomputed on the host either way. Default cpu (the oracle); auto = the GPU when one is usable.
 // Exit status 0, or 2 if some solve did not converge.
 //
 //   bazel run //experiments:staggered_pbp
@@ -38,12 +41,15 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "experiments/dirac_solver.h"
 #include "experiments/plot_runner.h"
+#include "gpu/gpu_staggered.h"
 #include "experiments/text_format.h"
 #include "reference/cli/command_line.h"
 #include "reference/cli/machine_info.h"
@@ -107,6 +113,7 @@ struct Options {
   int max_iterations = 100000;
   ExactMode exact = ExactMode::kAuto;
   std::string output = "pbp_out";
+  experiments::BackendKind backend = experiments::BackendKind::kCpu;
 };
 
 bool ParseOptions(int argc, char** argv, Options* out) {
@@ -141,6 +148,12 @@ bool ParseOptions(int argc, char** argv, Options* out) {
   flags.Double("tolerance", &o.tolerance, "CG tolerance |b - A x| / |b| of the even Schur system",
                command_line::Range::Open(0, 1));
   flags.Int("max-iterations", &o.max_iterations, 1, 100000000, "CG iteration budget per solve");
+  flags.Choice<experiments::BackendKind>(
+      "backend", &o.backend,
+      {{"cpu", experiments::BackendKind::kCpu}, {"gpu", experiments::BackendKind::kGpu},
+       {"auto", experiments::BackendKind::kAuto}},
+      "where the solves run: cpu = the oracle, gpu = gpu/gpu_staggered.h (double CG; --block through the block "
+      "Dslash), auto = the GPU when one is usable. The true residual of every solve is recomputed on the host");
   flags.Choice<ExactMode>("exact", &o.exact, {{"auto", ExactMode::kAuto}, {"yes", ExactMode::kYes}, {"no", ExactMode::kNo}},
                           "exact pbp from the sparse LU: auto = when V <= 6^4, yes = always (V <= 4^4 x 16), no = never");
   flags.Section("Output");
@@ -193,8 +206,12 @@ int Main(int argc, char** argv) {
   if (!ParseOptions(argc, argv, &o)) return 0;
   const fs::path output = UserPath(o.output);
 
+  // The backend is chosen (and a missing GPU refused) before any work.
+  const experiments::BackendChoice backend = experiments::ChooseBackend(o.backend, experiments::VerifyOn::kHost);
   std::cout << "staggered_pbp: chiral condensate (1/V) Re tr (2m + D)^{-1} (lqcd experiments/staggered_pbp)\n"
-            << "machine: " << DescribeMachine() << "\n";
+            << "machine: " << DescribeMachine() << "\n"
+            << "backend: " << experiments::ToString(backend.kind) << " (" << backend.reason << "; " << backend.device
+            << ")\n";
 
   GaugeField<double> u(Lattice(o.generator.extents));
   if (!o.config.empty()) {
@@ -289,11 +306,26 @@ int Main(int argc, char** argv) {
   solvers::SolverParams solver;
   solver.tolerance = o.tolerance;
   solver.max_iterations = o.max_iterations;
+  // On the GPU the links are uploaded once, in double, for every mass.
+  std::shared_ptr<const gpu::DeviceStaggeredLinks> device_links;
+  if (backend.kind == experiments::BackendKind::kGpu) {
+    device_links = std::make_shared<const gpu::DeviceStaggeredLinks>(links, gpu::Precision::kDouble);
+  }
   for (double mass : o.masses) {
     const StaggeredParams params{mass, boundary};
     const auto solve_start = std::chrono::steady_clock::now();
     const solvers::PbpEstimate est =
-        solvers::EstimateChiralCondensate(links, params, o.vectors, o.seed, solver, o.block);
+        backend.kind == experiments::BackendKind::kGpu
+            ? solvers::EstimateChiralCondensate(
+                  links, params, o.vectors, o.seed, o.block,
+                  [&](const std::vector<ColourVectorField<double>>& eta) {
+                    if (eta.size() == 1) {
+                      return std::vector<solvers::StaggeredSolve>{
+                          gpu::SolveStaggeredEvenOddOnGpu(device_links, links, params, eta[0], solver)};
+                    }
+                    return gpu::SolveStaggeredEvenOddBlockOnGpu(device_links, links, params, eta, solver);
+                  })
+            : solvers::EstimateChiralCondensate(links, params, o.vectors, o.seed, solver, o.block);
     solve_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - solve_start).count();
     const solvers::SusceptibilityEstimate chi =
         solvers::EstimateDisconnectedSusceptibility(est.samples, static_cast<double>(volume));

@@ -5,6 +5,7 @@ sparse LU (for naive and HISQ links), --block=N gives the same numbers as --bloc
 with one line naming the flag. Seconds."""
 import csv
 import os
+import shutil
 import subprocess
 import tempfile
 import unittest
@@ -133,7 +134,10 @@ class StaggeredPbpSmokeTest(unittest.TestCase):
                 (["--config=x.nersc", "--beta=5.7"], "--beta sets up the generator; it conflicts with --config"),
                 (["--vectors=4", "--vectors=8"], "--vectors is given more than once"),
                 (["--frobnicate=1"], "unknown flag --frobnicate"),
+                (["--backend=tpu"], "--backend must be one of cpu|gpu|auto, got 'tpu'"),
             ]
+            if shutil.which("nvidia-smi") is None:  # no GPU here: the GPU backend is refused before any work
+                cases.append((["--backend=gpu"], "--backend=gpu, but there is no usable GPU"))
             for args, needle in cases:
                 r = run(args + ["--output=" + out])
                 self.assertEqual(r.returncode, 1, (args, r.stdout, r.stderr))

@@ -62,6 +62,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -194,9 +195,29 @@ struct PbpEstimate {
   bool all_converged = true;
 };
 
+// The solves of one block of noise vectors, x_k = M^{-1} eta_k, on whichever backend: the CPU's below
+// (SolveStaggeredEvenOdd for one, SolveStaggeredEvenOddBlock for more), the GPU's in gpu/gpu_staggered.h.
+using StaggeredBlockSolve =
+    std::function<std::vector<StaggeredSolve>(const std::vector<ColourVectorField<double>>& eta)>;
+
+inline PbpEstimate EstimateChiralCondensate(const StaggeredLinks<double>& links, const StaggeredParams& params,
+                                            int n_noise, std::uint64_t seed, int block,
+                                            const StaggeredBlockSolve& solve);
+
 inline PbpEstimate EstimateChiralCondensate(const StaggeredLinks<double>& links, const StaggeredParams& params,
                                             int n_noise, std::uint64_t seed, const SolverParams& solver,
                                             int block = 1) {
+  return EstimateChiralCondensate(
+      links, params, n_noise, seed, block, [&](const std::vector<ColourVectorField<double>>& eta) {
+        if (eta.size() == 1) return std::vector<StaggeredSolve>{SolveStaggeredEvenOdd(links, params, eta[0], solver)};
+        return SolveStaggeredEvenOddBlock(links, params, eta, solver);
+      });
+}
+
+// The estimate with the solves of `solve` (blocks of `block` vectors, the last one shorter).
+inline PbpEstimate EstimateChiralCondensate(const StaggeredLinks<double>& links, const StaggeredParams& params,
+                                            int n_noise, std::uint64_t seed, int block,
+                                            const StaggeredBlockSolve& solve) {
   if (n_noise < 2) throw std::invalid_argument("EstimateChiralCondensate: needs at least 2 noise vectors");
   if (block < 1) throw std::invalid_argument("EstimateChiralCondensate: the block size must be >= 1");
   RequireStaggeredMass(params.mass, "EstimateChiralCondensate");
@@ -209,11 +230,10 @@ inline PbpEstimate EstimateChiralCondensate(const StaggeredLinks<double>& links,
       eta.emplace_back(links.lattice());
       FillZ2Noise(eta.back(), NoiseSeed(seed, k));
     }
-    std::vector<StaggeredSolve> solves;
-    if (block == 1) {
-      solves.push_back(SolveStaggeredEvenOdd(links, params, eta[0], solver));
-    } else {
-      solves = SolveStaggeredEvenOddBlock(links, params, eta, solver);
+    const std::vector<StaggeredSolve> solves = solve(eta);
+    if (static_cast<int>(solves.size()) != n) {
+      throw std::logic_error("EstimateChiralCondensate: the solve returned " + std::to_string(solves.size()) +
+                             " solutions for " + std::to_string(n) + " vectors");
     }
     for (int j = 0; j < n; ++j) {
       const StaggeredSolve& s = solves[j];

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # gpu_bundle.sh: build every GPU test and benchmark here (targets tagged "gpu") and the main job's programs
-# (experiments/pion, solver_tables_cc, generate_quenched, gpu/multi_gpu_check), and copy the binaries into gpu_bundle/ (ignored by git), with
+# (experiments/pion, solver_tables_cc, generate_quenched, gpu/multi_gpu_check, experiments/staggered_pbp), and copy the binaries into gpu_bundle/ (ignored by git), with
 # run_tests.sh, run_benchmarks.sh and run_main_job.sh that run them on a GPU machine without Bazel. The binaries link the CUDA runtime statically: they need only the NVIDIA driver there.
 # Each kernel binary carries the fatbinary of every Dslash variant (~34 MB); stripped and packed into one
 # solid xz archive with a window longer than a binary they are stored about once, which keeps the bundle far
@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 
 tests=$(bazel query --output=label 'kind("cc_test", attr(tags, "\bgpu\b", tests(//...)))' 2>/dev/null)
 benchmarks=$(bazel query --output=label 'attr(tags, "\bbenchmark\b", attr(tags, "\bgpu\b", kind("cc_binary", //...)))' 2>/dev/null)
-programs="//experiments:pion //experiments:solver_tables_cc //experiments:generate_quenched //gpu:multi_gpu_check"
+programs="//experiments:pion //experiments:solver_tables_cc //experiments:generate_quenched //gpu:multi_gpu_check //experiments:staggered_pbp"
 [[ -n "$tests" ]] || { echo "gpu_bundle: no targets tagged gpu" >&2; exit 1; }
 # shellcheck disable=SC2086
 bazel build $tests $benchmarks $programs
@@ -38,7 +38,7 @@ cp tools/compare_correlators.py tools/mpi_testing.py gpu/multi_gpu_check_test.py
   tools/multi_gpu_model.py tools/multi_gpu_scaling.py "$stage/programs/"
 chmod -R u+w "$stage"
 strip --strip-unneeded "$stage"/tests/* "$stage"/benchmarks/* "$stage"/programs/pion "$stage"/programs/solver_tables_cc \
-  "$stage"/programs/generate_quenched "$stage"/programs/multi_gpu_check
+  "$stage"/programs/generate_quenched "$stage"/programs/multi_gpu_check "$stage"/programs/staggered_pbp
 git rev-parse --short HEAD >"$stage/COMMIT" 2>/dev/null || echo unknown >"$stage/COMMIT"
 if ! git diff --quiet HEAD 2>/dev/null; then echo "+uncommitted changes" >>"$stage/COMMIT"; fi
 cp "$stage/COMMIT" gpu_bundle/COMMIT
