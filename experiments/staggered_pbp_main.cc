@@ -114,6 +114,8 @@ struct Options {
   ExactMode exact = ExactMode::kAuto;
   std::string output = "pbp_out";
   experiments::BackendKind backend = experiments::BackendKind::kCpu;
+  bool single_inner = false;  // --inner=single: reliable-update CG, single-precision iterations (GPU, --block=1)
+  double delta = 0.1;
 };
 
 bool ParseOptions(int argc, char** argv, Options* out) {
@@ -154,6 +156,12 @@ bool ParseOptions(int argc, char** argv, Options* out) {
        {"auto", experiments::BackendKind::kAuto}},
       "where the solves run: cpu = the oracle, gpu = gpu/gpu_staggered.h (double CG; --block through the block "
       "Dslash), auto = the GPU when one is usable. The true residual of every solve is recomputed on the host");
+  std::string inner = "double";
+  flags.Choice<std::string>("inner", &inner, {{"double", "double"}, {"single", "single"}},
+                            "precision of the CG iterations on the GPU: double, or single with reliable updates in "
+                            "double (solvers/reliable_update.h; --backend=gpu and --block=1 only)");
+  flags.Double("delta", &o.delta, "reliable-update threshold of --inner=single: a double update when the iterated "
+               "residual has dropped by this factor", command_line::Range::Open(0, 1));
   flags.Choice<ExactMode>("exact", &o.exact, {{"auto", ExactMode::kAuto}, {"yes", ExactMode::kYes}, {"no", ExactMode::kNo}},
                           "exact pbp from the sparse LU: auto = when V <= 6^4, yes = always (V <= 4^4 x 16), no = never");
   flags.Section("Output");
@@ -173,6 +181,14 @@ bool ParseOptions(int argc, char** argv, Options* out) {
     }
   }
   if (flags.Given("u0") && o.links != LinkKind::kAsqtad) throw std::invalid_argument("--u0 needs --links=asqtad");
+  o.single_inner = inner == "single";
+  if (o.single_inner && o.backend != experiments::BackendKind::kGpu) {
+    throw std::invalid_argument("--inner=single needs --backend=gpu (the CPU solves in double)");
+  }
+  if (o.single_inner && o.block > 1) {
+    throw std::invalid_argument("--inner=single solves one vector at a time: it needs --block=1");
+  }
+  if (flags.Given("delta") && !o.single_inner) throw std::invalid_argument("--delta needs --inner=single");
   o.generator.seed = o.seed;
   o.generator.thermalisation_sweeps = sweeps - 1;
   if (o.config.empty()) {
@@ -268,7 +284,9 @@ int Main(int argc, char** argv) {
   std::cout << "; fermion boundary (x,y,z,t) = PPPA\n"
             << "noise: " << o.vectors << " Z2 vectors per mass, seed " << o.seed << "\n"
             << "solver: even-odd "
-            << (o.block > 1 ? "block CG, " + std::to_string(o.block) + " right-hand sides per block" : std::string("CG"))
+            << (o.block > 1 ? "block CG, " + std::to_string(o.block) + " right-hand sides per block"
+                : o.single_inner ? "reliable-update CG, single-precision iterations, delta " + Fixed(o.delta, 3)
+                                 : std::string("CG"))
             << ", tolerance " << Sci(o.tolerance, 1) << ", max iterations " << o.max_iterations
             << "\n"
             << "exact: " << (exact ? "yes (sparse LU of M, 3V = " + std::to_string(3 * volume) + " columns)"
@@ -307,9 +325,13 @@ int Main(int argc, char** argv) {
   solver.tolerance = o.tolerance;
   solver.max_iterations = o.max_iterations;
   // On the GPU the links are uploaded once, in double, for every mass.
-  std::shared_ptr<const gpu::DeviceStaggeredLinks> device_links;
+  std::shared_ptr<const gpu::DeviceStaggeredLinks> device_links, single_links;
   if (backend.kind == experiments::BackendKind::kGpu) {
     device_links = std::make_shared<const gpu::DeviceStaggeredLinks>(links, gpu::Precision::kDouble);
+    if (o.single_inner) {
+      single_links = std::make_shared<const gpu::DeviceStaggeredLinks>(links, gpu::Precision::kSingle);
+      solver.delta = o.delta;
+    }
   }
   for (double mass : o.masses) {
     const StaggeredParams params{mass, boundary};
@@ -321,7 +343,8 @@ int Main(int argc, char** argv) {
                   [&](const std::vector<ColourVectorField<double>>& eta) {
                     if (eta.size() == 1) {
                       return std::vector<solvers::StaggeredSolve>{
-                          gpu::SolveStaggeredEvenOddOnGpu(device_links, links, params, eta[0], solver)};
+                          gpu::SolveStaggeredEvenOddOnGpu(device_links, links, params, eta[0], solver,
+                                                          single_links)};
                     }
                     return gpu::SolveStaggeredEvenOddBlockOnGpu(device_links, links, params, eta, solver);
                   })

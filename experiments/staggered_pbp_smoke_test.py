@@ -135,6 +135,10 @@ class StaggeredPbpSmokeTest(unittest.TestCase):
                 (["--vectors=4", "--vectors=8"], "--vectors is given more than once"),
                 (["--frobnicate=1"], "unknown flag --frobnicate"),
                 (["--backend=tpu"], "--backend must be one of cpu|gpu|auto, got 'tpu'"),
+                (["--inner=single"], "--inner=single needs --backend=gpu"),
+                (["--inner=single", "--backend=gpu", "--block=4"], "--inner=single solves one vector at a time"),
+                (["--delta=0.2"], "--delta needs --inner=single"),
+                (["--inner=half"], "--inner must be one of double|single, got 'half'"),
             ]
             if shutil.which("nvidia-smi") is None:  # no GPU here: the GPU backend is refused before any work
                 cases.append((["--backend=gpu"], "--backend=gpu, but there is no usable GPU"))

@@ -9,6 +9,7 @@
 #include "solvers/block_cg.h"
 #include "solvers/block_operators.h"
 #include "solvers/cg.h"
+#include "solvers/reliable_update.h"
 #include "solvers/precision.h"
 
 namespace lqcd::gpu {
@@ -91,12 +92,18 @@ template class GpuStaggeredSchur<float>;
 solvers::StaggeredSolve SolveStaggeredEvenOddOnGpu(std::shared_ptr<const DeviceStaggeredLinks> device_links,
                                                    const StaggeredLinks<double>& links, const StaggeredParams& params,
                                                    const ColourVectorField<double>& b,
-                                                   const solvers::SolverParams& solver) {
+                                                   const solvers::SolverParams& solver,
+                                                   std::shared_ptr<const DeviceStaggeredLinks> single_links) {
   solvers::RequireStaggeredMass(params.mass, "SolveStaggeredEvenOddOnGpu");
   solvers::pbp_detail::RequireFullSource(links, b, "SolveStaggeredEvenOddOnGpu");
   if (device_links == nullptr || device_links->lattice() != links.lattice() ||
       device_links->precision() != Precision::kDouble || device_links->improved() != links.long_links.has_value()) {
     throw std::invalid_argument("SolveStaggeredEvenOddOnGpu: the device links must be `links` in double");
+  }
+  if (single_links != nullptr &&
+      (single_links->lattice() != links.lattice() || single_links->precision() != Precision::kSingle ||
+       single_links->improved() != links.long_links.has_value())) {
+    throw std::invalid_argument("SolveStaggeredEvenOddOnGpu: the single links must be `links` in single precision");
   }
   const Lattice& lattice = links.lattice();
   const GpuStaggeredSchur<double> op(device_links, params, Parity::kEven);
@@ -111,7 +118,12 @@ solvers::StaggeredSolve SolveStaggeredEvenOddOnGpu(std::shared_ptr<const DeviceS
   schur_params.tolerance = solvers::pbp_detail::SchurTolerance(std::sqrt(staggered_blas::Norm2(source.device())),
                                                                std::sqrt(Norm2(b)), params.mass, solver);
   solvers::StaggeredSolve out{ColourVectorField<double>(lattice), solvers::SolveResult{}, 0};
-  out.schur = solvers::ConjugateGradient(op, x_e, source, schur_params);
+  if (single_links != nullptr) {
+    const GpuStaggeredSchur<float> inner(single_links, params, Parity::kEven);
+    out.schur = solvers::ReliableCg(op, inner, x_e, source, schur_params);
+  } else {
+    out.schur = solvers::ConjugateGradient(op, x_e, source, schur_params);
+  }
   // x_o = (b_o - D_oe x_e) / (2m)
   const double inverse_2m = 1 / (2 * params.mass);
   ApplyStaggeredDslashXpay(x_o.device(), *device_links, x_e.device(), b_o.device(), inverse_2m, -inverse_2m,

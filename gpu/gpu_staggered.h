@@ -103,6 +103,10 @@ struct GpuStaggeredBackend {
   static void Copy(Field<P>& y, const Field<P>& x) {
     staggered_blas::Copy(y.device(), x.device());
   }
+  template <typename To, typename From>
+  static void Convert(Field<To>& y, const Field<From>& x) {
+    staggered_blas::Convert(y.device(), x.device());
+  }
   template <typename P>
   static double Norm2(const Field<P>& x) {
     return staggered_blas::Norm2(x.device());
@@ -118,6 +122,10 @@ struct GpuStaggeredBackend {
   template <typename P>
   static void Axpy(double a, const Field<P>& x, Field<P>& y) {
     staggered_blas::Axpy(a, x.device(), y.device());
+  }
+  template <typename P>
+  static void Caxpy(std::complex<double> a, const Field<P>& x, Field<P>& y) {
+    staggered_blas::Caxpy(a, x.device(), y.device());
   }
   template <typename P>
   static double AxpyNorm(double a, const Field<P>& x, Field<P>& y) {
@@ -183,11 +191,15 @@ class GpuStaggeredSchur {
   mutable std::vector<std::unique_ptr<DeviceColourVectorField>> t_;  // D_{p',p} in[k], on parity p' (on first use)
 };
 
-// The even-odd solve of M x = b on the GPU in double (file comment); `device_links` must hold `links` in double.
+// The even-odd solve of M x = b on the GPU (file comment); `device_links` must hold `links` in double. With
+// `single_links` (the same links in single precision) the Schur system is solved by reliable-update CG
+// (solvers/reliable_update.h ReliableCg: single-precision iterations, double residual updates when the
+// iterated residual has dropped by solver.delta), otherwise by CG in double.
 solvers::StaggeredSolve SolveStaggeredEvenOddOnGpu(std::shared_ptr<const DeviceStaggeredLinks> device_links,
                                                    const StaggeredLinks<double>& links, const StaggeredParams& params,
                                                    const ColourVectorField<double>& b,
-                                                   const solvers::SolverParams& solver);
+                                                   const solvers::SolverParams& solver,
+                                                   std::shared_ptr<const DeviceStaggeredLinks> single_links = nullptr);
 // The same for n sources at once: block CG (solvers/block_cg.h) on GpuStaggeredSchur's block operator, each
 // system with its own Schur tolerance and stopping criterion (as solvers::SolveStaggeredEvenOddBlock on the CPU).
 std::vector<solvers::StaggeredSolve> SolveStaggeredEvenOddBlockOnGpu(

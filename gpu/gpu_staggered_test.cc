@@ -134,6 +134,27 @@ TEST_F(GpuStaggeredTest, TheEvenOddSolveMatchesTheCpuSolve) {
   EXPECT_THROW(SolveStaggeredEvenOddOnGpu(device_links, links, StaggeredParams{}, b, solver), std::invalid_argument);
 }
 
+TEST_F(GpuStaggeredTest, TheMixedPrecisionSolveMeetsTheTolerance) {
+  // Reliable-update CG with single-precision iterations: the double updates carry the solve to 1e-10.
+  const StaggeredLinks<double> links = testing::RandomHisqLinks(lattice_, 26);
+  StaggeredParams params;
+  params.mass = 0.05;
+  ColourVectorField<double> b(lattice_);
+  FillGaussian(b, 27);
+  solvers::SolverParams solver;
+  solver.tolerance = 1e-10;
+  solver.max_iterations = 4000;
+  const auto double_links = std::make_shared<const DeviceStaggeredLinks>(links, Precision::kDouble);
+  const auto single_links = std::make_shared<const DeviceStaggeredLinks>(links, Precision::kSingle);
+  const solvers::StaggeredSolve mixed =
+      SolveStaggeredEvenOddOnGpu(double_links, links, params, b, solver, single_links);
+  ASSERT_TRUE(mixed.schur.converged()) << mixed.schur.Summary();
+  EXPECT_LE(mixed.full_residual, solver.tolerance * 1.1) << mixed.schur.Summary();
+  EXPECT_GT(mixed.schur.high_precision_updates, 0) << mixed.schur.Summary();
+  EXPECT_THROW(SolveStaggeredEvenOddOnGpu(double_links, links, params, b, solver, double_links),
+               std::invalid_argument);  // the inner links must be single
+}
+
 TEST_F(GpuStaggeredTest, TheBlockSolveMatchesOneSolveAtATime) {
   // 5 sources: a group of 4 right-hand sides per thread and a partial one. Each system stops on its own
   // criterion; the block Dslash does each right-hand side's operations of the single one (staggered_dslash.h),

@@ -41,6 +41,14 @@ void Copy(DeviceColourVectorField& y, const DeviceColourVectorField& x) {
   if (&x != &y) y.CopyFrom(x);
 }
 
+void Convert(DeviceColourVectorField& y, const DeviceColourVectorField& x) {
+  if (x.lattice() != y.lattice() || x.parity() != y.parity()) {
+    throw std::invalid_argument("staggered_blas::Convert: fields on different lattices or parities");
+  }
+  if (&x == &y) return;
+  LaunchColourConvert(y.View(), x.View());
+}
+
 double Norm2(const DeviceColourVectorField& x) { return Run(ColourBlasOp::kNorm2, x, nullptr, nullptr)[0]; }
 
 double ReDot(const DeviceColourVectorField& x, const DeviceColourVectorField& y) {
@@ -59,6 +67,11 @@ bool AllFinite(const DeviceColourVectorField& x) { return Run(ColourBlasOp::kNon
 void Axpy(double a, const DeviceColourVectorField& x, DeviceColourVectorField& y) {
   RequireSameShape(x, y, "Axpy");
   Run(ColourBlasOp::kAxpy, x, &y, nullptr, a);
+}
+
+void Caxpy(std::complex<double> a, const DeviceColourVectorField& x, DeviceColourVectorField& y) {
+  RequireSameShape(x, y, "Caxpy");
+  Run(ColourBlasOp::kCaxpy, x, &y, nullptr, a.real(), a.imag());
 }
 
 double AxpyNorm(double a, const DeviceColourVectorField& x, DeviceColourVectorField& y) {

@@ -48,6 +48,13 @@ struct ColourBlasComponent {
         }
         return;
       }
+      case ColourBlasOp::kCaxpy: {
+        // y += (a + i b) x: re = y.re + a x.re - b x.im, im = y.im + a x.im + b x.re, two fused steps each.
+        const DeviceComplex<Real> x = arg.x.LoadComponent(c, cb), y = arg.y.LoadComponent(c, cb);
+        arg.y.StoreComponent(c, cb, DeviceComplex<Real>{fma(arg.a, x.re, fma(-arg.b, x.im, y.re)),
+                                                        fma(arg.a, x.im, fma(arg.b, x.re, y.im))});
+        return;
+      }
       case ColourBlasOp::kXpay:
         arg.y.StoreComponent(c, cb, Fma(arg.a, arg.y.LoadComponent(c, cb), arg.x.LoadComponent(c, cb)));
         return;
@@ -183,7 +190,66 @@ std::array<double, 2> RunOnHost(const ColourBlasLaunch& l) {
   return SumInBlockOrder(partials);
 }
 
+template <Precision To, Precision From>
+struct ColourConvertArg {
+  ColourVectorAccessor<To> y;
+  ColourVectorAccessor<From> x;
+  int sites, components;
+};
+
+template <Precision To, Precision From>
+struct ColourConvertComponent {
+  __host__ __device__ __forceinline__ void operator()(const ColourConvertArg<To, From>& arg, int e) const {
+    using Real = typename ColourStorage<To>::Real;
+    const int c = e / arg.sites, cb = e - c * arg.sites;
+    const auto z = arg.x.LoadComponent(c, cb);
+    arg.y.StoreComponent(c, cb, DeviceComplex<Real>{static_cast<Real>(z.re), static_cast<Real>(z.im)});
+  }
+};
+
+template <Precision To, Precision From>
+__global__ void ColourConvertKernel(const ColourConvertArg<To, From> arg) {
+  for (int e = blockIdx.x * kColourBlasThreads + threadIdx.x; e < arg.components;
+       e += kColourBlasBlocks * kColourBlasThreads) {
+    ColourConvertComponent<To, From>{}(arg, e);
+  }
+}
+
+template <Precision To, Precision From>
+void Convert(const ColourVectorView& y, const ConstColourVectorView& x, bool on_host) {
+  ColourConvertArg<To, From> arg;
+  arg.y.data = static_cast<typename ColourStorage<To>::Word*>(y.data);
+  arg.y.stride = y.stride;
+  arg.x.data = static_cast<typename ColourStorage<From>::Word*>(const_cast<void*>(x.data));  // only loaded
+  arg.x.stride = x.stride;
+  arg.sites = x.sites;
+  arg.components = 3 * x.sites;
+  if (on_host) {
+    for (int e = 0; e < arg.components; ++e) ColourConvertComponent<To, From>{}(arg, e);
+    return;
+  }
+  ColourConvertKernel<To, From><<<kColourBlasBlocks, kColourBlasThreads>>>(arg);
+  CheckCuda(cudaGetLastError(), "launch of the staggered precision conversion", __FILE__, __LINE__);
+}
+
+void ConvertDispatch(const ColourVectorView& y, const ConstColourVectorView& x, bool on_host) {
+  if (y.precision == Precision::kHalf || x.precision == Precision::kHalf) {
+    throw std::invalid_argument("ColourConvert: half precision is not implemented");
+  }
+  if (y.precision == Precision::kDouble) {
+    if (x.precision == Precision::kDouble) return Convert<Precision::kDouble, Precision::kDouble>(y, x, on_host);
+    return Convert<Precision::kDouble, Precision::kSingle>(y, x, on_host);
+  }
+  if (x.precision == Precision::kDouble) return Convert<Precision::kSingle, Precision::kDouble>(y, x, on_host);
+  Convert<Precision::kSingle, Precision::kSingle>(y, x, on_host);
+}
+
 }  // namespace
+
+void LaunchColourConvert(const ColourVectorView& y, const ConstColourVectorView& x) { ConvertDispatch(y, x, false); }
+void RunColourConvertOnHost(const ColourVectorView& y, const ConstColourVectorView& x) {
+  ConvertDispatch(y, x, true);
+}
 
 std::array<double, 2> LaunchColourBlas(const ColourBlasLaunch& launch) {
   switch (launch.x.precision) {

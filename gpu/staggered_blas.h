@@ -16,11 +16,13 @@ namespace lqcd::gpu::staggered_blas {
 
 void Zero(DeviceColourVectorField& x);                                         // x = 0
 void Copy(DeviceColourVectorField& y, const DeviceColourVectorField& x);       // y = x, bit for bit
+void Convert(DeviceColourVectorField& y, const DeviceColourVectorField& x);    // y = x rounded to y's precision
 double Norm2(const DeviceColourVectorField& x);                                // |x|^2
 double ReDot(const DeviceColourVectorField& x, const DeviceColourVectorField& y);             // Re (x, y)
 std::complex<double> Dot(const DeviceColourVectorField& x, const DeviceColourVectorField& y);  // (x, y)
 bool AllFinite(const DeviceColourVectorField& x);
 void Axpy(double a, const DeviceColourVectorField& x, DeviceColourVectorField& y);        // y += a x
+void Caxpy(std::complex<double> a, const DeviceColourVectorField& x, DeviceColourVectorField& y);  // y += a x
 double AxpyNorm(double a, const DeviceColourVectorField& x, DeviceColourVectorField& y);  // y += a x; |y|^2
 void Xpay(const DeviceColourVectorField& x, double a, DeviceColourVectorField& y);        // y = x + a y
 // x += alpha p; p = r + beta p (the old p in both): CG's solution update and next direction in one pass.

@@ -142,6 +142,27 @@ void CheckOperations() {
       }
     }
   }
+  {  // Caxpy: y += (a + i b) x
+    HostVector y_run(y0, precision, 3);
+    ColourBlasLaunch l;
+    l.op = ColourBlasOp::kCaxpy;
+    l.x = x.view;
+    l.y = y_run.view;
+    l.a = a;
+    l.b = b;
+    RunColourBlasOnHost(l);
+    ColourVectorField<T> cpu_y = As<T>(ys);
+    Cpu::Caxpy(std::complex<double>(a, b), As<T>(xs), cpu_y);
+    ColourVectorField<double> scale(lattice, Subset::kEven);
+    for (int i = 0; i < scale.sites(); ++i) {
+      for (int c = 0; c < 3; ++c) {
+        // a complex product and a sum: at most 3 roundings per part on either side
+        scale[i](c) = 1.5 * (std::abs(std::complex<double>(a, b)) * std::abs(xs[i](c)) * std::sqrt(2.0) +
+                             std::abs(ys[i](c)));
+      }
+    }
+    ExpectUpdateClose(y_run.Values(lattice, Parity::kEven), cpu_y, scale, name + " Caxpy");
+  }
   {  // Xpay: y = x + a y
     HostVector y_run(y0, precision, 3);
     ColourBlasLaunch l;
@@ -184,6 +205,27 @@ void CheckOperations() {
 
 TEST(StaggeredBlasOnHost, DoubleMatchesTheCpuBackendWithinTheDerivedBounds) { CheckOperations<double>(); }
 TEST(StaggeredBlasOnHost, SingleMatchesTheCpuBackendWithinTheDerivedBounds) { CheckOperations<float>(); }
+
+TEST(StaggeredBlasOnHost, ConvertRoundsToTheTargetPrecision) {
+  const Lattice lattice(Coordinates{4, 4, 6, 6});
+  ColourVectorField<double> v(lattice, Subset::kEven);
+  FillGaussian(v, 6);
+  HostVector from_double(v, Precision::kDouble, 2), to_single(ColourVectorField<double>(lattice, Subset::kEven),
+                                                              Precision::kSingle, 1);
+  RunColourConvertOnHost(to_single.view, from_double.view);
+  const ColourVectorField<double> single = to_single.Values(lattice, Parity::kEven);
+  HostVector back(ColourVectorField<double>(lattice, Subset::kEven), Precision::kDouble, 0);
+  RunColourConvertOnHost(back.view, to_single.view);
+  const ColourVectorField<double> widened = back.Values(lattice, Parity::kEven);
+  for (int i = 0; i < v.sites(); ++i) {
+    for (int c = 0; c < 3; ++c) {
+      // The stored single value is v rounded to float, and widening it back to double is exact.
+      ASSERT_EQ(static_cast<float>(single[i](c).real()), static_cast<float>(v[i](c).real())) << "site " << i;
+      ASSERT_EQ(static_cast<float>(single[i](c).imag()), static_cast<float>(v[i](c).imag())) << "site " << i;
+      ASSERT_EQ(widened[i](c), single[i](c)) << "site " << i;
+    }
+  }
+}
 
 TEST(StaggeredBlasOnHost, ANonFiniteComponentIsFound) {
   const Lattice lattice(Coordinates{4, 4, 6, 6});

@@ -22,6 +22,7 @@ inline constexpr int kColourBlasBlocks = 264;  // 2 per SM of an H100 / H200; fi
 
 enum class ColourBlasOp {
   kAxpy,                 // y += a x
+  kCaxpy,                // y += (a + i b) x
   kXpay,                 // y = x + a y
   kAxpyNorm,             // y += a x; returns |y|^2
   kCgSolutionDirection,  // y += a z; z = x + b z  (CG: solution x_sol = y, direction p = z, residual r = x)
@@ -42,5 +43,10 @@ struct ColourBlasLaunch {
 // The reduction's values ({0, 0} for the operations without one).
 std::array<double, 2> LaunchColourBlas(const ColourBlasLaunch& launch);
 std::array<double, 2> RunColourBlasOnHost(const ColourBlasLaunch& launch);
+
+// y = x rounded to y's precision (IEEE round to nearest), the two on one lattice and parity, any precisions
+// (double, single); the mixed-precision solvers' Convert.
+void LaunchColourConvert(const ColourVectorView& y, const ConstColourVectorView& x);
+void RunColourConvertOnHost(const ColourVectorView& y, const ConstColourVectorView& x);
 
 }  // namespace lqcd::gpu
