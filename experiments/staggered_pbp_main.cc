@@ -114,7 +114,7 @@ struct Options {
   ExactMode exact = ExactMode::kAuto;
   std::string output = "pbp_out";
   experiments::BackendKind backend = experiments::BackendKind::kCpu;
-  bool single_inner = false;  // --inner=single: reliable-update CG, single-precision iterations (GPU, --block=1)
+  bool single_inner = false;  // --inner=single: reliable-update CG, single-precision iterations (GPU)
   double delta = 0.1;
 };
 
@@ -159,7 +159,7 @@ bool ParseOptions(int argc, char** argv, Options* out) {
   std::string inner = "double";
   flags.Choice<std::string>("inner", &inner, {{"double", "double"}, {"single", "single"}},
                             "precision of the CG iterations on the GPU: double, or single with reliable updates in "
-                            "double (solvers/reliable_update.h; --backend=gpu and --block=1 only)");
+                            "double (solvers/reliable_update.h, block_reliable_update.h with --block; --backend=gpu)");
   flags.Double("delta", &o.delta, "reliable-update threshold of --inner=single: a double update when the iterated "
                "residual has dropped by this factor", command_line::Range::Open(0, 1));
   flags.Choice<ExactMode>("exact", &o.exact, {{"auto", ExactMode::kAuto}, {"yes", ExactMode::kYes}, {"no", ExactMode::kNo}},
@@ -184,9 +184,6 @@ bool ParseOptions(int argc, char** argv, Options* out) {
   o.single_inner = inner == "single";
   if (o.single_inner && o.backend != experiments::BackendKind::kGpu) {
     throw std::invalid_argument("--inner=single needs --backend=gpu (the CPU solves in double)");
-  }
-  if (o.single_inner && o.block > 1) {
-    throw std::invalid_argument("--inner=single solves one vector at a time: it needs --block=1");
   }
   if (flags.Given("delta") && !o.single_inner) throw std::invalid_argument("--delta needs --inner=single");
   o.generator.seed = o.seed;
@@ -284,9 +281,9 @@ int Main(int argc, char** argv) {
   std::cout << "; fermion boundary (x,y,z,t) = PPPA\n"
             << "noise: " << o.vectors << " Z2 vectors per mass, seed " << o.seed << "\n"
             << "solver: even-odd "
-            << (o.block > 1 ? "block CG, " + std::to_string(o.block) + " right-hand sides per block"
-                : o.single_inner ? "reliable-update CG, single-precision iterations, delta " + Fixed(o.delta, 3)
-                                 : std::string("CG"))
+            << (o.single_inner ? "reliable-update " : "")
+            << (o.block > 1 ? "block CG, " + std::to_string(o.block) + " right-hand sides per block" : std::string("CG"))
+            << (o.single_inner ? ", single-precision iterations, delta " + Fixed(o.delta, 3) : std::string())
             << ", tolerance " << Sci(o.tolerance, 1) << ", max iterations " << o.max_iterations
             << "\n"
             << "exact: " << (exact ? "yes (sparse LU of M, 3V = " + std::to_string(3 * volume) + " columns)"
@@ -346,7 +343,8 @@ int Main(int argc, char** argv) {
                           gpu::SolveStaggeredEvenOddOnGpu(device_links, links, params, eta[0], solver,
                                                           single_links)};
                     }
-                    return gpu::SolveStaggeredEvenOddBlockOnGpu(device_links, links, params, eta, solver);
+                    return gpu::SolveStaggeredEvenOddBlockOnGpu(device_links, links, params, eta, solver,
+                                                                single_links);
                   })
             : solvers::EstimateChiralCondensate(links, params, o.vectors, o.seed, solver, o.block);
     solve_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - solve_start).count();

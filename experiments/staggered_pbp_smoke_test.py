@@ -136,7 +136,6 @@ class StaggeredPbpSmokeTest(unittest.TestCase):
                 (["--frobnicate=1"], "unknown flag --frobnicate"),
                 (["--backend=tpu"], "--backend must be one of cpu|gpu|auto, got 'tpu'"),
                 (["--inner=single"], "--inner=single needs --backend=gpu"),
-                (["--inner=single", "--backend=gpu", "--block=4"], "--inner=single solves one vector at a time"),
                 (["--delta=0.2"], "--delta needs --inner=single"),
                 (["--inner=half"], "--inner must be one of double|single, got 'half'"),
             ]

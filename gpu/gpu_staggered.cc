@@ -8,6 +8,7 @@
 
 #include "solvers/block_cg.h"
 #include "solvers/block_operators.h"
+#include "solvers/block_reliable_update.h"
 #include "solvers/cg.h"
 #include "solvers/reliable_update.h"
 #include "solvers/precision.h"
@@ -137,13 +138,19 @@ solvers::StaggeredSolve SolveStaggeredEvenOddOnGpu(std::shared_ptr<const DeviceS
 std::vector<solvers::StaggeredSolve> SolveStaggeredEvenOddBlockOnGpu(
     std::shared_ptr<const DeviceStaggeredLinks> device_links, const StaggeredLinks<double>& links,
     const StaggeredParams& params, const std::vector<ColourVectorField<double>>& b,
-    const solvers::SolverParams& solver) {
+    const solvers::SolverParams& solver, std::shared_ptr<const DeviceStaggeredLinks> single_links) {
   solvers::RequireStaggeredMass(params.mass, "SolveStaggeredEvenOddBlockOnGpu");
   if (b.empty()) throw std::invalid_argument("SolveStaggeredEvenOddBlockOnGpu: no sources");
   for (const auto& bk : b) solvers::pbp_detail::RequireFullSource(links, bk, "SolveStaggeredEvenOddBlockOnGpu");
   if (device_links == nullptr || device_links->lattice() != links.lattice() ||
       device_links->precision() != Precision::kDouble || device_links->improved() != links.long_links.has_value()) {
     throw std::invalid_argument("SolveStaggeredEvenOddBlockOnGpu: the device links must be `links` in double");
+  }
+  if (single_links != nullptr &&
+      (single_links->lattice() != links.lattice() || single_links->precision() != Precision::kSingle ||
+       single_links->improved() != links.long_links.has_value())) {
+    throw std::invalid_argument("SolveStaggeredEvenOddBlockOnGpu: the single links must be `links` in single "
+                                "precision");
   }
   const Lattice& lattice = links.lattice();
   const GpuStaggeredSchur<double> op(device_links, params, Parity::kEven);
@@ -162,7 +169,13 @@ std::vector<solvers::StaggeredSolve> SolveStaggeredEvenOddBlockOnGpu(
     b_o.push_back(std::move(odd));
     x_e.emplace_back(lattice, Parity::kEven);
   }
-  const solvers::BlockSolveResult result = solvers::BlockCg(op, x_e, b_e, solver, tolerances);
+  solvers::BlockSolveResult result;
+  if (single_links != nullptr) {
+    const GpuStaggeredSchur<float> inner(single_links, params, Parity::kEven);
+    result = solvers::BlockReliableCg(op, inner, x_e, b_e, solver, tolerances);
+  } else {
+    result = solvers::BlockCg(op, x_e, b_e, solver, tolerances);
+  }
   std::vector<solvers::StaggeredSolve> out;
   const double inverse_2m = 1 / (2 * params.mass);
   for (std::size_t k = 0; k < b.size(); ++k) {

@@ -201,10 +201,13 @@ solvers::StaggeredSolve SolveStaggeredEvenOddOnGpu(std::shared_ptr<const DeviceS
                                                    const solvers::SolverParams& solver,
                                                    std::shared_ptr<const DeviceStaggeredLinks> single_links = nullptr);
 // The same for n sources at once: block CG (solvers/block_cg.h) on GpuStaggeredSchur's block operator, each
-// system with its own Schur tolerance and stopping criterion (as solvers::SolveStaggeredEvenOddBlock on the CPU).
+// system with its own Schur tolerance and stopping criterion (as solvers::SolveStaggeredEvenOddBlock on the CPU);
+// with `single_links`, the block reliable-update CG (solvers/block_reliable_update.h BlockReliableCg: the
+// single-precision iterations of all systems share each block application, the double updates due together
+// share one).
 std::vector<solvers::StaggeredSolve> SolveStaggeredEvenOddBlockOnGpu(
     std::shared_ptr<const DeviceStaggeredLinks> device_links, const StaggeredLinks<double>& links,
     const StaggeredParams& params, const std::vector<ColourVectorField<double>>& b,
-    const solvers::SolverParams& solver);
+    const solvers::SolverParams& solver, std::shared_ptr<const DeviceStaggeredLinks> single_links = nullptr);
 
 }  // namespace lqcd::gpu

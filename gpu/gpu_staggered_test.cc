@@ -153,6 +153,16 @@ TEST_F(GpuStaggeredTest, TheMixedPrecisionSolveMeetsTheTolerance) {
   EXPECT_GT(mixed.schur.high_precision_updates, 0) << mixed.schur.Summary();
   EXPECT_THROW(SolveStaggeredEvenOddOnGpu(double_links, links, params, b, solver, double_links),
                std::invalid_argument);  // the inner links must be single
+  // The block form: each system as the single mixed solve would run it (block_reliable_update.h).
+  std::vector<ColourVectorField<double>> sources(3, b);
+  for (int k = 1; k < 3; ++k) FillGaussian(sources[k], 27 + k);
+  const std::vector<solvers::StaggeredSolve> block =
+      SolveStaggeredEvenOddBlockOnGpu(double_links, links, params, sources, solver, single_links);
+  for (const solvers::StaggeredSolve& s : block) {
+    ASSERT_TRUE(s.schur.converged()) << s.schur.Summary();
+    EXPECT_LE(s.full_residual, solver.tolerance * 1.1) << s.schur.Summary();
+  }
+  EXPECT_NEAR(block[0].schur.iterations, mixed.schur.iterations, 2);
 }
 
 TEST_F(GpuStaggeredTest, TheBlockSolveMatchesOneSolveAtATime) {
