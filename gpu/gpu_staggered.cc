@@ -9,8 +9,6 @@
 #include "solvers/block_cg.h"
 #include "solvers/block_operators.h"
 #include "solvers/block_reliable_update.h"
-#include "solvers/cg.h"
-#include "solvers/reliable_update.h"
 #include "solvers/precision.h"
 
 namespace lqcd::gpu {
@@ -95,44 +93,10 @@ solvers::StaggeredSolve SolveStaggeredEvenOddOnGpu(std::shared_ptr<const DeviceS
                                                    const ColourVectorField<double>& b,
                                                    const solvers::SolverParams& solver,
                                                    std::shared_ptr<const DeviceStaggeredLinks> single_links) {
-  solvers::RequireStaggeredMass(params.mass, "SolveStaggeredEvenOddOnGpu");
-  solvers::pbp_detail::RequireFullSource(links, b, "SolveStaggeredEvenOddOnGpu");
-  if (device_links == nullptr || device_links->lattice() != links.lattice() ||
-      device_links->precision() != Precision::kDouble || device_links->improved() != links.long_links.has_value()) {
-    throw std::invalid_argument("SolveStaggeredEvenOddOnGpu: the device links must be `links` in double");
-  }
-  if (single_links != nullptr &&
-      (single_links->lattice() != links.lattice() || single_links->precision() != Precision::kSingle ||
-       single_links->improved() != links.long_links.has_value())) {
-    throw std::invalid_argument("SolveStaggeredEvenOddOnGpu: the single links must be `links` in single precision");
-  }
-  const Lattice& lattice = links.lattice();
-  const GpuStaggeredSchur<double> op(device_links, params, Parity::kEven);
-  GpuColourVectorField<double> b_e(lattice, Parity::kEven), b_o(lattice, Parity::kOdd);
-  b_e.Upload(Extract(b, Parity::kEven));
-  b_o.Upload(Extract(b, Parity::kOdd));
-  GpuColourVectorField<double> source(lattice, Parity::kEven), x_e(lattice, Parity::kEven), x_o(lattice, Parity::kOdd);
-  // b'_e = 2m b_e - D_eo b_o
-  ApplyStaggeredDslashXpay(source.device(), *device_links, b_o.device(), b_e.device(), 2 * params.mass, -1.0,
-                           params.boundary);
-  solvers::SolverParams schur_params = solver;
-  schur_params.tolerance = solvers::pbp_detail::SchurTolerance(std::sqrt(staggered_blas::Norm2(source.device())),
-                                                               std::sqrt(Norm2(b)), params.mass, solver);
-  solvers::StaggeredSolve out{ColourVectorField<double>(lattice), solvers::SolveResult{}, 0};
-  if (single_links != nullptr) {
-    const GpuStaggeredSchur<float> inner(single_links, params, Parity::kEven);
-    out.schur = solvers::ReliableCg(op, inner, x_e, source, schur_params);
-  } else {
-    out.schur = solvers::ConjugateGradient(op, x_e, source, schur_params);
-  }
-  // x_o = (b_o - D_oe x_e) / (2m)
-  const double inverse_2m = 1 / (2 * params.mass);
-  ApplyStaggeredDslashXpay(x_o.device(), *device_links, x_e.device(), b_o.device(), inverse_2m, -inverse_2m,
-                           params.boundary);
-  Insert(out.x, x_e.Download());
-  Insert(out.x, x_o.Download());
-  out.full_residual = solvers::pbp_detail::FullResidual(links, params, out.x, b);
-  return out;
+  // A block of one: block CG and block reliable CG run each system through exactly the single solver's
+  // operations (solvers/block_cg.h, block_reliable_update.h).
+  return SolveStaggeredEvenOddBlockOnGpu(std::move(device_links), links, params, {b}, solver,
+                                         std::move(single_links))[0];
 }
 
 std::vector<solvers::StaggeredSolve> SolveStaggeredEvenOddBlockOnGpu(
@@ -142,13 +106,13 @@ std::vector<solvers::StaggeredSolve> SolveStaggeredEvenOddBlockOnGpu(
   solvers::RequireStaggeredMass(params.mass, "SolveStaggeredEvenOddBlockOnGpu");
   if (b.empty()) throw std::invalid_argument("SolveStaggeredEvenOddBlockOnGpu: no sources");
   for (const auto& bk : b) solvers::pbp_detail::RequireFullSource(links, bk, "SolveStaggeredEvenOddBlockOnGpu");
-  if (device_links == nullptr || device_links->lattice() != links.lattice() ||
-      device_links->precision() != Precision::kDouble || device_links->improved() != links.long_links.has_value()) {
+  const auto holds = [&](const DeviceStaggeredLinks& d, Precision precision) {
+    return d.lattice() == links.lattice() && d.precision() == precision && d.improved() == links.long_links.has_value();
+  };
+  if (device_links == nullptr || !holds(*device_links, Precision::kDouble)) {
     throw std::invalid_argument("SolveStaggeredEvenOddBlockOnGpu: the device links must be `links` in double");
   }
-  if (single_links != nullptr &&
-      (single_links->lattice() != links.lattice() || single_links->precision() != Precision::kSingle ||
-       single_links->improved() != links.long_links.has_value())) {
+  if (single_links != nullptr && !holds(*single_links, Precision::kSingle)) {
     throw std::invalid_argument("SolveStaggeredEvenOddBlockOnGpu: the single links must be `links` in single "
                                 "precision");
   }

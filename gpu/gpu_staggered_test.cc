@@ -167,8 +167,8 @@ TEST_F(GpuStaggeredTest, TheMixedPrecisionSolveMeetsTheTolerance) {
 
 TEST_F(GpuStaggeredTest, TheBlockSolveMatchesOneSolveAtATime) {
   // 5 sources: a group of 4 right-hand sides per thread and a partial one. Each system stops on its own
-  // criterion; the block Dslash does each right-hand side's operations of the single one (staggered_dslash.h),
-  // so the counts agree up to the compiler's contraction of the xpay.
+  // criterion; a single solve is a block of one, whose Dslash groups one right-hand side per thread, so the counts
+  // agree up to the compiler's contraction of the xpay in the two kernel variants.
   const StaggeredLinks<double> links = testing::RandomHisqLinks(lattice_, 25);
   StaggeredParams params;
   params.mass = 0.05;
