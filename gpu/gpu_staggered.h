@@ -10,10 +10,12 @@
 // Operator: GpuStaggeredSchur<P> = M_pp = 4m^2 - D_{p,p'} D_{p',p} on parity p (default even): t = D_{p',p} in,
 //           then out = 4m^2 in - D_{p,p'} t in the xpay form of the Dslash (staggered_dslash.h), two launches;
 //           Hermitian positive definite for m != 0, so ApplyDagger = Apply. FlopsPerApply as the CPU operator's.
-// Solve:    SolveStaggeredEvenOddOnGpu(links on the device, the same links on the host, params, b, solver):
-//           b'_e = 2m b_e - D_eo b_o and x_o = (b_o - D_oe x_e) / (2m) by the xpay Dslash, CG on M_ee in double,
-//           the Schur tolerance that meets solver.tolerance on the full system (staggered_pbp.h's
-//           SchurTolerance), and the true residual |b - M x| / |b| recomputed on the host with the oracle.
+// Solve:    SolveStaggeredEvenOdd[Block]OnGpu(links on the device, the same links on the host, params, b, solver
+//           [, the links in single precision]): b'_e = 2m b_e - D_eo b_o and x_o = (b_o - D_oe x_e) / (2m) by the
+//           xpay Dslash; block CG on M_ee in double (one source: a block of one, which runs exactly CG's
+//           operations), or with single links the block reliable-update CG (single-precision iterations, double
+//           updates); each system's Schur tolerance meets solver.tolerance on the full system (staggered_pbp.h's
+//           SchurTolerance); the true residual |b - M x| / |b| is recomputed on the host with the oracle.
 // Errors: std::invalid_argument for a zero or non-finite mass, fields of another lattice or parity, a source that
 //           is not a full-lattice field on the links' lattice, out aliasing in.
 #pragma once
