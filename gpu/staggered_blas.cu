@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "gpu/colour_vector_accessor.cuh"
@@ -26,9 +27,20 @@ struct ColourBlasArg {
   int components;  // 3 V / 2
 };
 
+// a b + c with one rounding in Real: fmaf for float on both sides (a host compiler might otherwise pick the
+// double fma for float arguments and round twice), so the host emulation matches the device bit for bit.
+template <typename Real>
+__host__ __device__ __forceinline__ Real FusedMultiplyAdd(Real a, Real b, Real c) {
+  if constexpr (std::is_same_v<Real, float>) {
+    return fmaf(a, b, c);
+  } else {
+    return fma(a, b, c);
+  }
+}
+
 template <typename Real>
 __host__ __device__ __forceinline__ DeviceComplex<Real> Fma(Real s, DeviceComplex<Real> u, DeviceComplex<Real> v) {
-  return {fma(s, u.re, v.re), fma(s, u.im, v.im)};  // s u + v, one rounding per part
+  return {FusedMultiplyAdd(s, u.re, v.re), FusedMultiplyAdd(s, u.im, v.im)};  // s u + v, one rounding per part
 }
 
 // Component e: its update and its contribution to the sums (acc[0], acc[1]), accumulated in double.
@@ -51,8 +63,9 @@ struct ColourBlasComponent {
       case ColourBlasOp::kCaxpy: {
         // y += (a + i b) x: re = y.re + a x.re - b x.im, im = y.im + a x.im + b x.re, two fused steps each.
         const DeviceComplex<Real> x = arg.x.LoadComponent(c, cb), y = arg.y.LoadComponent(c, cb);
-        arg.y.StoreComponent(c, cb, DeviceComplex<Real>{fma(arg.a, x.re, fma(-arg.b, x.im, y.re)),
-                                                        fma(arg.a, x.im, fma(arg.b, x.re, y.im))});
+        arg.y.StoreComponent(c, cb,
+                             DeviceComplex<Real>{FusedMultiplyAdd(arg.a, x.re, FusedMultiplyAdd(-arg.b, x.im, y.re)),
+                                                 FusedMultiplyAdd(arg.a, x.im, FusedMultiplyAdd(arg.b, x.re, y.im))});
         return;
       }
       case ColourBlasOp::kXpay:
