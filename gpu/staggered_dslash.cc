@@ -25,15 +25,65 @@ const GaugeField<double>& CheckedFatLinks(const StaggeredLinks<double>& links) {
   return links.fat;
 }
 
-std::unique_ptr<DeviceGaugeField> UploadLongLinks(const StaggeredLinks<double>& links, Precision precision) {
-  if (!links.long_links) return nullptr;
+std::unique_ptr<DeviceGaugeField> UploadLongLinks(const StaggeredLinks<double>& links, Precision precision,
+                                                  const LongLinkStorage& storage) {
+  if (!links.long_links || storage.form != U3Compression::k18) return nullptr;
   return std::make_unique<DeviceGaugeField>(*links.long_links, EighteenReals(precision));
 }
 
 }  // namespace
 
-DeviceStaggeredLinks::DeviceStaggeredLinks(const StaggeredLinks<double>& links, Precision precision)
-    : fat_(CheckedFatLinks(links), EighteenReals(precision)), long_links_(UploadLongLinks(links, precision)) {}
+std::vector<double> CanonicalU3Links(const GaugeField<double>& long_links, double scale) {
+  if (!std::isfinite(scale) || scale == 0) {
+    throw std::invalid_argument("CanonicalU3Links: the scale must be finite and non-zero, got " + std::to_string(scale));
+  }
+  const Lattice& lattice = long_links.lattice();
+  const int half = lattice.half_volume();
+  std::vector<double> canonical(2 * kU3Words * 8 * static_cast<std::size_t>(half), 0.0);
+  for (int p = 0; p < 2; ++p) {
+    for (int cb = 0; cb < half; ++cb) {
+      const int site = lattice.FullIndex(static_cast<Parity>(p), cb);
+      for (int mu = 0; mu < 4; ++mu) {
+        Compressed13<double> c;
+        try {
+          c = Compress13(ColorMatrix<double>(long_links.Link(site, mu) / scale));
+        } catch (const std::invalid_argument& e) {
+          throw std::invalid_argument("CanonicalU3Links: the long link at site " + std::to_string(site) +
+                                      ", direction " + std::to_string(mu) + " over the scale " + std::to_string(scale) +
+                                      ": " + e.what());
+        }
+        double* link = canonical.data() + 2 * kU3Words * ((p * 4 + mu) * static_cast<std::size_t>(half) + cb);
+        for (int k = 0; k < 12; ++k) link[k] = c.rows.values[k];
+        link[12] = c.theta;  // link[13]: the pad, 0
+      }
+    }
+  }
+  return canonical;
+}
+
+DeviceStaggeredLinks::DeviceStaggeredLinks(const StaggeredLinks<double>& links, Precision precision,
+                                           const LongLinkStorage& storage)
+    : fat_(CheckedFatLinks(links), EighteenReals(precision)),
+      long_links_(UploadLongLinks(links, precision, storage)),
+      storage_(storage) {
+  if (storage.form == U3Compression::k9) {
+    throw std::invalid_argument("DeviceStaggeredLinks: 9-number long links are not implemented on the GPU");
+  }
+  if (storage.form == U3Compression::k13 && links.long_links) {
+    const std::vector<double> canonical = CanonicalU3Links(*links.long_links, storage.scale);
+    long13_.precision = precision;
+    long13_.stride = lattice().half_volume();
+    long13_.scale = storage.scale;
+    const std::size_t real_bytes = precision == Precision::kDouble ? sizeof(double) : sizeof(float);
+    std::vector<unsigned char> staging(2 * kU3Words * 8 * static_cast<std::size_t>(long13_.stride) * real_bytes);
+    U3LinkView host = long13_;
+    host.data = staging.data();
+    PackU3LinksOnHost(host, canonical.data());
+    long13_buffer_ = DeviceBuffer(staging.size());
+    long13_buffer_.CopyFromHost(staging.data(), staging.size());
+    long13_.data = long13_buffer_.data();
+  }
+}
 
 void ApplyStaggeredDslash(DeviceColourVectorField& out, const DeviceStaggeredLinks& links,
                           const DeviceColourVectorField& in, const FermionBoundary& boundary, Dagger dagger) {
@@ -99,7 +149,8 @@ void ApplyBlock(const std::vector<DeviceColourVectorField*>& out, const DeviceSt
   }
   l.rhs = n;
   l.fat = links.fat().View();
-  if (links.improved()) l.long_links = links.long_links()->View();
+  if (links.long_links() != nullptr) l.long_links = links.long_links()->View();
+  l.long_links_13 = links.long_links_13();
   for (int mu = 0; mu < 4; ++mu) l.antiperiodic[mu] = boundary.WrapSign(mu) < 0;
   l.dagger = dagger == Dagger::kYes;
   l.rhs_per_thread = rhs_per_thread;
@@ -130,7 +181,8 @@ void ApplyStaggeredDslashXpayBlock(const std::vector<DeviceColourVectorField*>& 
 KernelCost StaggeredDslashKernelCost(const DeviceStaggeredLinks& links, int rhs) {
   Extents extents{};
   for (int mu = 0; mu < 4; ++mu) extents[mu] = links.lattice().extent(mu);
-  return StaggeredDslashCost(StaggeredDslashVariant{links.precision(), links.improved() ? 18 : 0}, extents, rhs);
+  const int long_reals = !links.improved() ? 0 : links.long_storage().form == U3Compression::k13 ? 2 * kU3Words : 18;
+  return StaggeredDslashCost(StaggeredDslashVariant{links.precision(), long_reals}, extents, rhs);
 }
 
 }  // namespace lqcd::gpu

@@ -40,14 +40,17 @@
 #include "gpu/register_types.cuh"
 #include "gpu/staggered_dslash_launch.h"
 #include "gpu/tune.h"
+#include "gpu/u3_link_accessor.cuh"
 
 namespace lqcd::gpu {
 namespace {
 
-template <Precision P, bool kLongLinksFlag, bool kDaggerFlag, bool kXpayFlag, int kRhsPerThreadValue>
+// kLongReals: 0 (no long links), 18 (GaugeAccessor) or 13 (U3LinkAccessor: two rows and arg det, rebuilt).
+template <Precision P, int kLongReals, bool kDaggerFlag, bool kXpayFlag, int kRhsPerThreadValue>
 struct StaggeredDslashArg {
   using Real = typename ColourStorage<P>::Real;
-  static constexpr bool kLongLinks = kLongLinksFlag;
+  using LongLinks = std::conditional_t<kLongReals == 13, U3LinkAccessor<P>, GaugeAccessor<P, Reconstruct::k18>>;
+  static constexpr bool kLongLinks = kLongReals != 0;
   static constexpr bool kDagger = kDaggerFlag;
   static constexpr bool kXpay = kXpayFlag;
   static constexpr int kRhsPerThread = kRhsPerThreadValue;
@@ -55,7 +58,8 @@ struct StaggeredDslashArg {
   ColourVectorAccessor<P> in[kMaxStaggeredRhs];  // read only
   ColourVectorAccessor<P> x[kMaxStaggeredRhs];   // read only; xpay: out = a x + b D in (x may be out)
   Real a = 0, b = 1;
-  GaugeAccessor<P, Reconstruct::k18> fat, long_links;
+  GaugeAccessor<P, Reconstruct::k18> fat;
+  LongLinks long_links;
   int rhs = 1;
   int extents[4];
   int sites = 0;   // V / 2
@@ -180,7 +184,7 @@ __global__ void StaggeredDslashKernel(const Arg arg) {
 
 std::string TuneKey(const StaggeredDslashLaunch& l, int rhs_per_thread) {
   std::string key = std::string("StaggeredDslash ") + ToString(l.fat.precision) +
-                    (l.long_links.data != nullptr ? " fat+long" : " fat") + (l.dagger ? " dagger" : "") +
+                    (l.long_links_13.data != nullptr ? " fat+long13" : l.long_links.data != nullptr ? " fat+long" : " fat") + (l.dagger ? " dagger" : "") +
                     (l.xpay ? " xpay" : "") + " rhs " + std::to_string(l.rhs) + "/" + std::to_string(rhs_per_thread) +
                     " " + std::to_string(l.fat.extents[0]);
   for (int mu = 1; mu < 4; ++mu) key += "x" + std::to_string(l.fat.extents[mu]);
@@ -206,7 +210,11 @@ Arg ArgOf(const StaggeredDslashLaunch& l) {
   using GaugeWord = typename GaugeAccessor<P, Reconstruct::k18>::Word;
   arg.fat.data = static_cast<GaugeWord*>(l.fat.data);
   arg.fat.stride = l.fat.stride;
-  if constexpr (Arg::kLongLinks) {
+  if constexpr (std::is_same_v<typename Arg::LongLinks, U3LinkAccessor<P>>) {
+    arg.long_links.data = static_cast<typename ColourStorage<P>::Word*>(l.long_links_13.data);
+    arg.long_links.stride = l.long_links_13.stride;
+    arg.long_links.scale = static_cast<typename Arg::Real>(l.long_links_13.scale);
+  } else if constexpr (Arg::kLongLinks) {
     arg.long_links.data = static_cast<GaugeWord*>(l.long_links.data);
     arg.long_links.stride = l.long_links.stride;
   }
@@ -220,7 +228,7 @@ Arg ArgOf(const StaggeredDslashLaunch& l) {
   return arg;
 }
 
-template <Precision P, bool kLong, bool kDagger, bool kXpay, int m>
+template <Precision P, int kLong, bool kDagger, bool kXpay, int m>
 void LaunchVariant(const StaggeredDslashLaunch& l, bool on_host) {
   using Arg = StaggeredDslashArg<P, kLong, kDagger, kXpay, m>;
   const Arg arg = ArgOf<Arg, P>(l);
@@ -266,10 +274,10 @@ void WithFlag(bool value, F&& f) {
 template <Precision P>
 void LaunchFor(const StaggeredDslashLaunch& l, bool on_host) {
   const int m = l.rhs_per_thread != 0 ? l.rhs_per_thread : l.rhs >= 4 ? 4 : l.rhs >= 2 ? 2 : 1;
-  WithFlag(l.long_links.data != nullptr, [&](auto with_long) {
+  const auto with_long = [&](auto long_reals) {
     WithFlag(l.dagger, [&](auto dagger) {
       WithFlag(l.xpay, [&](auto xpay) {
-        constexpr bool kLong = decltype(with_long)::value;
+        constexpr int kLong = decltype(long_reals)::value;
         constexpr bool kDagger = decltype(dagger)::value;
         constexpr bool kXpay = decltype(xpay)::value;
         switch (m) {
@@ -279,7 +287,10 @@ void LaunchFor(const StaggeredDslashLaunch& l, bool on_host) {
         }
       });
     });
-  });
+  };
+  if (l.long_links_13.data != nullptr) return with_long(std::integral_constant<int, 13>{});
+  if (l.long_links.data != nullptr) return with_long(std::integral_constant<int, 18>{});
+  with_long(std::integral_constant<int, 0>{});
 }
 
 void Dispatch(const StaggeredDslashLaunch& launch, bool on_host) {
@@ -317,6 +328,27 @@ void PackLinksFor(const GaugeView& destination, const double* canonical) {
 void LaunchStaggeredDslash(const StaggeredDslashLaunch& launch) { Dispatch(launch, false); }
 
 void RunStaggeredDslashOnHost(const StaggeredDslashLaunch& launch) { Dispatch(launch, true); }
+
+void PackU3LinksOnHost(const U3LinkView& destination, const double* canonical) {
+  const auto pack = [&](auto accessor) {
+    using Accessor = decltype(accessor);
+    accessor.data = static_cast<typename Accessor::Word*>(destination.data);
+    accessor.stride = destination.stride;
+    for (int parity = 0; parity < 2; ++parity) {
+      for (int mu = 0; mu < 4; ++mu) {
+        for (int cb = 0; cb < destination.stride; ++cb) {
+          accessor.Store(mu, parity, cb, canonical + 2 * kU3Words * ((parity * 4 + mu) * static_cast<long>(destination.stride) + cb));
+        }
+      }
+    }
+  };
+  switch (destination.precision) {
+    case Precision::kDouble: return pack(U3LinkAccessor<Precision::kDouble>{});
+    case Precision::kSingle: return pack(U3LinkAccessor<Precision::kSingle>{});
+    case Precision::kHalf: break;
+  }
+  throw std::invalid_argument("PackU3LinksOnHost: double or single only");
+}
 
 void PackEighteenRealLinksOnHost(const GaugeView& destination, const double* canonical) {
   if (destination.reconstruct != Reconstruct::k18 || destination.precision == Precision::kHalf) {

@@ -3,9 +3,10 @@
 // operator of reference/staggered/staggered_dslash.h restricted to one parity (ApplyStaggeredDslashParity).
 //
 // Host-only header (no CUDA types). The kernel and its mapping: staggered_dslash.cu. Links: fat links F and
-// long links L (absent: naive) in the fields' precision, 18 reals each (neither is SU(3): fat links are sums of
-// paths, HISQ's Naik links are c_naik times a U(3) product; their 13- and 9-number forms,
-// reference/staggered/u3_compression.h, are not implemented on the GPU yet). Double and single precision.
+// long links L (absent: naive) in the fields' precision, fat links in 18 reals (sums of paths: neither unitary
+// nor bounded), long links in 18 reals or in 13 numbers (LongLinkStorage: HISQ's Naik links are c_naik times a
+// U(3) product, reference/staggered/u3_compression.h; the 9-number form is not implemented on the GPU). Double
+// and single precision.
 //
 // The block form loads each link once per site for all n <= 16 right-hand sides (papers 003: the links are
 // most of the bytes at n = 1). Every output is within the rounding bound of the oracle (the tests derive it);
@@ -28,24 +29,44 @@
 #include "gpu/kernel_cost.h"
 #include "reference/fermion_boundary.h"
 #include "reference/staggered/staggered_dslash.h"
+#include "reference/staggered/u3_compression.h"
 
 namespace lqcd::gpu {
+
+// How the long links are stored on the device: all 18 reals, or 13 numbers (reference/staggered/u3_compression.h:
+// the first two rows of X = L / scale and theta = arg det X, padded to 14; the kernel rebuilds the third row),
+// which needs X unitary: scale = HisqNaikCoefficient for HISQ's Naik links, AsqtadNaikCoefficient for asqtad's.
+struct LongLinkStorage {
+  U3Compression form = U3Compression::k18;  // k18 or k13 (k9 is not implemented on the GPU)
+  double scale = 1;
+};
+
+// The 13-number form of every long link (2 x kU3Words doubles per link: the 12 row reals, theta, 0), ordered
+// (parity, mu, checkerboard index) for PackU3LinksOnHost. std::invalid_argument for a zero or non-finite scale
+// and for a link whose X = L / scale is not unitary (naming the site and direction).
+std::vector<double> CanonicalU3Links(const GaugeField<double>& long_links, double scale);
 
 // The staggered links on the device: F and, for improved actions, L.
 class DeviceStaggeredLinks {
  public:
-  // Checks the links (reference RequireUsableLinks) and uploads them in `precision` (double or single).
-  DeviceStaggeredLinks(const StaggeredLinks<double>& links, Precision precision);
+  // Checks the links (reference RequireUsableLinks) and uploads them in `precision` (double or single), the long
+  // links in `storage`'s form.
+  DeviceStaggeredLinks(const StaggeredLinks<double>& links, Precision precision, const LongLinkStorage& storage = {});
 
   const Lattice& lattice() const { return fat_.lattice(); }
   Precision precision() const { return fat_.layout().precision; }
   const DeviceGaugeField& fat() const { return fat_; }
-  const DeviceGaugeField* long_links() const { return long_links_.get(); }  // null: naive
-  bool improved() const { return long_links_ != nullptr; }
+  const DeviceGaugeField* long_links() const { return long_links_.get(); }  // null: naive, or 13 numbers
+  bool improved() const { return long_links_ != nullptr || long13_.data != nullptr; }
+  const LongLinkStorage& long_storage() const { return storage_; }
+  const U3LinkView& long_links_13() const { return long13_; }  // data null unless 13 numbers
 
  private:
   DeviceGaugeField fat_;
   std::unique_ptr<DeviceGaugeField> long_links_;
+  LongLinkStorage storage_;
+  DeviceBuffer long13_buffer_;
+  U3LinkView long13_;
 };
 
 void ApplyStaggeredDslash(DeviceColourVectorField& out, const DeviceStaggeredLinks& links,

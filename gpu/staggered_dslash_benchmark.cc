@@ -4,7 +4,8 @@
 //   staggered_dslash_benchmark [--lattice=32x32x32x32,64x64x64x16] [--rhs=1,2,4,8,16] [--repetitions=N]
 //                              [--precision=double|single|all] [--cg-rhs=1,2,4,8] [--mass=M] [--csv=FILE]
 //
-// Dslash rows, per lattice x precision x links (fat + long: the improved operator; fat only: naive) x n:
+// Dslash rows, per lattice x precision x links (fat + long links of 18 reals or of 13 numbers: the improved
+// operator; fat only: naive) x n:
 // microseconds per right-hand side for each pinned mapping (1, 2 or 4 right-hand sides per thread) and the
 // launcher's choice, GFLOPS of the call (all its right-hand sides; 1146 flops per site and right-hand side with
 // long links, 570 without), the kernel
@@ -66,7 +67,7 @@ void DslashRows(const Lattice& lattice, const Options& o, double copy_gbs, std::
   }
   std::printf("\nDslash, lattice %s, %d repetitions, median; roofline = minimum bytes at %.0f GB/s\n",
               lattice.ToString().c_str(), o.repetitions, copy_gbs);
-  std::printf("%-7s %-9s %3s | %9s %9s %9s | %9s %8s %8s %8s %6s %6s %7s\n", "prec", "links", "n", "m=1 us",
+  std::printf("%-7s %-10s %3s | %9s %9s %9s | %9s %8s %8s %8s %6s %6s %7s\n", "prec", "links", "n", "m=1 us",
               "m=2 us", "m=4 us", "best us", "GFLOPS", "B/site", "minB/st", "F/B", "roof%", "speedup");
   for (Precision precision : o.precisions) {
     std::vector<std::unique_ptr<DeviceColourVectorField>> in, out;
@@ -75,10 +76,15 @@ void DslashRows(const Lattice& lattice, const Options& o, double copy_gbs, std::
       in.back()->Upload(sources[j]);
       out.push_back(std::make_unique<DeviceColourVectorField>(lattice, Parity::kOdd, precision));
     }
-    for (const bool improved : {true, false}) {
+    // Long links in 18 reals, in 13 numbers (Haar-random links are unitary: scale 1), or none (naive).
+    for (const int long_reals : {18, 13, 0}) {
+      const bool improved = long_reals != 0;
       const StaggeredLinks<double> host_links =
           improved ? StaggeredLinks<double>{fat, long_links} : StaggeredLinks<double>::Naive(fat);
-      const DeviceStaggeredLinks links(host_links, precision);
+      const DeviceStaggeredLinks links(
+          host_links, precision,
+          LongLinkStorage{long_reals == 13 ? U3Compression::k13 : U3Compression::k18, 1.0});
+      const std::string link_name = long_reals == 18 ? "fat+long" : long_reals == 13 ? "fat+long13" : "fat";
       double single_us = 0;
       for (int n : o.rhs) {
         std::vector<DeviceColourVectorField*> o_ptr;
@@ -105,13 +111,13 @@ void DslashRows(const Lattice& lattice, const Options& o, double copy_gbs, std::
         const double gflops = cost.flops / (best_ms * 1e6);  // the whole call
         const double roof = cost.minimum_bytes / (best_ms * 1e-3) / 1e9 / copy_gbs;
         const double speedup = single_us > 0 ? single_us / best_us : 0;
-        std::printf("%-7s %-9s %3d | %9.1f %9.1f %9.1f | %9.1f %8.0f %8.0f %8.0f %6.2f %5.1f%% %6.2fx\n",
-                    ToString(precision), improved ? "fat+long" : "fat", n, per_rhs(pinned[0]), per_rhs(pinned[1]),
+        std::printf("%-7s %-10s %3d | %9.1f %9.1f %9.1f | %9.1f %8.0f %8.0f %8.0f %6.2f %5.1f%% %6.2fx\n",
+                    ToString(precision), link_name.c_str(), n, per_rhs(pinned[0]), per_rhs(pinned[1]),
                     per_rhs(pinned[2]), best_us, gflops, cost.bytes / n / sites, cost.minimum_bytes / n / sites,
                     cost.flops / cost.bytes, 100 * roof, speedup);
         if (csv != nullptr) {
           *csv << "dslash," << lattice.ToString() << "," << ToString(precision) << ","
-               << (improved ? "fat+long" : "fat") << "," << n << "," << per_rhs(pinned[0]) << ","
+               << link_name << "," << n << "," << per_rhs(pinned[0]) << ","
                << per_rhs(pinned[1]) << "," << per_rhs(pinned[2]) << "," << best_us << "," << gflops << ","
                << cost.bytes / n / sites << "," << cost.minimum_bytes / n / sites << "," << cost.flops / cost.bytes
                << "," << roof << "," << speedup << "," << copy_gbs << ",\n";

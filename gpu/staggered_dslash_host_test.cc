@@ -9,16 +9,20 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
-#include <memory>
-#include <utility>
 #include <iostream>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu/device_colour_vector_field.h"
+#include "gpu/staggered_dslash.h"
 #include "gpu/staggered_dslash_launch.h"
 #include "gpu/staggered_dslash_testing.h"
+#include "reference/staggered/hisq_links.h"
+#include "reference/staggered/u3_compression.h"
 
 namespace lqcd::gpu {
 namespace {
@@ -67,12 +71,32 @@ struct Xpay {
   bool x_in_place = false;
 };
 
+// Long links in host memory in the 13-number layout (scale: X = L / scale unitary).
+struct HostU3Links {
+  std::vector<unsigned char> bytes;
+  U3LinkView view;
+  HostU3Links(const GaugeField<double>& long_links, double scale, Precision precision) {
+    view.precision = precision;
+    view.stride = long_links.lattice().half_volume();
+    view.scale = scale;
+    bytes.assign(2 * kU3Words * 8 * static_cast<std::size_t>(view.stride) * RealBytes(precision), 0);
+    view.data = bytes.data();
+    const std::vector<double> canonical = CanonicalU3Links(long_links, scale);
+    PackU3LinksOnHost(view, canonical.data());
+  }
+};
+
 HostRun RunOnHost(const StaggeredLinks<double>& links, Precision precision, const FermionBoundary& boundary,
-                  Parity out_parity, Dagger dagger, int n, int mapping, std::uint64_t seed, const Xpay& xpay = {}) {
+                  Parity out_parity, Dagger dagger, int n, int mapping, std::uint64_t seed, const Xpay& xpay = {},
+                  double u3_scale = 0) {  // u3_scale != 0: the long links in 13 numbers with this scale
   const Lattice& lattice = links.lattice();
   const HostLinks fat(links.fat, precision);
   std::unique_ptr<HostLinks> long_links;
-  if (links.long_links) long_links = std::make_unique<HostLinks>(*links.long_links, precision);
+  std::unique_ptr<HostU3Links> long_links_13;
+  if (links.long_links && u3_scale == 0) long_links = std::make_unique<HostLinks>(*links.long_links, precision);
+  if (links.long_links && u3_scale != 0) {
+    long_links_13 = std::make_unique<HostU3Links>(*links.long_links, u3_scale, precision);
+  }
   std::vector<std::vector<unsigned char>> in_bytes, out_bytes, x_bytes;
   StaggeredDslashLaunch l;
   HostRun run;
@@ -105,6 +129,7 @@ HostRun RunOnHost(const StaggeredLinks<double>& links, Precision precision, cons
   l.rhs = n;
   l.fat = fat.view;
   if (long_links) l.long_links = long_links->view;
+  if (long_links_13) l.long_links_13 = long_links_13->view;
   for (int mu = 0; mu < 4; ++mu) l.antiperiodic[mu] = boundary.WrapSign(mu) < 0;
   l.dagger = dagger == Dagger::kYes;
   l.rhs_per_thread = mapping;
@@ -152,6 +177,58 @@ TEST(StaggeredDslashOnHost, EveryVariantMatchesTheOracleWithinTheDerivedBound) {
   }
   std::cout << cases << " outputs compared; the largest error is " << worst << " of its bound\n";
   EXPECT_GT(worst, 0);  // the comparison compared something that was not trivially equal
+}
+
+TEST(StaggeredDslashOnHost, ThirteenNumberLongLinksMatchTheOracleOnTheLinksTheyRepresent) {
+  // The oracle runs on the long links as 13 numbers represent them (u3_compression.h CompressAndReconstructU3 in
+  // double); the kernel rebuilds them from numbers rounded to its precision, in its arithmetic: within 27 u of
+  // the scale per entry (u3_compression.h's derived bound), so each long hop adds at most
+  // sqrt(2) 27 u |scale| sum_j |v_j| per component to the Dslash bound.
+  const Lattice lattice(Coordinates{4, 4, 6, 6});
+  const StaggeredLinks<double> hisq = testing::RandomHisqLinks(lattice, 31);
+  const double scale = HisqNaikCoefficient(0.0);
+  const StaggeredLinks<double> represented{
+      hisq.fat, CompressAndReconstructU3(*hisq.long_links, scale, U3Compression::k13)};
+  double worst = 0;
+  for (const Precision precision : {Precision::kDouble, Precision::kSingle}) {
+    const double u = precision == Precision::kDouble ? 0x1p-53 : 0x1p-24;
+    for (const Dagger dagger : {Dagger::kNo, Dagger::kYes}) {
+      for (const int mapping : {1, 4}) {
+        const HostRun run =
+            RunOnHost(hisq, precision, FermionBoundary(), Parity::kEven, dagger, 4, mapping, 600, Xpay{}, scale);
+        for (int j = 0; j < 4; ++j) {
+          ColourVectorField<double> expected(lattice, Subset::kEven);
+          ApplyStaggeredDslashParity(expected, represented, run.stored_inputs[j], FermionBoundary(), dagger);
+          ColourVectorField<double> full(lattice);
+          Insert(full, run.stored_inputs[j]);
+          ColourVectorField<double> extra(lattice, Subset::kEven);
+          for (int i = 0; i < extra.sites(); ++i) {
+            const Coordinates n = lattice.Coords(extra.SiteIndex(i));
+            double sum = 0;
+            for (int mu = 0; mu < 4; ++mu) {
+              for (const int k : {3, -3}) {
+                Coordinates m = n;
+                m[mu] = (n[mu] + k + 3 * lattice.extent(mu)) % lattice.extent(mu);
+                for (int c = 0; c < 3; ++c) sum += std::abs(full[lattice.Index(m)](c));
+              }
+            }
+            for (int c = 0; c < 3; ++c) extra[i](c) = std::sqrt(2.0) * 27 * u * std::abs(scale) * sum;
+          }
+          worst = std::max(worst, testing::CheckWithinBound(
+                                      run.outputs[j], expected,
+                                      testing::AbsoluteTerms(represented, run.stored_inputs[j], Parity::kEven), extra,
+                                      precision, 16,
+                                      std::string(ToString(precision)) + " 13-number long links mapping " +
+                                          std::to_string(mapping) + " rhs " + std::to_string(j)));
+        }
+      }
+    }
+  }
+  std::cout << "13-number long links: the largest error is " << worst << " of its bound\n";
+  EXPECT_GT(worst, 0);
+  // Links that are not unitary over the scale are refused, naming the link.
+  EXPECT_THROW(CanonicalU3Links(*hisq.long_links, 1.0), std::invalid_argument);
+  EXPECT_THROW(CanonicalU3Links(*hisq.long_links, 0.0), std::invalid_argument);
 }
 
 TEST(StaggeredDslashOnHost, TheXpayFormMatchesTheOracleInPlaceOrNot) {

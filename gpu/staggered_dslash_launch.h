@@ -15,6 +15,18 @@ namespace lqcd::gpu {
 
 inline constexpr int kMaxStaggeredRhs = 16;
 
+// Long links stored as 13 numbers (reference/staggered/u3_compression.h): X = L / scale is unitary; per link the
+// first two rows a, b (12 reals) and theta = arg det X, padded to 14 reals (7 complex words: double2 / float2),
+// word w of link (parity, mu, cb) at data[((parity * 4 + mu) * 7 + w) * stride + cb]. The kernel rebuilds
+// c = e^{i theta} conj(a x b) and multiplies the link by scale.
+inline constexpr int kU3Words = 7;
+struct U3LinkView {
+  Precision precision = Precision::kDouble;
+  int stride = 0;  // V/2
+  double scale = 1;
+  void* data = nullptr;
+};
+
 // One parity of a colour-vector field on the device.
 struct ColourVectorView {
   Precision precision = Precision::kDouble;
@@ -50,7 +62,8 @@ struct StaggeredDslashLaunch {
   double a = 0, b = 1;                         // xpay only
   int rhs = 1;
   GaugeView fat;
-  GaugeView long_links;  // data null: no long links (naive staggered)
+  GaugeView long_links;  // data null: no long links (naive staggered), or they are in long_links_13
+  U3LinkView long_links_13;  // data non-null: the long links in 13 numbers
   bool antiperiodic[4] = {false, false, false, true};
   bool dagger = false;
   int rhs_per_thread = 0;  // 0: chosen by the launcher; 1, 2 or 4: pinned (tests)
@@ -65,5 +78,8 @@ void RunStaggeredDslashOnHost(const StaggeredDslashLaunch& launch);
 // `canonical` holds 18 doubles per link, ordered (parity, mu, checkerboard index) as DeviceGaugeField uploads
 // them; destination.data must hold 2 x 4 x 18 x stride reals of destination.precision (double or single).
 void PackEighteenRealLinksOnHost(const GaugeView& destination, const double* canonical);
+// Long links in host memory in the 13-number layout above: `canonical` holds 2 x kU3Words doubles per link (the
+// 12 row reals, theta, 0), ordered (parity, mu, checkerboard index); destination.stride = V/2 (no pad).
+void PackU3LinksOnHost(const U3LinkView& destination, const double* canonical);
 
 }  // namespace lqcd::gpu

@@ -16,6 +16,8 @@
 
 #include "gpu/device.h"
 #include "gpu/staggered_dslash_testing.h"
+#include "reference/staggered/hisq_links.h"
+#include "reference/staggered/u3_compression.h"
 
 namespace lqcd::gpu {
 namespace {
@@ -84,6 +86,42 @@ TEST_F(StaggeredDslashTest, EveryVariantMatchesTheOracleWithinTheDerivedBound) {
     }
   }
   std::cout << cases << " outputs compared; the largest error is " << worst << " of its bound\n";
+}
+
+TEST_F(StaggeredDslashTest, ThirteenNumberLongLinksMatchTheOracleOnTheLinksTheyRepresent) {
+  // As staggered_dslash_host_test's test of the same name: the oracle on the links the 13 numbers represent, the
+  // Dslash bound plus sqrt(2) 27 u |scale| sum |v| per long hop for the device's reconstruction.
+  const StaggeredLinks<double> hisq = RandomHisqLinks(lattice_, 31);
+  const double scale = HisqNaikCoefficient(0.0);
+  const StaggeredLinks<double> represented{hisq.fat,
+                                           CompressAndReconstructU3(*hisq.long_links, scale, U3Compression::k13)};
+  for (const Precision precision : {Precision::kDouble, Precision::kSingle}) {
+    const double u = precision == Precision::kDouble ? 0x1p-53 : 0x1p-24;
+    const DeviceStaggeredLinks links(hisq, precision, LongLinkStorage{U3Compression::k13, scale});
+    ColourVectorField<double> in(lattice_, Subset::kOdd);
+    FillGaussian(in, 32);
+    DeviceColourVectorField in_d(lattice_, Parity::kOdd, precision), out_d(lattice_, Parity::kEven, precision);
+    in_d.Upload(in);
+    ApplyStaggeredDslash(out_d, links, in_d, FermionBoundary());
+    const ColourVectorField<double> stored = in_d.Download();
+    ColourVectorField<double> expected(lattice_, Subset::kEven), full(lattice_), extra(lattice_, Subset::kEven);
+    ApplyStaggeredDslashParity(expected, represented, stored, FermionBoundary());
+    Insert(full, stored);
+    for (int i = 0; i < extra.sites(); ++i) {
+      const Coordinates n = lattice_.Coords(extra.SiteIndex(i));
+      double sum = 0;
+      for (int mu = 0; mu < 4; ++mu) {
+        for (const int k : {3, -3}) {
+          Coordinates m = n;
+          m[mu] = (n[mu] + k + 3 * lattice_.extent(mu)) % lattice_.extent(mu);
+          for (int c = 0; c < 3; ++c) sum += std::abs(full[lattice_.Index(m)](c));
+        }
+      }
+      for (int c = 0; c < 3; ++c) extra[i](c) = std::sqrt(2.0) * 27 * u * std::abs(scale) * sum;
+    }
+    testing::CheckWithinBound(out_d.Download(), expected, testing::AbsoluteTerms(represented, stored, Parity::kEven),
+                              extra, precision, 16, std::string(ToString(precision)) + " 13-number long links");
+  }
 }
 
 TEST_F(StaggeredDslashTest, TheXpayFormMatchesTheOracleInPlaceOrNot) {

@@ -110,6 +110,14 @@ double CheckWithinBound(const ColourVectorField<double>& computed, const ColourV
   return Check(computed, oracle, [&](int i, int c) { return factor * terms[i](c).real(); }, what);
 }
 
+double CheckWithinBound(const ColourVectorField<double>& computed, const ColourVectorField<double>& oracle,
+                        const ColourVectorField<double>& terms, const ColourVectorField<double>& extra,
+                        Precision precision, int hops, const std::string& what) {
+  const double factor = DslashFactor(precision, hops);
+  return Check(computed, oracle, [&](int i, int c) { return factor * terms[i](c).real() + extra[i](c).real(); },
+               what);
+}
+
 double CheckXpayWithinBound(const ColourVectorField<double>& computed, const ColourVectorField<double>& oracle,
                             const ColourVectorField<double>& terms, const ColourVectorField<double>& x,
                             const ColourVectorField<double>& d_in, double a, double b, Precision precision, int hops,

@@ -38,6 +38,10 @@ ColourVectorField<double> AbsoluteTerms(const StaggeredLinks<double>& links, con
 double CheckWithinBound(const ColourVectorField<double>& computed, const ColourVectorField<double>& oracle,
                         const ColourVectorField<double>& terms, Precision precision, int hops,
                         const std::string& what);
+// The Dslash bound plus `extra` (per component, in the real parts): e.g. the long links' 13-number reconstruction.
+double CheckWithinBound(const ColourVectorField<double>& computed, const ColourVectorField<double>& oracle,
+                        const ColourVectorField<double>& terms, const ColourVectorField<double>& extra,
+                        Precision precision, int hops, const std::string& what);
 double CheckXpayWithinBound(const ColourVectorField<double>& computed, const ColourVectorField<double>& oracle,
                             const ColourVectorField<double>& terms, const ColourVectorField<double>& x,
                             const ColourVectorField<double>& d_in, double a, double b, Precision precision, int hops,
