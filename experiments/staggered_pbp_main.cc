@@ -116,6 +116,7 @@ struct Options {
   experiments::BackendKind backend = experiments::BackendKind::kCpu;
   bool single_inner = false;  // --inner=single: reliable-update CG, single-precision iterations (GPU)
   double delta = 0.1;
+  bool long_links_13 = false;  // --long-links=13: the GPU stores the Naik links in 13 numbers
 };
 
 bool ParseOptions(int argc, char** argv, Options* out) {
@@ -160,6 +161,11 @@ bool ParseOptions(int argc, char** argv, Options* out) {
   flags.Choice<std::string>("inner", &inner, {{"double", "double"}, {"single", "single"}},
                             "precision of the CG iterations on the GPU: double, or single with reliable updates in "
                             "double (solvers/reliable_update.h, block_reliable_update.h with --block; --backend=gpu)");
+  std::string long_links = "18";
+  flags.Choice<std::string>("long-links", &long_links, {{"18", "18"}, {"13", "13"}},
+                            "how the GPU stores the long (Naik) links: 18 reals, or 13 numbers (two rows of "
+                            "L / c_naik and arg det; gpu/staggered_dslash.h LongLinkStorage). --backend=gpu and "
+                            "--links=asqtad|hisq only");
   flags.Double("delta", &o.delta, "reliable-update threshold of --inner=single: a double update when the iterated "
                "residual has dropped by this factor", command_line::Range::Open(0, 1));
   flags.Choice<ExactMode>("exact", &o.exact, {{"auto", ExactMode::kAuto}, {"yes", ExactMode::kYes}, {"no", ExactMode::kNo}},
@@ -186,6 +192,13 @@ bool ParseOptions(int argc, char** argv, Options* out) {
     throw std::invalid_argument("--inner=single needs --backend=gpu (the CPU solves in double)");
   }
   if (flags.Given("delta") && !o.single_inner) throw std::invalid_argument("--delta needs --inner=single");
+  o.long_links_13 = long_links == "13";
+  if (o.long_links_13 && o.backend != experiments::BackendKind::kGpu) {
+    throw std::invalid_argument("--long-links=13 needs --backend=gpu (the CPU keeps 18 reals)");
+  }
+  if (o.long_links_13 && o.links == LinkKind::kNaive) {
+    throw std::invalid_argument("--long-links=13 needs long links: --links=asqtad or hisq");
+  }
   o.generator.seed = o.seed;
   o.generator.thermalisation_sweeps = sweeps - 1;
   if (o.config.empty()) {
@@ -284,6 +297,7 @@ int Main(int argc, char** argv) {
             << (o.single_inner ? "reliable-update " : "")
             << (o.block > 1 ? "block CG, " + std::to_string(o.block) + " right-hand sides per block" : std::string("CG"))
             << (o.single_inner ? ", single-precision iterations, delta " + Fixed(o.delta, 3) : std::string())
+            << (o.long_links_13 ? ", long links in 13 numbers on the GPU" : "")
             << ", tolerance " << Sci(o.tolerance, 1) << ", max iterations " << o.max_iterations
             << "\n"
             << "exact: " << (exact ? "yes (sparse LU of M, 3V = " + std::to_string(3 * volume) + " columns)"
@@ -324,9 +338,12 @@ int Main(int argc, char** argv) {
   // On the GPU the links are uploaded once, in double, for every mass.
   std::shared_ptr<const gpu::DeviceStaggeredLinks> device_links, single_links;
   if (backend.kind == experiments::BackendKind::kGpu) {
-    device_links = std::make_shared<const gpu::DeviceStaggeredLinks>(links, gpu::Precision::kDouble);
+    // The Naik links over their coefficient are unitary (hisq_links.h), which the 13-number form needs.
+    const double naik_scale = o.links == LinkKind::kAsqtad ? AsqtadNaikCoefficient(o.u0) : HisqNaikCoefficient(0.0);
+    const gpu::LongLinkStorage storage{o.long_links_13 ? U3Compression::k13 : U3Compression::k18, naik_scale};
+    device_links = std::make_shared<const gpu::DeviceStaggeredLinks>(links, gpu::Precision::kDouble, storage);
     if (o.single_inner) {
-      single_links = std::make_shared<const gpu::DeviceStaggeredLinks>(links, gpu::Precision::kSingle);
+      single_links = std::make_shared<const gpu::DeviceStaggeredLinks>(links, gpu::Precision::kSingle, storage);
       solver.delta = o.delta;
     }
   }

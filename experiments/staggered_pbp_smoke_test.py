@@ -138,6 +138,9 @@ class StaggeredPbpSmokeTest(unittest.TestCase):
                 (["--inner=single"], "--inner=single needs --backend=gpu"),
                 (["--delta=0.2"], "--delta needs --inner=single"),
                 (["--inner=half"], "--inner must be one of double|single, got 'half'"),
+                (["--long-links=13"], "--long-links=13 needs --backend=gpu"),
+                (["--long-links=13", "--backend=gpu", "--links=naive"], "--long-links=13 needs long links"),
+                (["--long-links=9"], "--long-links must be one of 18|13, got '9'"),
             ]
             if shutil.which("nvidia-smi") is None:  # no GPU here: the GPU backend is refused before any work
                 cases.append((["--backend=gpu"], "--backend=gpu, but there is no usable GPU"))
