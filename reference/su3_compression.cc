@@ -70,14 +70,7 @@ ColorMatrix<T> SingularForm(T theta_a1) {
 template <typename T>
 Compressed12<T> Compress12(const ColorMatrix<T>& u) {
   CheckedLinkDeviation(u, "Compress12");
-  Compressed12<T> c;
-  for (int row = 0; row < 2; ++row) {
-    for (int col = 0; col < 3; ++col) {
-      c.values[6 * row + 2 * col] = u(row, col).real();
-      c.values[6 * row + 2 * col + 1] = u(row, col).imag();
-    }
-  }
-  return c;
+  return FirstTwoRows(u);
 }
 
 template <typename T>
@@ -199,31 +192,17 @@ const char* ToString(LinkCompression compression) {
 
 template <typename T>
 GaugeField<T> CompressAndReconstruct(const GaugeField<T>& u, LinkCompression compression) {
-  GaugeField<T> out(u.lattice());
-  for (int site = 0; site < u.lattice().volume(); ++site) {
-    for (int mu = 0; mu < kDims; ++mu) {
-      try {
-        switch (compression) {
-          case LinkCompression::k18:
-            out.Link(site, mu) = u.Link(site, mu);
-            break;
-          case LinkCompression::k12:
-            out.Link(site, mu) = Reconstruct12(Compress12(u.Link(site, mu)));
-            break;
-          case LinkCompression::k8:
-            out.Link(site, mu) = Reconstruct8(Compress8(u.Link(site, mu)));
-            break;
-        }
-      } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument("CompressAndReconstruct: site " + std::to_string(site) + " mu " +
-                                    std::to_string(mu) + ": " + e.what());
-      } catch (const std::domain_error& e) {
-        throw std::domain_error("CompressAndReconstruct: site " + std::to_string(site) + " mu " + std::to_string(mu) +
-                                ": " + e.what());
-      }
+  return MapLinksNamingFailures(u, "CompressAndReconstruct", [&](const ColorMatrix<T>& link) -> ColorMatrix<T> {
+    switch (compression) {
+      case LinkCompression::k12:
+        return Reconstruct12(Compress12(link));
+      case LinkCompression::k8:
+        return Reconstruct8(Compress8(link));
+      case LinkCompression::k18:
+        break;
     }
-  }
-  return out;
+    return link;
+  });
 }
 
 #define LQCD_INSTANTIATE_COMPRESSION(T)                                                   \

@@ -35,6 +35,8 @@
 #pragma once
 
 #include <array>
+#include <stdexcept>
+#include <string>
 
 #include "reference/gauge_field.h"
 #include "reference/types.h"
@@ -71,6 +73,19 @@ template <typename T>
 Compressed12<T> Compress12(const ColorMatrix<T>& u);
 template <typename T>
 ColorMatrix<T> Reconstruct12(const Compressed12<T>& c);
+// The first two rows in Compress12's order, with no check of U: what Compress12 stores once U passed its SU(3)
+// check, and what the U(3) forms (staggered/u3_compression.h) store with the determinant's phase.
+template <typename T>
+Compressed12<T> FirstTwoRows(const ColorMatrix<T>& u) {
+  Compressed12<T> c;
+  for (int row = 0; row < 2; ++row) {
+    for (int col = 0; col < 3; ++col) {
+      c.values[6 * row + 2 * col] = u(row, col).real();
+      c.values[6 * row + 2 * col + 1] = u(row, col).imag();
+    }
+  }
+  return c;
+}
 
 // N_min = sqrt(max(u_T, input_deviation)) (see the file comment).
 template <typename T>
@@ -89,5 +104,26 @@ const char* ToString(LinkCompression compression);
 // k18 returns a copy. Throws as Compress*/Reconstruct* do, naming the site and direction.
 template <typename T>
 GaugeField<T> CompressAndReconstruct(const GaugeField<T>& u, LinkCompression compression);
+
+// out.Link(site, mu) = f(u.Link(site, mu)) for every link; an std::invalid_argument or std::domain_error from f is
+// rethrown as the same type with `where`, the site and the direction in front of its message (the per-link loop
+// of CompressAndReconstruct and of staggered/u3_compression.h's CompressAndReconstructU3).
+template <typename T, typename F>
+GaugeField<T> MapLinksNamingFailures(const GaugeField<T>& u, const char* where, F&& f) {
+  GaugeField<T> out(u.lattice());
+  for (int site = 0; site < u.lattice().volume(); ++site) {
+    for (int mu = 0; mu < kDims; ++mu) {
+      const std::string at = std::string(where) + ": site " + std::to_string(site) + " mu " + std::to_string(mu) + ": ";
+      try {
+        out.Link(site, mu) = f(u.Link(site, mu));
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(at + e.what());
+      } catch (const std::domain_error& e) {
+        throw std::domain_error(at + e.what());
+      }
+    }
+  }
+  return out;
+}
 
 }  // namespace lqcd

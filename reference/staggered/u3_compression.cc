@@ -41,16 +41,9 @@ double DeterminantPhase(const ColorMatrix<T>& u) {
 
 template <typename T>
 Compressed13<T> Compress13(const ColorMatrix<T>& u) {
-  const double theta = DeterminantPhase(u);
-  // The first two rows exactly as Compress12 stores them (Compress12 itself would refuse det U != 1).
-  Compressed12<T> rows;
-  for (int row = 0; row < 2; ++row) {
-    for (int col = 0; col < 3; ++col) {
-      rows.values[6 * row + 2 * col] = u(row, col).real();
-      rows.values[6 * row + 2 * col + 1] = u(row, col).imag();
-    }
-  }
-  return {rows, static_cast<T>(theta)};
+  const double theta = DeterminantPhase(u);  // checks that U is finite and unitary
+  // The first two rows as Compress12 stores them (Compress12 itself would refuse det U != 1).
+  return {FirstTwoRows(u), static_cast<T>(theta)};
 }
 
 template <typename T>
@@ -92,32 +85,19 @@ GaugeField<T> CompressAndReconstructU3(const GaugeField<T>& long_links, double s
   if (!(std::isfinite(scale) && scale != 0)) {
     throw std::invalid_argument("CompressAndReconstructU3: the scale must be finite and nonzero");
   }
-  GaugeField<T> out(long_links.lattice());
-  for (int site = 0; site < long_links.lattice().volume(); ++site) {
-    for (int mu = 0; mu < kDims; ++mu) {
-      const ColorMatrix<T>& l = long_links.Link(site, mu);
-      try {
-        switch (compression) {
-          case U3Compression::k18:
-            out.Link(site, mu) = l;
-            break;
-          case U3Compression::k13:
-            out.Link(site, mu) = static_cast<T>(scale) * Reconstruct13(Compress13<T>(l / static_cast<T>(scale)));
-            break;
-          case U3Compression::k9:
-            out.Link(site, mu) = static_cast<T>(scale) * Reconstruct9(Compress9<T>(l / static_cast<T>(scale)));
-            break;
-        }
-      } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument("CompressAndReconstructU3: site " + std::to_string(site) + " mu " +
-                                    std::to_string(mu) + ": " + e.what());
-      } catch (const std::domain_error& e) {
-        throw std::domain_error("CompressAndReconstructU3: site " + std::to_string(site) + " mu " +
-                                std::to_string(mu) + ": " + e.what());
-      }
-    }
-  }
-  return out;
+  const T c = static_cast<T>(scale);
+  return MapLinksNamingFailures(long_links, "CompressAndReconstructU3",
+                                [&](const ColorMatrix<T>& l) -> ColorMatrix<T> {
+                                  switch (compression) {
+                                    case U3Compression::k13:
+                                      return c * Reconstruct13(Compress13<T>(l / c));
+                                    case U3Compression::k9:
+                                      return c * Reconstruct9(Compress9<T>(l / c));
+                                    case U3Compression::k18:
+                                      break;
+                                  }
+                                  return l;
+                                });
 }
 
 #define LQCD_INSTANTIATE_U3_COMPRESSION(T)                                   \
