@@ -14,6 +14,8 @@
 #   gpu_bundle/run_main_job.sh OUT [generator flags] [-- solve flags]   # there; the main job on the GPU,
 #                                       # then the same configuration on the CPU oracle, correlators compared
 #   gpu_bundle/run_solver_tables.sh OUT # there; the paper's Tables 3-5 and Figure 7 at 24^3 x 64 (resumable)
+#   gpu_bundle/run_multi_gpu_scaling.sh OUT [GPUS]  # there; docs/multi_gpu.md's scaling tables and the main job
+#                                       # at 48^3 x 96 on 1 and GPUS GPUs
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -139,6 +141,36 @@ python3 programs/multi_gpu_check_test.py "$@" || status=1
 python3 programs/pion_multi_rank_test.py "$@" || status=1
 exit $status
 RUN
+cat >gpu_bundle/run_multi_gpu_scaling.sh <<'RUN'
+#!/usr/bin/env bash
+# run_multi_gpu_scaling.sh OUT [GPUS]: the scaling tables of docs/multi_gpu.md on GPUS GPUs of this node (default:
+# every GPU nvidia-smi lists): Dslash, M_ee and the reliable half/12 solve, strong at 32^3 x 64 and 64^3 x 128 and
+# weak at 32^4 per GPU (programs/multi_gpu_scaling.py); then the main job at 48^3 x 96 (one heatbath sweep, kappa
+# 0.12, the reliable half/12 solver to 1e-10) on one GPU and on GPUS ranks cutting t, the same configuration.
+# Everything under mpirun runs with --bind-to none (Open MPI binds one or two ranks to a single core otherwise).
+set -uo pipefail
+out=$(mkdir -p "$1" && cd "$1" && pwd) || exit 2
+gpus=${2:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')}
+cd "$(dirname "$0")"
+source ./unpack.sh
+echo "bundle of commit $(cat COMMIT), on $(hostname), $(date -u +%Y-%m-%dT%H:%M:%SZ), $gpus GPUs"
+export OMPI_MCA_btl=self,vader
+root=(); [[ $(id -u) == 0 ]] && root=(--allow-run-as-root)
+for part in strong32 weak strong64; do
+  python3 programs/multi_gpu_scaling.py --binary=programs/multi_gpu_check --out="$out/scaling" --gpus="$gpus" \
+    --part=$part
+done
+common=(--backend=gpu --lattice=48x48x48x96 --sweeps=1 --or=0 --kappa=0.12 --tolerance=1e-10 --no-plot
+        --solver=bicgstab-reliable:half/12:0.1)
+work=$(mktemp -d)  # the 48^3 x 96 configuration (about 6 GB) stays out of OUT
+programs/pion "${common[@]}" --output="$work/pion_1" >"$out/pion_1.log" 2>&1
+config=$(ls "$work"/pion_1/quenched_*.nersc | head -1)
+mpirun --bind-to none "${root[@]}" -np "$gpus" programs/pion "${common[@]}" --grid=1x1x1x"$gpus" --config="$config" \
+  --output="$work/pion_$gpus" >"$out/pion_$gpus.log" 2>&1
+for d in "$work"/pion_*; do mkdir -p "$out/$(basename "$d")"; cp "$d"/*.csv "$out/$(basename "$d")/" 2>/dev/null; done
+rm -rf "$work"
+tail -5 "$out/pion_1.log" "$out/pion_$gpus.log"
+RUN
 cat >gpu_bundle/run_solver_tables.sh <<'RUN'
 #!/usr/bin/env bash
 # run_solver_tables.sh OUT [solver_tables flags]
@@ -165,5 +197,5 @@ done
 programs/solver_tables_cc --out="$out" "${flags[@]}" "$@"
 RUN
 chmod +x gpu_bundle/run_tests.sh gpu_bundle/run_benchmarks.sh gpu_bundle/run_main_job.sh gpu_bundle/run_multi_gpu.sh \
-  gpu_bundle/run_solver_tables.sh
+  gpu_bundle/run_solver_tables.sh gpu_bundle/run_multi_gpu_scaling.sh
 echo "gpu_bundle: $(echo "$tests" | wc -w) tests, $(echo "$benchmarks" | wc -w) benchmarks, $(echo "$programs" | wc -w) programs, $(du -sh gpu_bundle | cut -f1)"
