@@ -79,14 +79,27 @@ void ParallelFor(int n, int threads, const std::function<void(int)>& body) {
   if (first_error) std::rethrow_exception(first_error);
 }
 
-GaugeField<double> ParallelRandomGaugeField(const Lattice& lattice, std::uint64_t seed, int threads) {
-  GaugeField<double> u(lattice);
+namespace {
+
+// The global index of `local` site `site` placed at `offset` of `global`.
+std::uint64_t GlobalIndex(const Lattice& global, const Lattice& local, const Coordinates& offset, int site) {
+  Coordinates n = local.Coords(site);
+  for (int mu = 0; mu < kDims; ++mu) n[mu] += offset[mu];
+  return static_cast<std::uint64_t>(global.Index(n));
+}
+
+}  // namespace
+
+GaugeField<double> ParallelRandomGaugeFieldPiece(const Lattice& global, const Lattice& local,
+                                                 const Coordinates& offset, std::uint64_t seed, int threads) {
+  GaugeField<double> u(local);
   const int chunk = 4096;
-  const int chunks = (lattice.volume() + chunk - 1) / chunk;
+  const int chunks = (local.volume() + chunk - 1) / chunk;
   ParallelFor(chunks, threads, [&](int k) {
-    for (int site = k * chunk; site < std::min(lattice.volume(), (k + 1) * chunk); ++site) {
+    for (int site = k * chunk; site < std::min(local.volume(), (k + 1) * chunk); ++site) {
+      const std::uint64_t global_site = GlobalIndex(global, local, offset, site);
       for (int mu = 0; mu < kDims; ++mu) {
-        RandomStream rng(seed, kDims * static_cast<std::uint64_t>(site) + mu);
+        RandomStream rng(seed, kDims * global_site + mu);
         u.Link(site, mu) = HaarRandomSU3<double>(rng);
       }
     }
@@ -94,12 +107,17 @@ GaugeField<double> ParallelRandomGaugeField(const Lattice& lattice, std::uint64_
   return u;
 }
 
-void ParallelFillGaussian(SpinorField<double>& field, std::uint64_t seed, int threads) {
+GaugeField<double> ParallelRandomGaugeField(const Lattice& lattice, std::uint64_t seed, int threads) {
+  return ParallelRandomGaugeFieldPiece(lattice, lattice, Coordinates{0, 0, 0, 0}, seed, threads);
+}
+
+void ParallelFillGaussianPiece(SpinorField<double>& field, const Lattice& global, const Coordinates& offset,
+                               std::uint64_t seed, int threads) {
   const int chunk = 4096;
   const int chunks = (field.sites() + chunk - 1) / chunk;
   ParallelFor(chunks, threads, [&](int k) {
     for (int i = k * chunk; i < std::min(field.sites(), (k + 1) * chunk); ++i) {
-      RandomStream rng(seed, static_cast<std::uint64_t>(field.SiteIndex(i)));
+      RandomStream rng(seed, GlobalIndex(global, field.lattice(), offset, field.SiteIndex(i)));
       for (int s = 0; s < 4; ++s) {
         for (int c = 0; c < 3; ++c) {
           const double re = rng.Gaussian(), im = rng.Gaussian();
@@ -108,6 +126,10 @@ void ParallelFillGaussian(SpinorField<double>& field, std::uint64_t seed, int th
       }
     }
   });
+}
+
+void ParallelFillGaussian(SpinorField<double>& field, std::uint64_t seed, int threads) {
+  ParallelFillGaussianPiece(field, field.lattice(), Coordinates{0, 0, 0, 0}, seed, threads);
 }
 
 GaugeField<double> UnitTemporalLinks(const GaugeField<double>& u) {

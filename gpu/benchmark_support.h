@@ -14,6 +14,11 @@
 //   ParallelRandomGaugeField(lattice, seed, threads): EXACTLY reference/su3_random.h's RandomGaugeField (same
 //       per-link streams RandomStream(seed, 4 site + mu)), generated on several threads.
 //   ParallelFillGaussian(field, seed, threads): EXACTLY reference/spinor_field.h's FillGaussian, in parallel.
+//   ParallelRandomGaugeFieldPiece(global, local, offset, seed, threads), ParallelFillGaussianPiece(field, global,
+//       offset, seed, threads): the block of those global fields whose site (0, 0, 0, 0) sits at `offset` of
+//       `global`, with the extents of `local` (field.lattice()), each link and site drawn from the stream of its
+//       GLOBAL index: a rank's share of one global field without the whole field (every offset + extent within
+//       `global`). With local = global and a zero offset they are the two functions above.
 //   UnitTemporalLinks(u): u with U_t(n) = 1 for every n with t < Lt - 1 (the last slice keeps its links): a
 //       field in temporal gauge by construction, which the gauge-fixed kernels accept. It is a different gauge
 //       field from u (not a gauge transform of it), fine for timing, where link values do not matter; tests
@@ -49,11 +54,15 @@ solvers::SolveResult MedianSolve(int repetitions, Solve&& solve) {
 std::vector<int> ParseIntList(const std::string& key, const std::string& text, long lo, long hi);
 
 void ParallelFor(int n, int threads, const std::function<void(int)>& body);
-// Host threads to use by default: the hardware's, at least 1.
+// Host threads to use by default: the cores this process may run on (reference/cli/machine_info.h UsableCores).
 int DefaultThreads();
 
 GaugeField<double> ParallelRandomGaugeField(const Lattice& lattice, std::uint64_t seed, int threads);
 void ParallelFillGaussian(SpinorField<double>& field, std::uint64_t seed, int threads);
+GaugeField<double> ParallelRandomGaugeFieldPiece(const Lattice& global, const Lattice& local,
+                                                 const Coordinates& offset, std::uint64_t seed, int threads);
+void ParallelFillGaussianPiece(SpinorField<double>& field, const Lattice& global, const Coordinates& offset,
+                               std::uint64_t seed, int threads);
 GaugeField<double> UnitTemporalLinks(const GaugeField<double>& u);
 
 }  // namespace lqcd::gpu

@@ -35,6 +35,28 @@ TEST(BenchmarkSupportTest, ParallelRandomFieldsAreTheOraclesFields) {
   }
 }
 
+TEST(BenchmarkSupportTest, PiecesAreTheBlocksOfTheGlobalFields) {
+  const Lattice global(4, 6, 4, 8), local(2, 6, 2, 4);
+  const Coordinates offset{2, 0, 2, 4};
+  const GaugeField<double> whole = ParallelRandomGaugeField(global, 79, 2);
+  const GaugeField<double> piece = ParallelRandomGaugeFieldPiece(global, local, offset, 79, 3);
+  SpinorField<double> whole_source(global), piece_source(local, Subset::kOdd);
+  ParallelFillGaussian(whole_source, 80, 2);
+  ParallelFillGaussianPiece(piece_source, global, offset, 80, 3);
+  int mismatches = 0;
+  for (int site = 0; site < local.volume(); ++site) {
+    Coordinates n = local.Coords(site);
+    for (int mu = 0; mu < kDims; ++mu) n[mu] += offset[mu];
+    for (int mu = 0; mu < kDims; ++mu) mismatches += piece.Link(site, mu) == whole.Link(global.Index(n), mu) ? 0 : 1;
+  }
+  for (int i = 0; i < piece_source.sites(); ++i) {
+    Coordinates n = local.Coords(piece_source.SiteIndex(i));
+    for (int mu = 0; mu < kDims; ++mu) n[mu] += offset[mu];
+    mismatches += piece_source[i] == whole_source[global.Index(n)] ? 0 : 1;
+  }
+  EXPECT_EQ(mismatches, 0);
+}
+
 TEST(BenchmarkSupportTest, UnitTemporalLinksKeepsOnlyTheLastSlice) {
   const Lattice lattice(4, 4, 4, 6);
   const GaugeField<double> u = RandomGaugeField<double>(lattice, 79);

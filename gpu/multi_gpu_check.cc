@@ -99,9 +99,7 @@
 #include "reference/cli/command_line.h"
 #include "reference/clover.h"
 #include "reference/spinor_algebra.h"
-#include "reference/random.h"
 #include "reference/spinor_field.h"
-#include "reference/su3_random.h"
 #include "reference/wilson.h"
 #include "solvers/spec_solve.h"
 #include "solvers/testing.h"
@@ -607,49 +605,6 @@ void CheckCloverSolve(const Setup& s, Checker& checker) {
 
 // ---- the benchmark ----
 
-// This rank's piece of the global random links and source that benchmark_support.h's ParallelRandomGaugeField
-// and ParallelFillGaussian would make on the whole lattice (each link and site drawn from its own stream keyed
-// by its GLOBAL index), so that every grid times the same global problem and no rank holds the global field.
-GaugeField<double> RandomLinksPiece(const Setup& s, std::uint64_t seed, int threads) {
-  GaugeField<double> u(s.local);
-  const Coordinates offset = s.grid().Offset(s.rank(), s.global.extents());
-  const int chunk = 4096;
-  const int chunks = (s.local.volume() + chunk - 1) / chunk;
-  ParallelFor(chunks, threads, [&](int k) {
-    for (int site = k * chunk; site < std::min(s.local.volume(), (k + 1) * chunk); ++site) {
-      Coordinates n = s.local.Coords(site);
-      for (int mu = 0; mu < kDims; ++mu) n[mu] += offset[mu];
-      const std::uint64_t global_site = static_cast<std::uint64_t>(s.global.Index(n));
-      for (int mu = 0; mu < kDims; ++mu) {
-        RandomStream rng(seed, kDims * global_site + mu);
-        u.Link(site, mu) = HaarRandomSU3<double>(rng);
-      }
-    }
-  });
-  return u;
-}
-
-SpinorField<double> GaussianPiece(const Setup& s, Subset subset, std::uint64_t seed, int threads) {
-  SpinorField<double> field(s.local, subset);
-  const Coordinates offset = s.grid().Offset(s.rank(), s.global.extents());
-  const int chunk = 4096;
-  const int chunks = (field.sites() + chunk - 1) / chunk;
-  ParallelFor(chunks, threads, [&](int k) {
-    for (int i = k * chunk; i < std::min(field.sites(), (k + 1) * chunk); ++i) {
-      Coordinates n = s.local.Coords(field.SiteIndex(i));
-      for (int mu = 0; mu < kDims; ++mu) n[mu] += offset[mu];
-      RandomStream rng(seed, static_cast<std::uint64_t>(s.global.Index(n)));
-      for (int spin = 0; spin < 4; ++spin) {
-        for (int c = 0; c < 3; ++c) {
-          const double re = rng.Gaussian(), im = rng.Gaussian();
-          field[i](spin, c) = Complex<double>(re, im);
-        }
-      }
-    }
-  });
-  return field;
-}
-
 // Every rank's `mine` in its own slot, summed in rank order: all ranks' values on every rank.
 std::vector<double> AllValues(const Setup& s, const std::vector<double>& mine) {
   const int size = s.comm.size(), count = static_cast<int>(mine.size());
@@ -814,8 +769,12 @@ void BenchmarkSolve(const Setup& s, const RankPlacement& place, const GaugeField
 
 void Benchmark(const Setup& s, const RankPlacement& place) {
   const int threads = place.HostThreads();
-  const GaugeField<double> u = RandomLinksPiece(s, kSeed + 40, threads);
-  const SpinorField<double> source = GaussianPiece(s, Subset::kFull, kSeed + 41, threads);
+  // This rank's piece of one global random gauge field and source (each link and site drawn from the stream of
+  // its global index), so that every grid times the same global problem and no rank holds the global field.
+  const Coordinates offset = s.grid().Offset(s.rank(), s.global.extents());
+  const GaugeField<double> u = ParallelRandomGaugeFieldPiece(s.global, s.local, offset, kSeed + 40, threads);
+  SpinorField<double> source(s.local);
+  ParallelFillGaussianPiece(source, s.global, offset, kSeed + 41, threads);
   BenchmarkOperators(s, place, u, Extract(source, Parity::kOdd));
   if (!s.options.solver.empty()) BenchmarkSolve(s, place, u, source);
 }
