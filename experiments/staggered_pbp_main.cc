@@ -355,11 +355,6 @@ int Main(int argc, char** argv) {
             ? solvers::EstimateChiralCondensate(
                   links, params, o.vectors, o.seed, o.block,
                   [&](const std::vector<ColourVectorField<double>>& eta) {
-                    if (eta.size() == 1) {
-                      return std::vector<solvers::StaggeredSolve>{
-                          gpu::SolveStaggeredEvenOddOnGpu(device_links, links, params, eta[0], solver,
-                                                          single_links)};
-                    }
                     return gpu::SolveStaggeredEvenOddBlockOnGpu(device_links, links, params, eta, solver,
                                                                 single_links);
                   })

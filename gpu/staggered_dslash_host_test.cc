@@ -191,7 +191,6 @@ TEST(StaggeredDslashOnHost, ThirteenNumberLongLinksMatchTheOracleOnTheLinksTheyR
       hisq.fat, CompressAndReconstructU3(*hisq.long_links, scale, U3Compression::k13)};
   double worst = 0;
   for (const Precision precision : {Precision::kDouble, Precision::kSingle}) {
-    const double u = precision == Precision::kDouble ? 0x1p-53 : 0x1p-24;
     for (const Dagger dagger : {Dagger::kNo, Dagger::kYes}) {
       for (const int mapping : {1, 4}) {
         const HostRun run =
@@ -199,21 +198,8 @@ TEST(StaggeredDslashOnHost, ThirteenNumberLongLinksMatchTheOracleOnTheLinksTheyR
         for (int j = 0; j < 4; ++j) {
           ColourVectorField<double> expected(lattice, Subset::kEven);
           ApplyStaggeredDslashParity(expected, represented, run.stored_inputs[j], FermionBoundary(), dagger);
-          ColourVectorField<double> full(lattice);
-          Insert(full, run.stored_inputs[j]);
-          ColourVectorField<double> extra(lattice, Subset::kEven);
-          for (int i = 0; i < extra.sites(); ++i) {
-            const Coordinates n = lattice.Coords(extra.SiteIndex(i));
-            double sum = 0;
-            for (int mu = 0; mu < 4; ++mu) {
-              for (const int k : {3, -3}) {
-                Coordinates m = n;
-                m[mu] = (n[mu] + k + 3 * lattice.extent(mu)) % lattice.extent(mu);
-                for (int c = 0; c < 3; ++c) sum += std::abs(full[lattice.Index(m)](c));
-              }
-            }
-            for (int c = 0; c < 3; ++c) extra[i](c) = std::sqrt(2.0) * 27 * u * std::abs(scale) * sum;
-          }
+          const ColourVectorField<double> extra =
+              testing::U3ReconstructionBound(run.stored_inputs[j], Parity::kEven, scale, precision);
           worst = std::max(worst, testing::CheckWithinBound(
                                       run.outputs[j], expected,
                                       testing::AbsoluteTerms(represented, run.stored_inputs[j], Parity::kEven), extra,

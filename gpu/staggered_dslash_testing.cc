@@ -103,6 +103,26 @@ double DslashFactor(Precision precision, int hops) {
 
 }  // namespace
 
+ColourVectorField<double> U3ReconstructionBound(const ColourVectorField<double>& in, Parity out_parity, double scale,
+                                                Precision precision) {
+  const Lattice& lattice = in.lattice();
+  ColourVectorField<double> full(lattice), extra(lattice, SubsetOf(out_parity));
+  Insert(full, in);
+  for (int i = 0; i < extra.sites(); ++i) {
+    const Coordinates n = lattice.Coords(extra.SiteIndex(i));
+    double sum = 0;
+    for (int mu = 0; mu < 4; ++mu) {
+      for (const int k : {3, -3}) {
+        Coordinates m = n;
+        m[mu] = (n[mu] + k + 3 * lattice.extent(mu)) % lattice.extent(mu);
+        for (int c = 0; c < 3; ++c) sum += std::abs(full[lattice.Index(m)](c));
+      }
+    }
+    for (int c = 0; c < 3; ++c) extra[i](c) = std::sqrt(2.0) * 27 * UnitRoundoff(precision) * std::abs(scale) * sum;
+  }
+  return extra;
+}
+
 double CheckWithinBound(const ColourVectorField<double>& computed, const ColourVectorField<double>& oracle,
                         const ColourVectorField<double>& terms, Precision precision, int hops,
                         const std::string& what) {

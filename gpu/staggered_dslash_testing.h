@@ -38,6 +38,12 @@ ColourVectorField<double> AbsoluteTerms(const StaggeredLinks<double>& links, con
 double CheckWithinBound(const ColourVectorField<double>& computed, const ColourVectorField<double>& oracle,
                         const ColourVectorField<double>& terms, Precision precision, int hops,
                         const std::string& what);
+// The part of the bound that long links stored in 13 numbers add (u3_compression.h: each rebuilt entry within
+// 27 u of the scale): per component of `out_parity`, sqrt(2) 27 u |scale| times the sum of |v_j| over the 8 long
+// hops and the colours j, in the real parts; `in` on the other parity.
+ColourVectorField<double> U3ReconstructionBound(const ColourVectorField<double>& in, Parity out_parity, double scale,
+                                                Precision precision);
+
 // The Dslash bound plus `extra` (per component, in the real parts): e.g. the long links' 13-number reconstruction.
 double CheckWithinBound(const ColourVectorField<double>& computed, const ColourVectorField<double>& oracle,
                         const ColourVectorField<double>& terms, const ColourVectorField<double>& extra,
