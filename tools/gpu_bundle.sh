@@ -160,16 +160,16 @@ for part in strong32 weak strong64; do
   python3 programs/multi_gpu_scaling.py --binary=programs/multi_gpu_check --out="$out/scaling" --gpus="$gpus" \
     --part=$part
 done
-common=(--backend=gpu --lattice=48x48x48x96 --sweeps=1 --or=0 --kappa=0.12 --tolerance=1e-10 --no-plot
-        --solver=bicgstab-reliable:half/12:0.1)
+# The one-GPU run generates the configuration; the GPUS-rank run reads it (--lattice would conflict with --config).
+solve=(--backend=gpu --kappa=0.12 --tolerance=1e-10 --no-plot --solver=bicgstab-reliable:half/12:0.1)
 work=$(mktemp -d)  # the 48^3 x 96 configuration (about 6 GB) stays out of OUT
-programs/pion "${common[@]}" --output="$work/pion_1" >"$out/pion_1.log" 2>&1
+programs/pion "${solve[@]}" --lattice=48x48x48x96 --sweeps=1 --or=0 --output="$work/pion_1" >"$out/pion_1.log" 2>&1
 config=$(ls "$work"/pion_1/quenched_*.nersc | head -1)
-mpirun --bind-to none "${root[@]}" -np "$gpus" programs/pion "${common[@]}" --grid=1x1x1x"$gpus" --config="$config" \
+mpirun --bind-to none "${root[@]}" -np "$gpus" programs/pion "${solve[@]}" --grid=1x1x1x"$gpus" --config="$config" \
   --output="$work/pion_$gpus" >"$out/pion_$gpus.log" 2>&1
 for d in "$work"/pion_*; do mkdir -p "$out/$(basename "$d")"; cp "$d"/*.csv "$out/$(basename "$d")/" 2>/dev/null; done
 rm -rf "$work"
-tail -5 "$out/pion_1.log" "$out/pion_$gpus.log"
+tail -n 5 "$out/pion_1.log" "$out/pion_$gpus.log"
 RUN
 cat >gpu_bundle/run_solver_tables.sh <<'RUN'
 #!/usr/bin/env bash
