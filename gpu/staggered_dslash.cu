@@ -13,11 +13,13 @@
 // may be out_j: each thread reads x at its own site before it stores there). The even-odd operator is built of
 // these: 4m^2 in - D_{p,p'} (D_{p',p} in) and the source and solution maps of staggered_dslash.h.
 //
-// Mapping: threadIdx.x (and blockIdx.x) one output site, blockIdx.y a group of kRhsPerThread right-hand sides.
-// A thread loads each of its site's 16 links once (8 without long links) and applies it to the neighbours of
-// its group; the groups of one site run in different blocks of the same column of the grid and meet the same
-// links in the L2 cache. kRhsPerThread (1, 2 or 4) is chosen from n by the launcher (the largest that n fills),
-// not yet by measurement.
+// Mapping: one thread per output site and group of kRhsPerThread right-hand sides, the group index running
+// fastest: thread t takes site t / groups and group t % groups. A thread loads each of its site's 16 links once
+// (8 without long links) and applies it to the neighbours of its group; the groups of one site are neighbouring
+// lanes of one warp, so one load instruction fetches a link once for all of them and the link traffic per call
+// is that of one group, whatever n. (Groups in separate blocks, as blockIdx.y, met the same links only if the
+// L2 cache still held them: it did not, and n = 8 or 16 cost as much per right-hand side as n = 4.)
+// kRhsPerThread (1, 2 or 4) is chosen from n by the launcher (the largest that n fills), not yet by measurement.
 //
 // Arithmetic: the link products as three fused dot products per component (register_types.cuh FusedDot3),
 // the 16 hops accumulated in the order of the formula above per direction, in the precision of the fields
@@ -27,6 +29,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -175,10 +178,11 @@ struct StaggeredDslashSite {
 };
 
 template <class Arg>
-__global__ void StaggeredDslashKernel(const Arg arg) {
-  const int cb = blockIdx.x * blockDim.x + threadIdx.x;
-  const int first = blockIdx.y * Arg::kRhsPerThread;
-  if (cb >= arg.sites || first >= arg.rhs) return;
+__global__ void StaggeredDslashKernel(const Arg arg, const int groups) {
+  const int thread = blockIdx.x * blockDim.x + threadIdx.x;
+  const int cb = thread / groups;
+  const int first = (thread - cb * groups) * Arg::kRhsPerThread;
+  if (cb >= arg.sites) return;
   StaggeredDslashSite<Arg>{}(arg, cb, first);
 }
 
@@ -239,12 +243,17 @@ void LaunchVariant(const StaggeredDslashLaunch& l, bool on_host) {
     }
     return;
   }
+  if (static_cast<long long>(arg.sites) * groups > std::numeric_limits<int>::max()) {
+    throw std::invalid_argument("ApplyStaggeredDslash: " + std::to_string(arg.sites) + " sites x " +
+                                std::to_string(groups) + " groups of right-hand sides exceed the kernel's int "
+                                "thread index; use fewer right-hand sides per call");
+  }
   cudaFuncAttributes attributes;
   LQCD_CUDA_CHECK(cudaFuncGetAttributes(&attributes, StaggeredDslashKernel<Arg>));
   const std::string key = TuneKey(l, m);
   auto launch = [&](int block) {
-    const dim3 grid((arg.sites + block - 1) / block, groups);
-    StaggeredDslashKernel<Arg><<<grid, block>>>(arg);
+    const long long threads = static_cast<long long>(arg.sites) * groups;  // below 2^31: checked above
+    StaggeredDslashKernel<Arg><<<static_cast<unsigned>((threads + block - 1) / block), block>>>(arg, groups);
     const std::string what = "launch of " + key + " with " + std::to_string(block) + " threads per block";
     CheckCuda(cudaGetLastError(), what.c_str(), __FILE__, __LINE__);
   };

@@ -2,7 +2,7 @@
 // the even-odd block CG (gpu_staggered.h) per right-hand side: the paper-003 (Bielefeld HISQ) table.
 //
 //   staggered_dslash_benchmark [--lattice=32x32x32x32,64x64x64x16] [--rhs=1,2,4,8,16] [--repetitions=N]
-//                              [--precision=double|single|all] [--cg-rhs=1,2,4,8] [--mass=M] [--csv=FILE]
+//                              [--precision=double|single|all] [--cg-rhs=1,2,4,8|0] [--mass=M] [--csv=FILE]
 //
 // Dslash rows, per lattice x precision x links (fat + long links of 18 reals or of 13 numbers: the improved
 // operator; fat only: naive) x n:
@@ -191,13 +191,20 @@ int Main(int argc, char** argv) {
       "roofline at the copy bandwidth measured in the same run, and the speed-up over n = 1. Needs a GPU.");
   flags.ExtentsList("lattice", &lattices, "lattices to time, in this order; each extent even and >= 4");
   flags.IntList("rhs", &o.rhs, 1, kMaxStaggeredRhs, "right-hand sides per Dslash call, a list");
-  flags.IntList("cg-rhs", &o.cg_rhs, 1, 64, "right-hand sides per block CG, a list (empty: no CG rows)");
+  flags.IntList("cg-rhs", &o.cg_rhs, 0, 64, "right-hand sides per block CG, a list (0 alone: no CG rows)");
   flags.Int("repetitions", &o.repetitions, 1, 1000000, "timed Dslash calls per row; the median is reported");
   flags.Choice<std::string>("precision", &precision, {{"all", "all"}, {"double", "double"}, {"single", "single"}},
                             "precision of the Dslash rows (the CG runs in double)");
   flags.Double("mass", &o.mass, "staggered mass of the CG rows", command_line::Range::Positive());
   flags.String("csv", &o.csv, "FILE", "also write every row to this CSV");
   if (!flags.Parse(argc, argv, std::cout)) return 0;
+  if (std::find(o.cg_rhs.begin(), o.cg_rhs.end(), 0) != o.cg_rhs.end()) {
+    if (o.cg_rhs.size() != 1) {
+      std::cerr << "staggered_dslash_benchmark: error: --cg-rhs: 0 (no CG rows) cannot be combined with counts\n";
+      return 2;
+    }
+    o.cg_rhs.clear();
+  }
   if (precision != "all") o.precisions = {ParsePrecision(precision)};
   if (const std::string why = NoDeviceReason(); !why.empty()) {
     std::printf("staggered_dslash_benchmark: %s\n", why.c_str());
