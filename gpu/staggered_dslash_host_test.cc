@@ -292,7 +292,7 @@ TEST(StaggeredDslashOnHost, PackingRoundTripsAndRefusesHalf) {
       UnpackColourVectors(floats.data(), Precision::kSingle, lattice.half_volume() + 5, lattice, Parity::kOdd);
   for (int i = 0; i < v.sites(); ++i) {
     for (int c = 0; c < 3; ++c) {
-      // volatile: GCC 12.2 at -O2 (its vectoriser) dropped this double -> float -> double round trip in a plain
+      // volatile: GCC 12.2 at -O2 (its SLP vectoriser) dropped this double -> float -> double round trip in a plain
       // local, making the expectation the unrounded double; a volatile float is stored, hence rounded.
       const volatile float re = static_cast<float>(v[i](c).real()), im = static_cast<float>(v[i](c).imag());
       ASSERT_EQ(rounded[i](c), Complex<double>(re, im)) << "site " << i << " colour " << c;
