@@ -8,6 +8,8 @@
 
 #include <cuda_runtime.h>
 
+#include <cmath>
+
 #include "gpu/precision.h"
 #include "gpu/register_types.cuh"
 
@@ -25,40 +27,104 @@ struct ColourStorage<Precision::kSingle> {
   using Word = float2;
   using Real = float;
 };
+// Half: two 16-bit levels per word and a float norm per site (staggered_dslash_launch.h); arithmetic in float.
+template <>
+struct ColourStorage<Precision::kHalf> {
+  using Word = short2;
+  using Real = float;
+};
+
+// The nearest integer of x (ties to even), |x| <= 32767.5: the same on the device (one conversion) and on the
+// host (the default rounding mode), so the host check quantises as the kernel does.
+__host__ __device__ __forceinline__ short NearestLevel(float x) {
+#ifdef __CUDA_ARCH__
+  return static_cast<short>(__float2int_rn(x));
+#else
+  return x == x ? static_cast<short>(std::nearbyint(x)) : short(0);  // NaN: some level, as on the device (the
+#endif                                                               // site's norm is NaN then)
+}
 
 template <typename Real>
 struct ColourVector {
   DeviceComplex<Real> c[3];
 };
 
-// The storage of staggered_dslash_launch.h: colour c of site cb at data[c * stride + cb].
+// The storage of staggered_dslash_launch.h: colour c of site cb at data[c * stride + cb] (half: levels, and the
+// site's norm at norm[cb]).
 template <Precision P>
 struct ColourVectorAccessor {
   using Word = typename ColourStorage<P>::Word;
   using Real = typename ColourStorage<P>::Real;
+  static constexpr bool kHalf = P == Precision::kHalf;
   Word* data = nullptr;
+  float* norm = nullptr;  // half only: data + 3 * stride words, as floats
   int stride = 0;
 
   __host__ __device__ __forceinline__ ColourVector<Real> Load(int cb) const {
     ColourVector<Real> v;
+    if constexpr (kHalf) {
+      const float scale = LoadReadOnly(norm + cb) * (1.0f / kHalfScale);
 #pragma unroll
-    for (int c = 0; c < 3; ++c) {
-      const Word w = LoadReadOnly(data + c * stride + cb);
-      v.c[c] = {w.x, w.y};
+      for (int c = 0; c < 3; ++c) {
+        const Word w = LoadReadOnly(data + c * stride + cb);
+        v.c[c] = {static_cast<float>(w.x) * scale, static_cast<float>(w.y) * scale};
+      }
+    } else {
+#pragma unroll
+      for (int c = 0; c < 3; ++c) {
+        const Word w = LoadReadOnly(data + c * stride + cb);
+        v.c[c] = {w.x, w.y};
+      }
     }
     return v;
   }
+
+  // Half: the site's norm is its largest |real| (NaN if a real is NaN or Inf, so that a non-finite result
+  // survives the store: every load of the site is then NaN), each real the nearest level of
+  // real * (32767 / norm). Sites below 2^-64 are scaled by 2^64 first (exact), since 32767 / norm would
+  // overflow float below about 1e-34; the stored norm stays unscaled.
   __host__ __device__ __forceinline__ void Store(int cb, const ColourVector<Real>& v) const {
+    if constexpr (kHalf) {
+      float r[6];
 #pragma unroll
-    for (int c = 0; c < 3; ++c) data[c * stride + cb] = Word{v.c[c].re, v.c[c].im};
+      for (int c = 0; c < 3; ++c) {
+        r[2 * c] = v.c[c].re;
+        r[2 * c + 1] = v.c[c].im;
+      }
+      float largest = 0, poison = 0;  // 0 * x: 0 for finite x, NaN for NaN or Inf
+#pragma unroll
+      for (int i = 0; i < 6; ++i) {
+        const float a = r[i] < 0 ? -r[i] : r[i];
+        largest = a > largest ? a : largest;
+        poison += 0.0f * r[i];
+      }
+      largest += poison;
+      const float stored_norm = largest;
+      if (largest < 0x1p-64f) {  // false for NaN
+#pragma unroll
+        for (int i = 0; i < 6; ++i) r[i] *= 0x1p64f;
+        largest *= 0x1p64f;
+      }
+      const float to_levels = largest > 0.0f ? kHalfScale / largest : 0.0f;
+#pragma unroll
+      for (int c = 0; c < 3; ++c) {
+        data[c * stride + cb] = Word{NearestLevel(r[2 * c] * to_levels), NearestLevel(r[2 * c + 1] * to_levels)};
+      }
+      norm[cb] = stored_norm;
+    } else {
+#pragma unroll
+      for (int c = 0; c < 3; ++c) data[c * stride + cb] = Word{v.c[c].re, v.c[c].im};
+    }
   }
   // One complex component (the vector operations run over components, not sites; a plain load, since they
-  // also read fields they write).
+  // also read fields they write). Not for half (a site's components share its norm).
   __host__ __device__ __forceinline__ DeviceComplex<Real> LoadComponent(int c, int cb) const {
+    static_assert(!kHalf, "half colour vectors are read a site at a time");
     const Word w = data[c * stride + cb];
     return {w.x, w.y};
   }
   __host__ __device__ __forceinline__ void StoreComponent(int c, int cb, DeviceComplex<Real> z) const {
+    static_assert(!kHalf, "half colour vectors are written a site at a time");
     data[c * stride + cb] = Word{z.re, z.im};
   }
 };

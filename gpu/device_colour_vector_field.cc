@@ -1,5 +1,6 @@
 #include "gpu/device_colour_vector_field.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <limits>
@@ -10,8 +11,6 @@
 namespace lqcd::gpu {
 namespace {
 
-std::size_t RealBytes(Precision p) { return p == Precision::kDouble ? sizeof(double) : sizeof(float); }
-
 template <typename Real>
 void Pack(const ColourVectorField<double>& host, int stride, Real* staging) {
   for (int i = 0; i < host.sites(); ++i) {
@@ -19,6 +18,38 @@ void Pack(const ColourVectorField<double>& host, int stride, Real* staging) {
       const std::size_t word = static_cast<std::size_t>(c) * stride + i;
       staging[2 * word] = static_cast<Real>(host[i](c).real());
       staging[2 * word + 1] = static_cast<Real>(host[i](c).imag());
+    }
+  }
+}
+
+// Half: per site the largest |real| as the norm (stored as a float), each real the nearest level of
+// real * 32767 / largest (in double; |level| <= 32767 since |real| <= largest); the norm after the words.
+void PackHalf(const ColourVectorField<double>& host, int stride, unsigned char* bytes) {
+  short* levels = reinterpret_cast<short*>(bytes);  // short2 words: two shorts each
+  float* norms = reinterpret_cast<float*>(bytes + 12 * static_cast<std::size_t>(stride));
+  for (int i = 0; i < host.sites(); ++i) {
+    double largest = 0;
+    for (int c = 0; c < 3; ++c) largest = std::max({largest, std::abs(host[i](c).real()), std::abs(host[i](c).imag())});
+    const double to_levels = largest > 0 ? kHalfScale / largest : 0;
+    for (int c = 0; c < 3; ++c) {
+      const std::size_t word = static_cast<std::size_t>(c) * stride + i;
+      levels[2 * word] = static_cast<short>(std::nearbyint(host[i](c).real() * to_levels));
+      levels[2 * word + 1] = static_cast<short>(std::nearbyint(host[i](c).imag() * to_levels));
+    }
+    norms[i] = static_cast<float>(largest);
+  }
+}
+
+// Half: what the kernel's load computes, level * (norm * (1 / 32767)) in float.
+void UnpackHalf(const unsigned char* bytes, int stride, ColourVectorField<double>& host) {
+  const short* levels = reinterpret_cast<const short*>(bytes);
+  const float* norms = reinterpret_cast<const float*>(bytes + 12 * static_cast<std::size_t>(stride));
+  for (int i = 0; i < host.sites(); ++i) {
+    const float scale = norms[i] * (1.0f / kHalfScale);
+    for (int c = 0; c < 3; ++c) {
+      const std::size_t word = static_cast<std::size_t>(c) * stride + i;
+      host[i](c) = Complex<double>(static_cast<float>(levels[2 * word]) * scale,
+                                   static_cast<float>(levels[2 * word + 1]) * scale);
     }
   }
 }
@@ -36,11 +67,13 @@ void Unpack(const Real* staging, int stride, ColourVectorField<double>& host) {
 }  // namespace
 
 std::vector<unsigned char> PackColourVectors(const ColourVectorField<double>& host, Precision precision, int stride) {
-  std::vector<unsigned char> bytes(static_cast<std::size_t>(6) * stride * RealBytes(precision), 0);
+  std::vector<unsigned char> bytes(ColourVectorBytes(precision, stride), 0);
   if (precision == Precision::kDouble) {
     Pack(host, stride, reinterpret_cast<double*>(bytes.data()));
-  } else {
+  } else if (precision == Precision::kSingle) {
     Pack(host, stride, reinterpret_cast<float*>(bytes.data()));
+  } else {
+    PackHalf(host, stride, bytes.data());
   }
   return bytes;
 }
@@ -50,19 +83,18 @@ ColourVectorField<double> UnpackColourVectors(const void* data, Precision precis
   ColourVectorField<double> host(lattice, SubsetOf(parity));
   if (precision == Precision::kDouble) {
     Unpack(static_cast<const double*>(data), stride, host);
-  } else {
+  } else if (precision == Precision::kSingle) {
     Unpack(static_cast<const float*>(data), stride, host);
+  } else {
+    UnpackHalf(static_cast<const unsigned char*>(data), stride, host);
   }
   return host;
 }
 
 DeviceColourVectorField::DeviceColourVectorField(const Lattice& lattice, Parity parity, Precision precision, int pad)
     : lattice_(lattice), parity_(parity), precision_(precision), pad_(pad) {
-  if (precision == Precision::kHalf) {
-    throw std::invalid_argument("DeviceColourVectorField: half precision is not implemented for colour vectors");
-  }
   if (pad < 0) throw std::invalid_argument("DeviceColourVectorField: pad must be >= 0, got " + std::to_string(pad));
-  data_ = DeviceBuffer(static_cast<std::size_t>(6) * stride() * RealBytes(precision));
+  data_ = DeviceBuffer(ColourVectorBytes(precision, stride()));
   data_.Fill(0);  // +0.0 in both precisions
 }
 
@@ -72,8 +104,9 @@ void DeviceColourVectorField::Upload(const ColourVectorField<double>& host) {
                                 ToString(host.subset()) + ", the device field " + lattice_.ToString() + " " +
                                 ToString(SubsetOf(parity_)));
   }
-  const double largest = precision_ == Precision::kSingle ? std::numeric_limits<float>::max()
-                                                          : std::numeric_limits<double>::max();
+  // Single and half keep floats (half: the site's norm), so a value beyond the float range is refused.
+  const double largest = precision_ == Precision::kDouble ? std::numeric_limits<double>::max()
+                                                          : std::numeric_limits<float>::max();
   for (int i = 0; i < host.sites(); ++i) {
     for (int c = 0; c < 3; ++c) {
       const Complex<double> z = host[i](c);

@@ -1,13 +1,15 @@
 // device_colour_vector_field.h: one parity of a staggered quark field (one colour 3-vector per site) in device
-// memory, double or single precision, with transfers from and to the oracle's ColourVectorField
+// memory, double, single or half precision, with transfers from and to the oracle's ColourVectorField
 // (reference/staggered/colour_vector_field.h).
 //
 // Host-only header (no CUDA types). Storage: staggered_dslash_launch.h (structure of arrays, one complex number
-// per word, stride V/2 + pad). Colour vectors have no spin, so no basis change applies: the device holds the
-// oracle's numbers (rounded to float in single precision).
-// New fields are zero. Errors (std::invalid_argument): half precision (not implemented for colour vectors), a
-// negative pad, an upload of a field of another lattice or parity, or of a non-finite value or (single) one
-// beyond the float range: a clear error at the upload instead of an Inf in a later solve.
+// per word, stride V/2 + pad; half: 16-bit levels and a float norm per site). Colour vectors have no spin, so no
+// basis change applies: the device holds the oracle's numbers (rounded to float in single precision; in half,
+// each real to the nearest of 32767 levels of its site's largest |real|). Half fields are for the Dslash only: the
+// vector operations (staggered_blas.h) refuse them.
+// New fields are zero. Errors (std::invalid_argument): a negative pad, an upload of a field of another lattice or
+// parity, or of a non-finite value or (single, half) one beyond the float range: a clear error at the upload
+// instead of an Inf in a later solve.
 #pragma once
 
 #include <vector>
@@ -20,9 +22,10 @@
 
 namespace lqcd::gpu {
 
-// The host halves of Upload and Download: a single-parity field in the device's storage of `precision` (double
-// or single) with `stride` words per colour (staggered_dslash_launch.h), as bytes, and back. No checks beyond
-// the layout's (Upload checks the values). The host check of the staggered kernel works on these too.
+// The host halves of Upload and Download: a single-parity field in the device's storage of `precision`, with
+// `stride` words per colour (staggered_dslash_launch.h), as bytes, and back (half: decoded as the kernel's load
+// does). No checks beyond the layout's (Upload checks the values). The host check of the staggered kernel works
+// on these too.
 std::vector<unsigned char> PackColourVectors(const ColourVectorField<double>& host, Precision precision, int stride);
 ColourVectorField<double> UnpackColourVectors(const void* data, Precision precision, int stride, const Lattice& lattice,
                                               Parity parity);

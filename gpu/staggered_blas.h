@@ -5,7 +5,7 @@
 // sums), returned to the host (each reduction waits for the device).
 //
 // Host-only header. Errors (std::invalid_argument, before any launch): fields of different lattices, parities or
-// precisions; half precision is refused by the fields themselves.
+// precisions; half-precision fields (the Dslash's only: a site's components share one norm).
 #pragma once
 
 #include <complex>

@@ -1,5 +1,6 @@
 #include "gpu/staggered_dslash.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -12,12 +13,7 @@ namespace {
 
 void Refuse(const std::string& what) { throw std::invalid_argument("ApplyStaggeredDslash: " + what); }
 
-GaugeLayout EighteenReals(Precision precision) {
-  if (precision == Precision::kHalf) {
-    throw std::invalid_argument("DeviceStaggeredLinks: half precision is not implemented for staggered links");
-  }
-  return GaugeLayout{precision, Reconstruct::k18, false, 0};
-}
+GaugeLayout EighteenReals(Precision precision) { return GaugeLayout{precision, Reconstruct::k18, false, 0}; }
 
 // The fat links, after the checks of the pair (before anything is uploaded).
 const GaugeField<double>& CheckedFatLinks(const StaggeredLinks<double>& links) {
@@ -32,6 +28,27 @@ std::unique_ptr<DeviceGaugeField> UploadLongLinks(const StaggeredLinks<double>& 
 }
 
 }  // namespace
+
+std::vector<double> CanonicalEighteenRealLinks(const GaugeField<double>& u) {
+  const Lattice& lattice = u.lattice();
+  const int half = lattice.half_volume();
+  std::vector<double> canonical(18 * 8 * static_cast<std::size_t>(half));
+  for (int p = 0; p < 2; ++p) {
+    for (int cb = 0; cb < half; ++cb) {
+      const int site = lattice.FullIndex(static_cast<Parity>(p), cb);
+      for (int mu = 0; mu < 4; ++mu) {
+        double* link = canonical.data() + 18 * ((p * 4 + mu) * static_cast<std::size_t>(half) + cb);
+        for (int i = 0; i < 3; ++i) {
+          for (int j = 0; j < 3; ++j) {
+            link[2 * (3 * i + j)] = u.Link(site, mu)(i, j).real();
+            link[2 * (3 * i + j) + 1] = u.Link(site, mu)(i, j).imag();
+          }
+        }
+      }
+    }
+  }
+  return canonical;
+}
 
 std::vector<double> CanonicalU3Links(const GaugeField<double>& long_links, double scale) {
   if (!std::isfinite(scale) || scale == 0) {
@@ -61,14 +78,66 @@ std::vector<double> CanonicalU3Links(const GaugeField<double>& long_links, doubl
   return canonical;
 }
 
+namespace {
+
+// The largest |real| of a field (> 0 for usable links).
+double LargestReal(const std::vector<double>& canonical) {
+  double largest = 0;
+  for (const double r : canonical) largest = std::max(largest, std::abs(r));
+  return largest;
+}
+
+// One field of links in the scaled half layout, uploaded into `buffer`.
+ScaledHalfLinkView UploadHalfLinks(const GaugeField<double>& u, DeviceBuffer& buffer) {
+  const std::vector<double> canonical = CanonicalEighteenRealLinks(u);
+  ScaledHalfLinkView view;
+  view.stride = u.lattice().half_volume();
+  view.level_value = HalfLinkLevelValue(LargestReal(canonical));
+  std::vector<unsigned char> staging(2 * 4 * 9 * 2 * sizeof(short) * static_cast<std::size_t>(view.stride));
+  ScaledHalfLinkView host = view;
+  host.data = staging.data();
+  PackScaledHalfLinksOnHost(host, canonical.data());
+  buffer = DeviceBuffer(staging.size());
+  buffer.CopyFromHost(staging.data(), staging.size());
+  view.data = buffer.data();
+  return view;
+}
+
+}  // namespace
+
+GaugeField<double> HalfPrecisionLinks(const GaugeField<double>& links) {
+  const float level_value = HalfLinkLevelValue(LargestReal(CanonicalEighteenRealLinks(links)));
+  GaugeField<double> represented = links;
+  const auto represent = [&](double r) { return HalfLinkValue(static_cast<int>(std::nearbyint(r / level_value)), level_value); };
+  for (int site = 0; site < links.lattice().volume(); ++site) {
+    for (int mu = 0; mu < 4; ++mu) {
+      for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) {
+          const Complex<double> z = links.Link(site, mu)(i, j);
+          represented.Link(site, mu)(i, j) = Complex<double>(represent(z.real()), represent(z.imag()));
+        }
+      }
+    }
+  }
+  return represented;
+}
+
 DeviceStaggeredLinks::DeviceStaggeredLinks(const StaggeredLinks<double>& links, Precision precision,
                                            const LongLinkStorage& storage)
-    : fat_(CheckedFatLinks(links), EighteenReals(precision)),
-      long_links_(UploadLongLinks(links, precision, storage)),
-      storage_(storage) {
+    : lattice_(CheckedFatLinks(links).lattice()), precision_(precision), storage_(storage) {
   if (storage.form == U3Compression::k9) {
     throw std::invalid_argument("DeviceStaggeredLinks: 9-number long links are not implemented on the GPU");
   }
+  if (precision == Precision::kHalf) {
+    if (storage.form == U3Compression::k13 && links.long_links) {
+      throw std::invalid_argument("DeviceStaggeredLinks: 13-number long links are not implemented in half precision");
+    }
+    fat_half_ = UploadHalfLinks(links.fat, fat_half_buffer_);
+    if (links.long_links) long_half_ = UploadHalfLinks(*links.long_links, long_half_buffer_);
+    return;
+  }
+  fat_ = std::make_unique<DeviceGaugeField>(links.fat, EighteenReals(precision));
+  long_links_ = UploadLongLinks(links, precision, storage);
   if (storage.form == U3Compression::k13 && links.long_links) {
     const std::vector<double> canonical = CanonicalU3Links(*links.long_links, storage.scale);
     long13_.precision = precision;
@@ -148,9 +217,11 @@ void ApplyBlock(const std::vector<DeviceColourVectorField*>& out, const DeviceSt
     l.b = b;
   }
   l.rhs = n;
-  l.fat = links.fat().View();
+  if (links.fat() != nullptr) l.fat = links.fat()->View();
   if (links.long_links() != nullptr) l.long_links = links.long_links()->View();
   l.long_links_13 = links.long_links_13();
+  l.fat_half = links.fat_half();
+  l.long_half = links.long_half();
   for (int mu = 0; mu < 4; ++mu) l.antiperiodic[mu] = boundary.WrapSign(mu) < 0;
   l.dagger = dagger == Dagger::kYes;
   l.rhs_per_thread = rhs_per_thread;

@@ -23,11 +23,14 @@
 //
 // Arithmetic: the link products as three fused dot products per component (register_types.cuh FusedDot3),
 // the 16 hops accumulated in the order of the formula above per direction, in the precision of the fields
-// (double or single; the links are stored in the same precision, 18 reals each: neither fat nor HISQ long
-// links are SU(3), so 12- and 8-number forms do not apply).
+// (double or single; half computes in float from 16-bit levels: the colour vectors with a norm per site,
+// colour_vector_accessor.cuh, the links with one scale per field, scaled_half_link_accessor.cuh). The links are
+// stored in 18 reals (or 13 numbers for long links in double and single): neither fat nor HISQ long links are
+// SU(3), so the 12- and 8-number forms do not apply.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <limits>
 #include <stdexcept>
@@ -41,6 +44,7 @@
 #include "gpu/cuda_check.h"
 #include "gpu/gauge_accessor.cuh"
 #include "gpu/register_types.cuh"
+#include "gpu/scaled_half_link_accessor.cuh"
 #include "gpu/staggered_dslash_launch.h"
 #include "gpu/tune.h"
 #include "gpu/u3_link_accessor.cuh"
@@ -48,11 +52,16 @@
 namespace lqcd::gpu {
 namespace {
 
-// kLongReals: 0 (no long links), 18 (GaugeAccessor) or 13 (U3LinkAccessor: two rows and arg det, rebuilt).
+// kLongReals: 0 (no long links), 18 (GaugeAccessor; half: ScaledHalfLinkAccessor) or 13 (U3LinkAccessor: two
+// rows and arg det, rebuilt; double and single only).
+template <Precision P>
+using EighteenRealLinks =
+    std::conditional_t<P == Precision::kHalf, ScaledHalfLinkAccessor, GaugeAccessor<P, Reconstruct::k18>>;
 template <Precision P, int kLongReals, bool kDaggerFlag, bool kXpayFlag, int kRhsPerThreadValue>
 struct StaggeredDslashArg {
   using Real = typename ColourStorage<P>::Real;
-  using LongLinks = std::conditional_t<kLongReals == 13, U3LinkAccessor<P>, GaugeAccessor<P, Reconstruct::k18>>;
+  using FatLinks = EighteenRealLinks<P>;
+  using LongLinks = std::conditional_t<kLongReals == 13, U3LinkAccessor<P>, EighteenRealLinks<P>>;
   static constexpr bool kLongLinks = kLongReals != 0;
   static constexpr bool kDagger = kDaggerFlag;
   static constexpr bool kXpay = kXpayFlag;
@@ -61,7 +70,7 @@ struct StaggeredDslashArg {
   ColourVectorAccessor<P> in[kMaxStaggeredRhs];  // read only
   ColourVectorAccessor<P> x[kMaxStaggeredRhs];   // read only; xpay: out = a x + b D in (x may be out)
   Real a = 0, b = 1;
-  GaugeAccessor<P, Reconstruct::k18> fat;
+  FatLinks fat;
   LongLinks long_links;
   int rhs = 1;
   int extents[4];
@@ -187,11 +196,12 @@ __global__ void StaggeredDslashKernel(const Arg arg, const int groups) {
 }
 
 std::string TuneKey(const StaggeredDslashLaunch& l, int rhs_per_thread) {
-  std::string key = std::string("StaggeredDslash ") + ToString(l.fat.precision) +
-                    (l.long_links_13.data != nullptr ? " fat+long13" : l.long_links.data != nullptr ? " fat+long" : " fat") + (l.dagger ? " dagger" : "") +
+  const bool has_long = l.long_links.data != nullptr || l.long_half.data != nullptr;
+  std::string key = std::string("StaggeredDslash ") + ToString(l.out[0].precision) +
+                    (l.long_links_13.data != nullptr ? " fat+long13" : has_long ? " fat+long" : " fat") + (l.dagger ? " dagger" : "") +
                     (l.xpay ? " xpay" : "") + " rhs " + std::to_string(l.rhs) + "/" + std::to_string(rhs_per_thread) +
-                    " " + std::to_string(l.fat.extents[0]);
-  for (int mu = 1; mu < 4; ++mu) key += "x" + std::to_string(l.fat.extents[mu]);
+                    " " + std::to_string(l.out[0].extents[0]);
+  for (int mu = 1; mu < 4; ++mu) key += "x" + std::to_string(l.out[0].extents[mu]);
   return key;
 }
 
@@ -199,28 +209,43 @@ template <class Arg, Precision P>
 Arg ArgOf(const StaggeredDslashLaunch& l) {
   using Word = typename ColourStorage<P>::Word;
   Arg arg;
+  // A view's words, and for half the norms after its 3 x stride words (staggered_dslash_launch.h).
+  const auto accessor = [](const void* data, int stride) {
+    ColourVectorAccessor<P> a;
+    a.data = static_cast<Word*>(const_cast<void*>(data));  // inputs are only ever loaded
+    a.stride = stride;
+    if constexpr (P == Precision::kHalf) a.norm = reinterpret_cast<float*>(a.data + 3 * static_cast<long>(stride));
+    return a;
+  };
   for (int j = 0; j < l.rhs; ++j) {
-    arg.out[j].data = static_cast<Word*>(l.out[j].data);
-    arg.out[j].stride = l.out[j].stride;
-    arg.in[j].data = static_cast<Word*>(const_cast<void*>(l.in[j].data));  // only ever loaded
-    arg.in[j].stride = l.in[j].stride;
-    if constexpr (Arg::kXpay) {
-      arg.x[j].data = static_cast<Word*>(const_cast<void*>(l.x[j].data));  // only ever loaded
-      arg.x[j].stride = l.x[j].stride;
-    }
+    arg.out[j] = accessor(l.out[j].data, l.out[j].stride);
+    arg.in[j] = accessor(l.in[j].data, l.in[j].stride);
+    if constexpr (Arg::kXpay) arg.x[j] = accessor(l.x[j].data, l.x[j].stride);
   }
   arg.a = static_cast<typename Arg::Real>(l.a);
   arg.b = static_cast<typename Arg::Real>(l.b);
-  using GaugeWord = typename GaugeAccessor<P, Reconstruct::k18>::Word;
-  arg.fat.data = static_cast<GaugeWord*>(l.fat.data);
-  arg.fat.stride = l.fat.stride;
-  if constexpr (std::is_same_v<typename Arg::LongLinks, U3LinkAccessor<P>>) {
-    arg.long_links.data = static_cast<typename ColourStorage<P>::Word*>(l.long_links_13.data);
-    arg.long_links.stride = l.long_links_13.stride;
-    arg.long_links.scale = static_cast<typename Arg::Real>(l.long_links_13.scale);
-  } else if constexpr (Arg::kLongLinks) {
-    arg.long_links.data = static_cast<GaugeWord*>(l.long_links.data);
-    arg.long_links.stride = l.long_links.stride;
+  if constexpr (P == Precision::kHalf) {
+    const auto half_links = [](const ScaledHalfLinkView& v) {
+      ScaledHalfLinkAccessor a;
+      a.data = static_cast<short2*>(v.data);
+      a.stride = v.stride;
+      a.level_value = v.level_value;
+      return a;
+    };
+    arg.fat = half_links(l.fat_half);
+    if constexpr (Arg::kLongLinks) arg.long_links = half_links(l.long_half);
+  } else {
+    using GaugeWord = typename GaugeAccessor<P, Reconstruct::k18>::Word;
+    arg.fat.data = static_cast<GaugeWord*>(l.fat.data);
+    arg.fat.stride = l.fat.stride;
+    if constexpr (std::is_same_v<typename Arg::LongLinks, U3LinkAccessor<P>>) {
+      arg.long_links.data = static_cast<typename ColourStorage<P>::Word*>(l.long_links_13.data);
+      arg.long_links.stride = l.long_links_13.stride;
+      arg.long_links.scale = static_cast<typename Arg::Real>(l.long_links_13.scale);
+    } else if constexpr (Arg::kLongLinks) {
+      arg.long_links.data = static_cast<GaugeWord*>(l.long_links.data);
+      arg.long_links.stride = l.long_links.stride;
+    }
   }
   arg.rhs = l.rhs;
   for (int mu = 0; mu < 4; ++mu) {
@@ -262,8 +287,7 @@ void LaunchVariant(const StaggeredDslashLaunch& l, bool on_host) {
   std::vector<std::pair<void*, std::size_t>> preserve;
   for (int j = 0; kXpay && j < l.rhs; ++j) {
     if (l.x[j].data == l.out[j].data) {
-      preserve.emplace_back(l.out[j].data, sizeof(typename ColourStorage<P>::Word) * 3 *
-                                               static_cast<std::size_t>(l.out[j].stride));
+      preserve.emplace_back(l.out[j].data, ColourVectorBytes(P, l.out[j].stride));
     }
   }
   const int block = LaunchTuner::Instance().BlockSize(key, attributes.maxThreadsPerBlock, preserve, launch);
@@ -297,18 +321,25 @@ void LaunchFor(const StaggeredDslashLaunch& l, bool on_host) {
       });
     });
   };
-  if (l.long_links_13.data != nullptr) return with_long(std::integral_constant<int, 13>{});
-  if (l.long_links.data != nullptr) return with_long(std::integral_constant<int, 18>{});
+  if constexpr (P == Precision::kHalf) {
+    if (l.long_links_13.data != nullptr) {
+      throw std::invalid_argument("StaggeredDslash: 13-number long links are not implemented in half precision");
+    }
+    if (l.long_half.data != nullptr) return with_long(std::integral_constant<int, 18>{});
+  } else {
+    if (l.long_links_13.data != nullptr) return with_long(std::integral_constant<int, 13>{});
+    if (l.long_links.data != nullptr) return with_long(std::integral_constant<int, 18>{});
+  }
   with_long(std::integral_constant<int, 0>{});
 }
 
 void Dispatch(const StaggeredDslashLaunch& launch, bool on_host) {
-  switch (launch.fat.precision) {
+  switch (launch.out[0].precision) {
     case Precision::kDouble: return LaunchFor<Precision::kDouble>(launch, on_host);
     case Precision::kSingle: return LaunchFor<Precision::kSingle>(launch, on_host);
-    case Precision::kHalf: break;
+    case Precision::kHalf: return LaunchFor<Precision::kHalf>(launch, on_host);
   }
-  throw std::invalid_argument("StaggeredDslash: half precision is not implemented");
+  throw std::invalid_argument("StaggeredDslash: unknown precision");
 }
 
 template <Precision P>
@@ -365,6 +396,45 @@ void PackEighteenRealLinksOnHost(const GaugeView& destination, const double* can
   }
   if (destination.precision == Precision::kDouble) return PackLinksFor<Precision::kDouble>(destination, canonical);
   PackLinksFor<Precision::kSingle>(destination, canonical);
+}
+
+float HalfLinkLevelValue(double largest) {
+  if (!(largest > 0) || !std::isfinite(largest)) {
+    throw std::invalid_argument("HalfLinkLevelValue: the largest |real| must be finite and positive, got " +
+                                std::to_string(largest));
+  }
+  float level_value = static_cast<float>(largest / kHalfScale);
+  // Up to the next float if rounding went down: then largest / level_value <= 32767 (a level in range).
+  if (static_cast<double>(level_value) * kHalfScale < largest) level_value = std::nextafter(level_value, 1e30f);
+  return level_value;
+}
+
+void PackScaledHalfLinksOnHost(const ScaledHalfLinkView& destination, const double* canonical) {
+  if (!(destination.level_value > 0) || !std::isfinite(destination.level_value)) {
+    throw std::invalid_argument("PackScaledHalfLinksOnHost: the level value must be finite and positive");
+  }
+  ScaledHalfLinkAccessor links;
+  links.data = static_cast<short2*>(destination.data);
+  links.stride = destination.stride;
+  for (int parity = 0; parity < 2; ++parity) {
+    for (int mu = 0; mu < 4; ++mu) {
+      for (int cb = 0; cb < destination.stride; ++cb) {
+        const double* r = canonical + 18 * ((parity * 4 + mu) * static_cast<long>(destination.stride) + cb);
+        short levels[18];
+        for (int k = 0; k < 18; ++k) {
+          const double level = std::nearbyint(r[k] / destination.level_value);
+          if (!(std::abs(level) <= kHalfScale)) {
+            throw std::invalid_argument("PackScaledHalfLinksOnHost: a real of " + std::to_string(r[k]) +
+                                        " is beyond 32767 levels of " + std::to_string(destination.level_value));
+          }
+          levels[k] = static_cast<short>(level);
+        }
+        for (int w = 0; w < ScaledHalfLinkAccessor::kWords; ++w) {
+          links.data[links.WordIndex(mu, parity, cb, w)] = short2{levels[2 * w], levels[2 * w + 1]};
+        }
+      }
+    }
+  }
 }
 
 }  // namespace lqcd::gpu

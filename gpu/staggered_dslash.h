@@ -5,8 +5,9 @@
 // Host-only header (no CUDA types). The kernel and its mapping: staggered_dslash.cu. Links: fat links F and
 // long links L (absent: naive) in the fields' precision, fat links in 18 reals (sums of paths: neither unitary
 // nor bounded), long links in 18 reals or in 13 numbers (LongLinkStorage: HISQ's Naik links are c_naik times a
-// U(3) product, reference/staggered/u3_compression.h; the 9-number form is not implemented on the GPU). Double
-// and single precision.
+// U(3) product, reference/staggered/u3_compression.h; the 9-number form is not implemented on the GPU). Double,
+// single and half precision (half: 16-bit levels, colour vectors with a norm per site, links with one scale
+// per field; arithmetic in float; 18-real long links only).
 //
 // The block form loads each link once per site for all n <= 16 right-hand sides (papers 003: the links are
 // most of the bytes at n = 1). Every output is within the rounding bound of the oracle (the tests derive it);
@@ -41,6 +42,10 @@ struct LongLinkStorage {
   double scale = 1;
 };
 
+// 18 doubles per link (row-major, real and imaginary parts), ordered (parity, mu, checkerboard index), as
+// DeviceGaugeField uploads them and PackEighteenRealLinksOnHost / PackScaledHalfLinksOnHost read them.
+std::vector<double> CanonicalEighteenRealLinks(const GaugeField<double>& u);
+
 // The 13-number form of every long link (2 x kU3Words doubles per link: the 12 row reals, theta, 0), ordered
 // (parity, mu, checkerboard index) for PackU3LinksOnHost. std::invalid_argument for a zero or non-finite scale
 // and for a link whose X = L / scale is not unitary (naming the site and direction).
@@ -49,25 +54,36 @@ std::vector<double> CanonicalU3Links(const GaugeField<double>& long_links, doubl
 // The staggered links on the device: F and, for improved actions, L.
 class DeviceStaggeredLinks {
  public:
-  // Checks the links (reference RequireUsableLinks) and uploads them in `precision` (double or single), the long
-  // links in `storage`'s form.
+  // Checks the links (reference RequireUsableLinks) and uploads them in `precision`, the long links in
+  // `storage`'s form. Half precision: fat and long links (18 reals) each scaled by their field's largest |real|
+  // (staggered_dslash_launch.h, ScaledHalfLinkView); 13-number long links are refused in half.
   DeviceStaggeredLinks(const StaggeredLinks<double>& links, Precision precision, const LongLinkStorage& storage = {});
 
-  const Lattice& lattice() const { return fat_.lattice(); }
-  Precision precision() const { return fat_.layout().precision; }
-  const DeviceGaugeField& fat() const { return fat_; }
-  const DeviceGaugeField* long_links() const { return long_links_.get(); }  // null: naive, or 13 numbers
-  bool improved() const { return long_links_ != nullptr || long13_.data != nullptr; }
+  const Lattice& lattice() const { return lattice_; }
+  Precision precision() const { return precision_; }
+  const DeviceGaugeField* fat() const { return fat_.get(); }                // null in half precision
+  const DeviceGaugeField* long_links() const { return long_links_.get(); }  // null: naive, 13 numbers or half
+  bool improved() const { return long_links_ != nullptr || long13_.data != nullptr || long_half_.data != nullptr; }
   const LongLinkStorage& long_storage() const { return storage_; }
-  const U3LinkView& long_links_13() const { return long13_; }  // data null unless 13 numbers
+  const U3LinkView& long_links_13() const { return long13_; }        // data null unless 13 numbers
+  const ScaledHalfLinkView& fat_half() const { return fat_half_; }    // data null unless half
+  const ScaledHalfLinkView& long_half() const { return long_half_; }  // data null unless half and improved
 
  private:
-  DeviceGaugeField fat_;
+  Lattice lattice_;
+  Precision precision_;
+  std::unique_ptr<DeviceGaugeField> fat_;
   std::unique_ptr<DeviceGaugeField> long_links_;
   LongLinkStorage storage_;
   DeviceBuffer long13_buffer_;
   U3LinkView long13_;
+  DeviceBuffer fat_half_buffer_, long_half_buffer_;
+  ScaledHalfLinkView fat_half_, long_half_;
 };
+
+// The links that half-precision storage represents (what a half DeviceStaggeredLinks computes with): each real
+// of `links` the nearest level of HalfLinkLevelValue(largest |real| of the field), times that value in float.
+GaugeField<double> HalfPrecisionLinks(const GaugeField<double>& links);
 
 void ApplyStaggeredDslash(DeviceColourVectorField& out, const DeviceStaggeredLinks& links,
                           const DeviceColourVectorField& in, const FermionBoundary& boundary,

@@ -2,7 +2,7 @@
 // the even-odd block CG (gpu_staggered.h) per right-hand side: the paper-003 (Bielefeld HISQ) table.
 //
 //   staggered_dslash_benchmark [--lattice=32x32x32x32,64x64x64x16] [--rhs=1,2,4,8,16] [--repetitions=N]
-//                              [--precision=double|single|all] [--cg-rhs=1,2,4,8|0] [--mass=M] [--csv=FILE]
+//                              [--precision=double|single|half|all] [--cg-rhs=1,2,4,8|0] [--mass=M] [--csv=FILE]
 //
 // Dslash rows, per lattice x precision x links (fat + long links of 18 reals or of 13 numbers: the improved
 // operator; fat only: naive) x n:
@@ -41,7 +41,7 @@ namespace lqcd::gpu {
 namespace {
 
 struct Options {
-  std::vector<Precision> precisions{Precision::kDouble, Precision::kSingle};
+  std::vector<Precision> precisions{Precision::kDouble, Precision::kSingle, Precision::kHalf};
   std::vector<int> rhs{1, 2, 4, 8, 16};
   std::vector<int> cg_rhs{1, 2, 4, 8};
   int repetitions = 20;
@@ -78,6 +78,7 @@ void DslashRows(const Lattice& lattice, const Options& o, double copy_gbs, std::
     }
     // Long links in 18 reals, in 13 numbers (Haar-random links are unitary: scale 1), or none (naive).
     for (const int long_reals : {18, 13, 0}) {
+      if (precision == Precision::kHalf && long_reals == 13) continue;  // 13 numbers: double and single only
       const bool improved = long_reals != 0;
       const StaggeredLinks<double> host_links =
           improved ? StaggeredLinks<double>{fat, long_links} : StaggeredLinks<double>::Naive(fat);
@@ -193,7 +194,8 @@ int Main(int argc, char** argv) {
   flags.IntList("rhs", &o.rhs, 1, kMaxStaggeredRhs, "right-hand sides per Dslash call, a list");
   flags.IntList("cg-rhs", &o.cg_rhs, 0, 64, "right-hand sides per block CG, a list (0 alone: no CG rows)");
   flags.Int("repetitions", &o.repetitions, 1, 1000000, "timed Dslash calls per row; the median is reported");
-  flags.Choice<std::string>("precision", &precision, {{"all", "all"}, {"double", "double"}, {"single", "single"}},
+  flags.Choice<std::string>("precision", &precision,
+                            {{"all", "all"}, {"double", "double"}, {"single", "single"}, {"half", "half"}},
                             "precision of the Dslash rows (the CG runs in double)");
   flags.Double("mass", &o.mass, "staggered mass of the CG rows", command_line::Range::Positive());
   flags.String("csv", &o.csv, "FILE", "also write every row to this CSV");

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,7 +42,7 @@ struct HostLinks {
     view.stride = lattice.half_volume();
     bytes.assign(2 * 4 * 18 * static_cast<std::size_t>(view.stride) * RealBytes(precision), 0);
     view.data = bytes.data();
-    const std::vector<double> canonical = testing::CanonicalLinks(u);
+    const std::vector<double> canonical = CanonicalEighteenRealLinks(u);
     PackEighteenRealLinksOnHost(view, canonical.data());
   }
 };
@@ -86,14 +87,38 @@ struct HostU3Links {
   }
 };
 
+// Links of one kind in host memory in the scaled half layout (staggered_dslash_launch.h).
+struct HostHalfLinks {
+  std::vector<unsigned char> bytes;
+  ScaledHalfLinkView view;
+  explicit HostHalfLinks(const GaugeField<double>& u) {
+    const std::vector<double> canonical = CanonicalEighteenRealLinks(u);
+    double largest = 0;
+    for (const double r : canonical) largest = std::max(largest, std::abs(r));
+    view.stride = u.lattice().half_volume();
+    view.level_value = HalfLinkLevelValue(largest);
+    bytes.assign(2 * 4 * 9 * 2 * sizeof(short) * static_cast<std::size_t>(view.stride), 0);
+    view.data = bytes.data();
+    PackScaledHalfLinksOnHost(view, canonical.data());
+  }
+};
+
 HostRun RunOnHost(const StaggeredLinks<double>& links, Precision precision, const FermionBoundary& boundary,
                   Parity out_parity, Dagger dagger, int n, int mapping, std::uint64_t seed, const Xpay& xpay = {},
                   double u3_scale = 0) {  // u3_scale != 0: the long links in 13 numbers with this scale
   const Lattice& lattice = links.lattice();
-  const HostLinks fat(links.fat, precision);
+  const bool half = precision == Precision::kHalf;
+  const HostLinks fat(links.fat, half ? Precision::kSingle : precision);  // unused in half
   std::unique_ptr<HostLinks> long_links;
   std::unique_ptr<HostU3Links> long_links_13;
-  if (links.long_links && u3_scale == 0) long_links = std::make_unique<HostLinks>(*links.long_links, precision);
+  std::unique_ptr<HostHalfLinks> fat_half, long_half;
+  if (half) {
+    fat_half = std::make_unique<HostHalfLinks>(links.fat);
+    if (links.long_links) long_half = std::make_unique<HostHalfLinks>(*links.long_links);
+  }
+  if (links.long_links && u3_scale == 0 && !half) {
+    long_links = std::make_unique<HostLinks>(*links.long_links, precision);
+  }
   if (links.long_links && u3_scale != 0) {
     long_links_13 = std::make_unique<HostU3Links>(*links.long_links, u3_scale, precision);
   }
@@ -111,7 +136,7 @@ HostRun RunOnHost(const StaggeredLinks<double>& links, Precision precision, cons
     if (xpay.on && xpay.x_in_place) {
       out_bytes.push_back(x_bytes.back());
     } else {
-      out_bytes.emplace_back(6 * static_cast<std::size_t>(lattice.half_volume()) * RealBytes(precision), 0xff);
+      out_bytes.emplace_back(ColourVectorBytes(precision, lattice.half_volume()), 0xff);
     }
   }
   for (int j = 0; j < n; ++j) {
@@ -127,9 +152,11 @@ HostRun RunOnHost(const StaggeredLinks<double>& links, Precision precision, cons
   l.a = xpay.a;
   l.b = xpay.b;
   l.rhs = n;
-  l.fat = fat.view;
+  if (!half) l.fat = fat.view;
   if (long_links) l.long_links = long_links->view;
   if (long_links_13) l.long_links_13 = long_links_13->view;
+  if (fat_half) l.fat_half = fat_half->view;
+  if (long_half) l.long_half = long_half->view;
   for (int mu = 0; mu < 4; ++mu) l.antiperiodic[mu] = boundary.WrapSign(mu) < 0;
   l.dagger = dagger == Dagger::kYes;
   l.rhs_per_thread = mapping;
@@ -217,6 +244,98 @@ TEST(StaggeredDslashOnHost, ThirteenNumberLongLinksMatchTheOracleOnTheLinksTheyR
   EXPECT_THROW(CanonicalU3Links(*hisq.long_links, 0.0), std::invalid_argument);
 }
 
+TEST(StaggeredDslashOnHost, HalfPrecisionMatchesTheOracleOnTheLinksItRepresents) {
+  // Half: links as levels of their field's largest |real| (HalfPrecisionLinks gives what they represent, for the
+  // oracle), inputs as stored (levels of each site's norm), float arithmetic, the output stored in half: the
+  // Dslash bound in float plus HalfStorageBound's storage term.
+  const Lattice lattice(Coordinates{4, 4, 6, 6});
+  const StaggeredLinks<double> hisq = testing::RandomHisqLinks(lattice, 41);
+  const StaggeredLinks<double> naive = testing::RandomNaiveLinks(lattice, 42);
+  double worst = 0;
+  int cases = 0;
+  for (const StaggeredLinks<double>* links : {&hisq, &naive}) {
+    StaggeredLinks<double> represented{HalfPrecisionLinks(links->fat), std::nullopt};
+    if (links->long_links) represented.long_links = HalfPrecisionLinks(*links->long_links);
+    const int hops = links->long_links ? 16 : 8;
+    for (const Parity out_parity : {Parity::kEven, Parity::kOdd}) {
+      for (const Dagger dagger : {Dagger::kNo, Dagger::kYes}) {
+        for (const int mapping : {1, 2, 4}) {
+          const int n = mapping == 4 ? 5 : 3;
+          const HostRun run = RunOnHost(*links, Precision::kHalf, FermionBoundary::AntiperiodicTime(), out_parity,
+                                        dagger, n, mapping, 700);
+          for (int j = 0; j < n; ++j) {
+            ColourVectorField<double> expected(lattice, SubsetOf(out_parity));
+            ApplyStaggeredDslashParity(expected, represented, run.stored_inputs[j], FermionBoundary::AntiperiodicTime(),
+                                       dagger);
+            const ColourVectorField<double> terms = testing::AbsoluteTerms(represented, run.stored_inputs[j], out_parity);
+            const ColourVectorField<double> extra = testing::HalfStorageBound(
+                expected, testing::DslashArithmeticBound(terms, Precision::kHalf, hops));
+            worst = std::max(worst, testing::CheckWithinBound(
+                                        run.outputs[j], expected, terms, extra, Precision::kHalf, hops,
+                                        std::string("half") + (links->long_links ? " hisq" : " naive") + " out " +
+                                            ToString(SubsetOf(out_parity)) + (dagger == Dagger::kYes ? " dagger" : "") +
+                                            " mapping " + std::to_string(mapping) + " rhs " + std::to_string(j)));
+            ++cases;
+          }
+        }
+      }
+    }
+  }
+  std::cout << cases << " half outputs compared; the largest error is " << worst << " of its bound\n";
+  EXPECT_GT(worst, 0.01);  // the bound is not vacuous: the storage term is the size of the errors
+  // The links the half storage represents are within half a level of the links.
+  const GaugeField<double> fat = HalfPrecisionLinks(hisq.fat);
+  double largest = 0, difference = 0;
+  for (int site = 0; site < lattice.volume(); ++site) {
+    for (int mu = 0; mu < 4; ++mu) {
+      for (int i = 0; i < 3; ++i) {
+        for (int k = 0; k < 3; ++k) {
+          const Complex<double> z = hisq.fat.Link(site, mu)(i, k);
+          largest = std::max({largest, std::abs(z.real()), std::abs(z.imag())});
+          difference = std::max(difference, std::abs(fat.Link(site, mu)(i, k) - z));
+        }
+      }
+    }
+  }
+  EXPECT_GT(difference, 0);
+  // Half a level, sqrt(2) for a complex entry, and the float product level * level_value (one rounding).
+  EXPECT_LE(difference, std::sqrt(2.0) * (0.5 / 32767 + 0x1p-24) * largest * 1.01);
+}
+
+TEST(StaggeredDslashOnHost, HalfPrecisionXpayMatchesTheOracle) {
+  const Lattice lattice(Coordinates{4, 4, 6, 6});
+  const StaggeredLinks<double> hisq = testing::RandomHisqLinks(lattice, 43);
+  const StaggeredLinks<double> represented{HalfPrecisionLinks(hisq.fat), HalfPrecisionLinks(*hisq.long_links)};
+  const double m = 0.0173, a = 4 * m * m, b = -1;
+  double worst = 0;
+  for (const bool in_place : {false, true}) {
+    const HostRun run = RunOnHost(hisq, Precision::kHalf, FermionBoundary(), Parity::kOdd, Dagger::kNo, 3, 0, 800,
+                                  Xpay{true, a, b, in_place});
+    for (int j = 0; j < 3; ++j) {
+      ColourVectorField<double> d_in(lattice, Subset::kOdd), expected(lattice, Subset::kOdd);
+      ApplyStaggeredDslashParity(d_in, represented, run.stored_inputs[j], FermionBoundary(), Dagger::kNo);
+      for (int i = 0; i < expected.sites(); ++i) expected[i] = a * run.stored_x[j][i] + b * d_in[i];
+      const ColourVectorField<double> terms = testing::AbsoluteTerms(represented, run.stored_inputs[j], Parity::kOdd);
+      // The arithmetic bound before the store: |b| times the Dslash's, the epilogue's (CheckXpayWithinBound's).
+      ColourVectorField<double> arithmetic = testing::DslashArithmeticBound(terms, Precision::kHalf, 16);
+      for (int i = 0; i < arithmetic.sites(); ++i) {
+        for (int c = 0; c < 3; ++c) {
+          arithmetic[i](c) = std::abs(b) * arithmetic[i](c).real() +
+                             std::sqrt(2.0) * 3 * (0x1p-24 + 0x1p-53) * 1.01 *
+                                 (std::abs(a) * std::abs(run.stored_x[j][i](c)) + std::abs(b) * std::abs(d_in[i](c)));
+        }
+      }
+      const ColourVectorField<double> extra = testing::HalfStorageBound(expected, arithmetic);
+      worst = std::max(worst, testing::CheckXpayWithinBound(run.outputs[j], expected, terms, run.stored_x[j], d_in, a,
+                                                            b, Precision::kHalf, 16,
+                                                            std::string("half xpay") + (in_place ? " in place" : ""),
+                                                            &extra));
+    }
+  }
+  std::cout << "half xpay: the largest error is " << worst << " of its bound\n";
+  EXPECT_GT(worst, 0.01);
+}
+
 TEST(StaggeredDslashOnHost, TheXpayFormMatchesTheOracleInPlaceOrNot) {
   // a x + b D in with the coefficients of the even-odd operator's pieces: 4m^2 x - D (D in), 2m b - D b, and
   // (b - D x) / (2m).
@@ -298,6 +417,23 @@ TEST(StaggeredDslashOnHost, PackingRoundTripsAndRefusesHalf) {
       ASSERT_EQ(rounded[i](c), Complex<double>(re, im)) << "site " << i << " colour " << c;
     }
   }
+  // Half keeps each real within half a level of its site's largest |real| M, plus the float decode's roundings
+  // (the norm stored as a float, times the float 1/32767, times the level: 4 u of M at most), per complex
+  // component sqrt(2) of that.
+  const std::vector<unsigned char> levels = PackColourVectors(v, Precision::kHalf, lattice.half_volume() + 2);
+  const ColourVectorField<double> decoded =
+      UnpackColourVectors(levels.data(), Precision::kHalf, lattice.half_volume() + 2, lattice, Parity::kOdd);
+  double worst = 0;
+  for (int i = 0; i < v.sites(); ++i) {
+    double largest = 0;
+    for (int c = 0; c < 3; ++c) largest = std::max({largest, std::abs(v[i](c).real()), std::abs(v[i](c).imag())});
+    const double bound = std::sqrt(2.0) * (0.5 / 32767 + 4 * 0x1p-24) * largest * 1.01;
+    for (int c = 0; c < 3; ++c) {
+      ASSERT_LE(std::abs(decoded[i](c) - v[i](c)), bound) << "half site " << i << " colour " << c;
+      worst = std::max(worst, std::abs(decoded[i](c) - v[i](c)) / bound);
+    }
+  }
+  EXPECT_GT(worst, 0.1);  // levels, not the values themselves
   GaugeView half_links;
   half_links.precision = Precision::kHalf;
   EXPECT_THROW(PackEighteenRealLinksOnHost(half_links, nullptr), std::invalid_argument);

@@ -6,7 +6,13 @@
 // Colour-vector storage (one parity): structure of arrays, one complex number per word,
 //     word c (colour 0, 1, 2) of checkerboard site cb at data[c * stride + cb],   stride = sites + pad,
 // a word being double2 (double) or float2 (single): consecutive threads (sites) read consecutive words.
+// Half: the words are short2 (two 16-bit levels), followed by one float per site, its norm: the 3 x stride
+// words, then norm[cb] at reinterpret_cast<float*>(data + 3 * stride)[cb]. A real of the site is
+// level * (norm / 32767) (computed in float as level * (norm * (1 / 32767))), the norm being the site's largest
+// |real| (colour_vector_accessor.cuh quantises a site at a time). 16 bytes per site.
 #pragma once
+
+#include <cstddef>
 
 #include "gpu/field_views.h"
 #include "gpu/precision.h"
@@ -26,6 +32,23 @@ struct U3LinkView {
   double scale = 1;
   void* data = nullptr;
 };
+
+// Links in half precision (fat links, or long links of 18 reals): neither fat nor HISQ long links are bounded
+// by 1, so a field carries one scale: a real is level * level_value (float arithmetic), the level a short in
+// [-32767, 32767], level_value the field's largest |real| / 32767 (as a float). Word w (reals 2w, 2w + 1 of the
+// 18-real row-major order) of link (parity, mu, cb) at short2 index ((parity * 4 + mu) * 9 + w) * stride + cb.
+struct ScaledHalfLinkView {
+  int stride = 0;  // V/2
+  float level_value = 0;
+  void* data = nullptr;
+};
+
+// Bytes of one parity's colour-vector field with `stride` words per colour: 48, 24 or 16 per stride (half: the
+// levels and the norms).
+inline std::size_t ColourVectorBytes(Precision precision, int stride) {
+  const std::size_t per_stride = precision == Precision::kDouble ? 48 : precision == Precision::kSingle ? 24 : 16;
+  return per_stride * static_cast<std::size_t>(stride);
+}
 
 // One parity of a colour-vector field on the device.
 struct ColourVectorView {
@@ -51,7 +74,8 @@ struct ConstColourVectorView {
         data(v.data) {}
 };
 
-// out[j] = D_{p,p'} in[j] (or -that: dagger) for j < rhs, every field in the precision of the links; with xpay,
+// out[j] = D_{p,p'} in[j] (or -that: dagger) for j < rhs, every field in the precision of out[0] (the links'
+// too: fat / long_links / long_links_13 in double and single, fat_half / long_half in half); with xpay,
 // out[j] = a x[j] + b D_{p,p'} in[j] (x[j] on the output parity; it may be out[j]). Checked by the host API
 // before it gets here.
 struct StaggeredDslashLaunch {
@@ -64,6 +88,9 @@ struct StaggeredDslashLaunch {
   GaugeView fat;
   GaugeView long_links;  // data null: no long links (naive staggered), or they are in long_links_13
   U3LinkView long_links_13;  // data non-null: the long links in 13 numbers
+  // Half precision (the fields' precision is half): the links here instead of in fat / long_links.
+  ScaledHalfLinkView fat_half;
+  ScaledHalfLinkView long_half;  // data null: no long links
   bool antiperiodic[4] = {false, false, false, true};
   bool dagger = false;
   int rhs_per_thread = 0;  // 0: chosen by the launcher; 1, 2 or 4: pinned (tests)
@@ -81,5 +108,17 @@ void PackEighteenRealLinksOnHost(const GaugeView& destination, const double* can
 // Long links in host memory in the 13-number layout above: `canonical` holds 2 x kU3Words doubles per link (the
 // 12 row reals, theta, 0), ordered (parity, mu, checkerboard index); destination.stride = V/2 (no pad).
 void PackU3LinksOnHost(const U3LinkView& destination, const double* canonical);
+// Links in host memory in the scaled half layout above: `canonical` holds 18 doubles per link ordered (parity, mu,
+// checkerboard index); destination.stride = V/2, destination.level_value = HalfLinkLevelValue(largest |real|),
+// destination.data must hold 2 x 4 x 9 x stride short2 words. Each real becomes the nearest level of
+// real / level_value (refused if beyond 32767.5: a level_value too small for these links).
+void PackScaledHalfLinksOnHost(const ScaledHalfLinkView& destination, const double* canonical);
+// The value of one level for links whose largest |real| is `largest` (> 0, finite): largest / 32767 as a float,
+// rounded up so that no real exceeds 32767 levels.
+float HalfLinkLevelValue(double largest);
+// What a stored level means: level * level_value in float, as the kernel computes it.
+inline double HalfLinkValue(int level, float level_value) {
+  return static_cast<double>(static_cast<float>(level) * level_value);
+}
 
 }  // namespace lqcd::gpu

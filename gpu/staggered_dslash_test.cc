@@ -12,10 +12,12 @@
 #include <cmath>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "gpu/device.h"
+#include "gpu/staggered_blas.h"
 #include "gpu/staggered_dslash_testing.h"
 #include "reference/staggered/hisq_links.h"
 #include "reference/staggered/u3_compression.h"
@@ -87,6 +89,59 @@ TEST_F(StaggeredDslashTest, EveryVariantMatchesTheOracleWithinTheDerivedBound) {
     }
   }
   std::cout << cases << " outputs compared; the largest error is " << worst << " of its bound\n";
+}
+
+TEST_F(StaggeredDslashTest, HalfPrecisionMatchesTheOracleOnTheLinksItRepresents) {
+  // As staggered_dslash_host_test's test of the same name: the oracle on the links the half storage represents
+  // and on the inputs as stored, the Dslash bound in float plus the output's storage in half.
+  const StaggeredLinks<double> hisq = RandomHisqLinks(lattice_, 41);
+  const StaggeredLinks<double> naive = testing::RandomNaiveLinks(lattice_, 42);
+  double worst = 0;
+  int cases = 0;
+  for (const StaggeredLinks<double>* links : {&hisq, &naive}) {
+    StaggeredLinks<double> represented{HalfPrecisionLinks(links->fat), std::nullopt};
+    if (links->long_links) represented.long_links = HalfPrecisionLinks(*links->long_links);
+    const DeviceStaggeredLinks device_links(*links, Precision::kHalf);
+    const int hops = links->long_links ? 16 : 8;
+    for (const Parity out_parity : {Parity::kEven, Parity::kOdd}) {
+      for (const Dagger dagger : {Dagger::kNo, Dagger::kYes}) {
+        for (const int mapping : {0, 1, 2, 4}) {
+          const int n = mapping == 0 ? 5 : 3;
+          std::vector<DeviceColourVectorField> in_d, out_d;
+          for (int j = 0; j < n; ++j) {
+            ColourVectorField<double> input(lattice_, SubsetOf(Opposite(out_parity)));
+            FillGaussian(input, 700 + 10 * j + static_cast<int>(out_parity));
+            in_d.emplace_back(lattice_, Opposite(out_parity), Precision::kHalf);
+            in_d.back().Upload(input);
+            out_d.emplace_back(lattice_, out_parity, Precision::kHalf);
+          }
+          std::vector<DeviceColourVectorField*> out_ptr;
+          std::vector<const DeviceColourVectorField*> in_ptr;
+          for (int j = 0; j < n; ++j) {
+            out_ptr.push_back(&out_d[j]);
+            in_ptr.push_back(&in_d[j]);
+          }
+          ApplyStaggeredDslashBlock(out_ptr, device_links, in_ptr, FermionBoundary::AntiperiodicTime(), dagger, mapping);
+          for (int j = 0; j < n; ++j) {
+            const ColourVectorField<double> stored = in_d[j].Download();
+            ColourVectorField<double> expected(lattice_, SubsetOf(out_parity));
+            ApplyStaggeredDslashParity(expected, represented, stored, FermionBoundary::AntiperiodicTime(), dagger);
+            const ColourVectorField<double> terms = testing::AbsoluteTerms(represented, stored, out_parity);
+            const ColourVectorField<double> extra =
+                testing::HalfStorageBound(expected, testing::DslashArithmeticBound(terms, Precision::kHalf, hops));
+            worst = std::max(worst, testing::CheckWithinBound(
+                                        out_d[j].Download(), expected, terms, extra, Precision::kHalf, hops,
+                                        std::string("half") + (links->long_links ? " hisq" : " naive") + " out " +
+                                            ToString(SubsetOf(out_parity)) + (dagger == Dagger::kYes ? " dagger" : "") +
+                                            " mapping " + std::to_string(mapping) + " rhs " + std::to_string(j)));
+            ++cases;
+          }
+        }
+      }
+    }
+  }
+  std::cout << cases << " half outputs compared; the largest error is " << worst << " of its bound\n";
+  EXPECT_GT(worst, 0.01);
 }
 
 TEST_F(StaggeredDslashTest, ThirteenNumberLongLinksMatchTheOracleOnTheLinksTheyRepresent) {
@@ -163,7 +218,7 @@ TEST_F(StaggeredDslashTest, ColourVectorTransfersKeepTheNumbersOfThePrecision) {
   // test checks that it is v, or v rounded to float); the device copy adds nothing and loses nothing.
   ColourVectorField<double> v(lattice_, Subset::kEven);
   FillGaussian(v, 12);
-  for (const Precision precision : {Precision::kDouble, Precision::kSingle}) {
+  for (const Precision precision : {Precision::kDouble, Precision::kSingle, Precision::kHalf}) {
     DeviceColourVectorField d(lattice_, Parity::kEven, precision, /*pad=*/5);
     EXPECT_EQ(d.Download()[0](0), Complex<double>(0, 0));  // new fields are zero
     d.Upload(v);
@@ -205,8 +260,12 @@ TEST_F(StaggeredDslashTest, BadInputIsRefusedBeforeAnyLaunch) {
   ColourVectorField<double> huge(lattice_, Subset::kOdd);
   huge[3](1) = Complex<double>(1e39, 0);  // beyond the float range
   EXPECT_THROW(single_odd.Upload(huge), std::invalid_argument);
-  EXPECT_THROW(DeviceColourVectorField(lattice_, Parity::kEven, Precision::kHalf), std::invalid_argument);
-  EXPECT_THROW(DeviceStaggeredLinks(RandomHisqLinks(lattice_, 14), Precision::kHalf), std::invalid_argument);
+  DeviceColourVectorField half_odd(lattice_, Parity::kOdd, Precision::kHalf);
+  EXPECT_THROW(half_odd.Upload(huge), std::invalid_argument);  // the norm is a float
+  EXPECT_THROW(staggered_blas::Norm2(half_odd), std::invalid_argument);  // half: the Dslash's fields only
+  EXPECT_THROW(DeviceStaggeredLinks(RandomHisqLinks(lattice_, 14), Precision::kHalf,
+                                    LongLinkStorage{U3Compression::k13, HisqNaikCoefficient(0.0)}),
+               std::invalid_argument);  // 13 numbers: double and single only
 }
 
 }  // namespace

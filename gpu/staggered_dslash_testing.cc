@@ -19,27 +19,6 @@ StaggeredLinks<double> RandomNaiveLinks(const Lattice& lattice, std::uint64_t se
   return StaggeredLinks<double>::Naive(RandomLinks(lattice, seed, false));
 }
 
-std::vector<double> CanonicalLinks(const GaugeField<double>& u) {
-  const Lattice& lattice = u.lattice();
-  const int half = lattice.half_volume();
-  std::vector<double> canonical(18 * 8 * static_cast<std::size_t>(half));
-  for (int p = 0; p < 2; ++p) {
-    for (int cb = 0; cb < half; ++cb) {
-      const int site = lattice.FullIndex(static_cast<Parity>(p), cb);
-      for (int mu = 0; mu < 4; ++mu) {
-        double* link = canonical.data() + 18 * ((p * 4 + mu) * static_cast<std::size_t>(half) + cb);
-        for (int i = 0; i < 3; ++i) {
-          for (int j = 0; j < 3; ++j) {
-            link[2 * (3 * i + j)] = u.Link(site, mu)(i, j).real();
-            link[2 * (3 * i + j) + 1] = u.Link(site, mu)(i, j).imag();
-          }
-        }
-      }
-    }
-  }
-  return canonical;
-}
-
 ColourVectorField<double> AbsoluteTerms(const StaggeredLinks<double>& links, const ColourVectorField<double>& in,
                                         Parity out_parity) {
   const Lattice& lattice = links.lattice();
@@ -141,15 +120,40 @@ double CheckWithinBound(const ColourVectorField<double>& computed, const ColourV
 double CheckXpayWithinBound(const ColourVectorField<double>& computed, const ColourVectorField<double>& oracle,
                             const ColourVectorField<double>& terms, const ColourVectorField<double>& x,
                             const ColourVectorField<double>& d_in, double a, double b, Precision precision, int hops,
-                            const std::string& what) {
+                            const std::string& what, const ColourVectorField<double>* extra) {
   const double factor = DslashFactor(precision, hops);
   const double epilogue = std::sqrt(2.0) * 3 * (UnitRoundoff(precision) + kUnitRoundoffDouble) * 1.01;
   return Check(computed, oracle,
                [&](int i, int c) {
                  return std::abs(b) * factor * terms[i](c).real() +
-                        epilogue * (std::abs(a) * std::abs(x[i](c)) + std::abs(b) * std::abs(d_in[i](c)));
+                        epilogue * (std::abs(a) * std::abs(x[i](c)) + std::abs(b) * std::abs(d_in[i](c))) +
+                        (extra != nullptr ? (*extra)[i](c).real() : 0.0);
                },
                what);
+}
+
+ColourVectorField<double> DslashArithmeticBound(const ColourVectorField<double>& terms, Precision precision, int hops) {
+  const double factor = DslashFactor(precision, hops);
+  ColourVectorField<double> bound(terms.lattice(), terms.subset());
+  for (int i = 0; i < bound.sites(); ++i) {
+    for (int c = 0; c < 3; ++c) bound[i](c) = factor * terms[i](c).real();
+  }
+  return bound;
+}
+
+ColourVectorField<double> HalfStorageBound(const ColourVectorField<double>& oracle,
+                                           const ColourVectorField<double>& arithmetic) {
+  const double per_unit_norm = std::sqrt(2.0) * (0.5 / 32767.0 + 5 * 0x1p-24) * 1.01;
+  ColourVectorField<double> extra(oracle.lattice(), oracle.subset());
+  for (int i = 0; i < extra.sites(); ++i) {
+    double largest = 0, arithmetic_largest = 0;
+    for (int c = 0; c < 3; ++c) {
+      largest = std::max({largest, std::abs(oracle[i](c).real()), std::abs(oracle[i](c).imag())});
+      arithmetic_largest = std::max(arithmetic_largest, arithmetic[i](c).real());
+    }
+    for (int c = 0; c < 3; ++c) extra[i](c) = per_unit_norm * (largest + arithmetic_largest);
+  }
+  return extra;
 }
 
 }  // namespace lqcd::gpu::testing

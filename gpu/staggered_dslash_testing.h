@@ -24,9 +24,6 @@ namespace lqcd::gpu::testing {
 StaggeredLinks<double> RandomHisqLinks(const Lattice& lattice, std::uint64_t seed);
 StaggeredLinks<double> RandomNaiveLinks(const Lattice& lattice, std::uint64_t seed);
 
-// 18 doubles per link ordered (parity, mu, checkerboard index), as DeviceGaugeField uploads them.
-std::vector<double> CanonicalLinks(const GaugeField<double>& u);
-
 // A_i of the file comment at every site of `out_parity` (stored in the real parts).
 ColourVectorField<double> AbsoluteTerms(const StaggeredLinks<double>& links, const ColourVectorField<double>& in,
                                         Parity out_parity);
@@ -51,6 +48,22 @@ double CheckWithinBound(const ColourVectorField<double>& computed, const ColourV
 double CheckXpayWithinBound(const ColourVectorField<double>& computed, const ColourVectorField<double>& oracle,
                             const ColourVectorField<double>& terms, const ColourVectorField<double>& x,
                             const ColourVectorField<double>& d_in, double a, double b, Precision precision, int hops,
-                            const std::string& what);
+                            const std::string& what,
+                            const ColourVectorField<double>* extra = nullptr);
+
+// The Dslash part of the bound per component (in the real parts): the file comment's factor times A_i.
+ColourVectorField<double> DslashArithmeticBound(const ColourVectorField<double>& terms, Precision precision, int hops);
+
+// What storing a result in half precision adds (colour_vector_accessor.cuh). A site is stored as 16-bit levels
+// of its largest |real| N: level = round(r fl(32767 / N)), decoded as fl(level fl(N fl(1 / 32767))). With u the
+// float unit roundoff, each real comes back within 0.5 N / 32767 (the rounding to a level) + 5 u |r| (two
+// roundings before it, three in the decode; first order, 1.01 covers the rest) of the computed r, |r| <= N.
+// N is the computed site's largest |real|, at most M + B, M the oracle's largest |real| at the site and B the
+// largest arithmetic bound there (`arithmetic`, per component in the real parts). Per complex component (two
+// reals):
+//     extra = sqrt(2) (M + B) (0.5 / 32767 + 5 u) 1.01,
+// in the real parts of the result.
+ColourVectorField<double> HalfStorageBound(const ColourVectorField<double>& oracle,
+                                           const ColourVectorField<double>& arithmetic);
 
 }  // namespace lqcd::gpu::testing
