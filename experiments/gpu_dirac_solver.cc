@@ -136,7 +136,10 @@ class GpuDiracSolver : public DiracSolver {
   SpinorField<double> DownloadSystemField(const gpu::GpuSpinorField<double>& device, const solvers::SolverSpec& spec,
                                           const FermionAction& action) const {
     SpinorField<double> psi = device.Download(action.basis);
-    return spec.temporal_gauge ? fixed_->FromFixed(psi) : psi;
+    // Not a conditional expression: its two branches differ in value category, so it would copy psi (a
+    // whole-lattice field) where a return moves it.
+    if (spec.temporal_gauge) return fixed_->FromFixed(psi);
+    return psi;
   }
 
   // The clover term of `action` on the links `spec` solves with (the gauge-fixed ones for '/gf').

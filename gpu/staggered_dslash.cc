@@ -93,7 +93,7 @@ ScaledHalfLinkView UploadHalfLinks(const GaugeField<double>& u, DeviceBuffer& bu
   ScaledHalfLinkView view;
   view.stride = u.lattice().half_volume();
   view.level_value = HalfLinkLevelValue(LargestReal(canonical));
-  std::vector<unsigned char> staging(2 * 4 * 9 * 2 * sizeof(short) * static_cast<std::size_t>(view.stride));
+  std::vector<unsigned char> staging(ScaledHalfLinkBytes(view.stride));
   ScaledHalfLinkView host = view;
   host.data = staging.data();
   PackScaledHalfLinksOnHost(host, canonical.data());
@@ -108,7 +108,9 @@ ScaledHalfLinkView UploadHalfLinks(const GaugeField<double>& u, DeviceBuffer& bu
 GaugeField<double> HalfPrecisionLinks(const GaugeField<double>& links) {
   const float level_value = HalfLinkLevelValue(LargestReal(CanonicalEighteenRealLinks(links)));
   GaugeField<double> represented = links;
-  const auto represent = [&](double r) { return HalfLinkValue(static_cast<int>(std::nearbyint(r / level_value)), level_value); };
+  const auto represent = [&](double r) {
+    return HalfLinkValue(static_cast<int>(std::nearbyint(r / level_value)), level_value);
+  };
   for (int site = 0; site < links.lattice().volume(); ++site) {
     for (int mu = 0; mu < 4; ++mu) {
       for (int i = 0; i < 3; ++i) {

@@ -97,7 +97,7 @@ struct HostHalfLinks {
     for (const double r : canonical) largest = std::max(largest, std::abs(r));
     view.stride = u.lattice().half_volume();
     view.level_value = HalfLinkLevelValue(largest);
-    bytes.assign(2 * 4 * 9 * 2 * sizeof(short) * static_cast<std::size_t>(view.stride), 0);
+    bytes.assign(ScaledHalfLinkBytes(view.stride), 0);
     view.data = bytes.data();
     PackScaledHalfLinksOnHost(view, canonical.data());
   }
@@ -267,7 +267,8 @@ TEST(StaggeredDslashOnHost, HalfPrecisionMatchesTheOracleOnTheLinksItRepresents)
             ColourVectorField<double> expected(lattice, SubsetOf(out_parity));
             ApplyStaggeredDslashParity(expected, represented, run.stored_inputs[j], FermionBoundary::AntiperiodicTime(),
                                        dagger);
-            const ColourVectorField<double> terms = testing::AbsoluteTerms(represented, run.stored_inputs[j], out_parity);
+            const ColourVectorField<double> terms =
+                testing::AbsoluteTerms(represented, run.stored_inputs[j], out_parity);
             const ColourVectorField<double> extra = testing::HalfStorageBound(
                 expected, testing::DslashArithmeticBound(terms, Precision::kHalf, hops));
             worst = std::max(worst, testing::CheckWithinBound(

@@ -42,6 +42,10 @@ struct ScaledHalfLinkView {
   float level_value = 0;
   void* data = nullptr;
 };
+// Bytes of one field of links in that layout: 2 parities x 4 directions x 9 words of two 16-bit levels.
+inline std::size_t ScaledHalfLinkBytes(int stride) {
+  return 2 * 4 * 9 * 2 * sizeof(short) * static_cast<std::size_t>(stride);
+}
 
 // Bytes of one parity's colour-vector field with `stride` words per colour: 48, 24 or 16 per stride (half: the
 // levels and the norms).

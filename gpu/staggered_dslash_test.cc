@@ -121,7 +121,8 @@ TEST_F(StaggeredDslashTest, HalfPrecisionMatchesTheOracleOnTheLinksItRepresents)
             out_ptr.push_back(&out_d[j]);
             in_ptr.push_back(&in_d[j]);
           }
-          ApplyStaggeredDslashBlock(out_ptr, device_links, in_ptr, FermionBoundary::AntiperiodicTime(), dagger, mapping);
+          ApplyStaggeredDslashBlock(out_ptr, device_links, in_ptr, FermionBoundary::AntiperiodicTime(), dagger,
+                                    mapping);
           for (int j = 0; j < n; ++j) {
             const ColourVectorField<double> stored = in_d[j].Download();
             ColourVectorField<double> expected(lattice_, SubsetOf(out_parity));
