@@ -58,6 +58,7 @@
 #include "reference/plaquette.h"
 #include "reference/staggered/hisq_links.h"
 #include "reference/staggered/staggered_dslash.h"
+#include "solvers/solver_spec.h"
 #include "solvers/staggered_pbp.h"
 
 namespace lqcd {
@@ -114,8 +115,8 @@ struct Options {
   ExactMode exact = ExactMode::kAuto;
   std::string output = "pbp_out";
   experiments::BackendKind backend = experiments::BackendKind::kCpu;
-  bool single_inner = false;  // --inner=single: reliable-update CG, single-precision iterations (GPU)
-  double delta = 0.1;
+  bool single_inner = false;  // --solver=cg-reliable:single:DELTA: single-precision iterations (GPU)
+  double delta = 0;
   bool long_links_13 = false;  // --long-links=13: the GPU stores the Naik links in 13 numbers
 };
 
@@ -157,17 +158,17 @@ bool ParseOptions(int argc, char** argv, Options* out) {
        {"auto", experiments::BackendKind::kAuto}},
       "where the solves run: cpu = the oracle, gpu = gpu/gpu_staggered.h (double CG; --block through the block "
       "Dslash), auto = the GPU when one is usable. The true residual of every solve is recomputed on the host");
-  std::string inner = "double";
-  flags.Choice<std::string>("inner", &inner, {{"double", "double"}, {"single", "single"}},
-                            "precision of the CG iterations on the GPU: double, or single with reliable updates in "
-                            "double (solvers/reliable_update.h, block_reliable_update.h with --block; --backend=gpu)");
+  std::string solver_text = "cg";
+  flags.String("solver", &solver_text, "SPEC",
+               "the solver as a spec (solvers/solver_spec.h StaggeredSolveFormOf): cg = CG on the even Schur "
+               "operator in double; cg-reliable:single:DELTA = its iterations in single precision with double "
+               "reliable updates when the iterated residual has dropped by DELTA (--backend=gpu; the block form "
+               "with --block)");
   std::string long_links = "18";
   flags.Choice<std::string>("long-links", &long_links, {{"18", "18"}, {"13", "13"}},
                             "how the GPU stores the long (Naik) links: 18 reals, or 13 numbers (two rows of "
                             "L / c_naik and arg det; gpu/staggered_dslash.h LongLinkStorage). --backend=gpu and "
                             "--links=asqtad|hisq only");
-  flags.Double("delta", &o.delta, "reliable-update threshold of --inner=single: a double update when the iterated "
-               "residual has dropped by this factor", command_line::Range::Open(0, 1));
   flags.Choice<ExactMode>("exact", &o.exact, {{"auto", ExactMode::kAuto}, {"yes", ExactMode::kYes}, {"no", ExactMode::kNo}},
                           "exact pbp from the sparse LU: auto = when V <= 6^4, yes = always (V <= 4^4 x 16), no = never");
   flags.Section("Output");
@@ -187,11 +188,12 @@ bool ParseOptions(int argc, char** argv, Options* out) {
     }
   }
   if (flags.Given("u0") && o.links != LinkKind::kAsqtad) throw std::invalid_argument("--u0 needs --links=asqtad");
-  o.single_inner = inner == "single";
+  const solvers::StaggeredSolveForm form = solvers::StaggeredSolveFormOf(solvers::SolverSpec::Parse(solver_text));
+  o.single_inner = form.single_inner;
+  o.delta = form.delta;
   if (o.single_inner && o.backend != experiments::BackendKind::kGpu) {
-    throw std::invalid_argument("--inner=single needs --backend=gpu (the CPU solves in double)");
+    throw std::invalid_argument("--solver=" + solver_text + " needs --backend=gpu (the CPU solves in double)");
   }
-  if (flags.Given("delta") && !o.single_inner) throw std::invalid_argument("--delta needs --inner=single");
   o.long_links_13 = long_links == "13";
   if (o.long_links_13 && o.backend != experiments::BackendKind::kGpu) {
     throw std::invalid_argument("--long-links=13 needs --backend=gpu (the CPU keeps 18 reals)");

@@ -261,4 +261,28 @@ void RequireSupported(const SolverSpec& spec, const BackendCapabilities& backend
   }
 }
 
+StaggeredSolveForm StaggeredSolveFormOf(const SolverSpec& spec) {
+  const std::string name = spec.Name();
+  const auto refuse = [&](const std::string& why) {
+    throw std::invalid_argument("solver '" + name + "' for staggered fermions: " + why);
+  };
+  if (spec.krylov != KrylovMethod::kCg) {
+    refuse("the staggered even-odd operator is Hermitian positive definite: CG (cg, cg-reliable) only");
+  }
+  if (spec.scheme == MixedScheme::kDefectCorrection) refuse("defect correction is not implemented for staggered");
+  if (spec.temporal_gauge) refuse("no gauge fixing for staggered solves");
+  if (spec.inner.link_reals != 18) {
+    refuse("the fat links keep 18 reals (the long links' storage is the program's own option)");
+  }
+  StaggeredSolveForm form;
+  if (spec.scheme == MixedScheme::kReliableUpdate) {
+    if (spec.inner.precision != OperatorPrecision::kSingle) {
+      refuse("reliable updates with single-precision iterations only (half colour vectors are the Dslash's only)");
+    }
+    form.single_inner = true;
+    form.delta = spec.parameter;
+  }
+  return form;
+}
+
 }  // namespace lqcd::solvers

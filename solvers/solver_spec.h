@@ -101,4 +101,16 @@ struct BackendCapabilities {
 BackendCapabilities CpuCapabilities();  // 18 reals, gauge fixing, clover
 void RequireSupported(const SolverSpec& spec, const BackendCapabilities& backend, bool clover);
 
+// Staggered fermions (staggered_pbp.h): the even-odd system 4m^2 - D_eo D_oe is Hermitian positive definite, so
+// its solve is CG on it, not CGNR. A spec names one as "cg" (double) or "cg-reliable:single:<delta>" (the CG
+// iterations in single precision, double reliable updates at delta; gpu/gpu_staggered.h). Every other spec is
+// refused with the reason (std::invalid_argument): BiCGstab, defect correction, a half low precision (half
+// colour vectors are the Dslash's only), a link form (the fat links keep 18 reals; how the long links are
+// stored is the program's choice, e.g. staggered_pbp --long-links), gauge fixing.
+struct StaggeredSolveForm {
+  bool single_inner = false;  // reliable updates with single-precision iterations
+  double delta = 0;           // their threshold (single_inner only)
+};
+StaggeredSolveForm StaggeredSolveFormOf(const SolverSpec& spec);
+
 }  // namespace lqcd::solvers

@@ -156,6 +156,23 @@ double Residual(const GaugeField<double>& u, const CloverField<double>* clover, 
   return std::sqrt(Norm2(Difference(b, mx)) / Norm2(b));
 }
 
+TEST(SolverSpec, StaggeredSolvesAreCgInDoubleOrReliableWithSingleIterations) {
+  const StaggeredSolveForm plain = StaggeredSolveFormOf(SolverSpec::Parse("cg"));
+  EXPECT_FALSE(plain.single_inner);
+  const StaggeredSolveForm reliable = StaggeredSolveFormOf(SolverSpec::Parse("cg-reliable:single:0.2"));
+  EXPECT_TRUE(reliable.single_inner);
+  EXPECT_EQ(reliable.delta, 0.2);
+  for (const char* refused : {"bicgstab", "bicgstab-reliable:single:0.1", "cg-dc:single:1e-3", "cg-reliable:half:0.1",
+                              "cg:double/12", "cg:double/18/gf", "cg-reliable:single/8:0.1"}) {
+    try {
+      StaggeredSolveFormOf(SolverSpec::Parse(refused));
+      ADD_FAILURE() << refused << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("staggered"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(SolveWithSpecOnCpu, EveryCpuSpecSolvesWilsonAndCloverWithThePapersBookkeeping) {
   const Lattice lattice(4, 4, 4, 4);
   const GaugeField<double> u = RandomNearUnitGaugeField<double>(lattice, 11, 0.5);
