@@ -89,14 +89,8 @@ double LargestReal(const std::vector<double>& canonical) {
 
 // One field of links in the scaled half layout, uploaded into `buffer`.
 ScaledHalfLinkView UploadHalfLinks(const GaugeField<double>& u, DeviceBuffer& buffer) {
-  const std::vector<double> canonical = CanonicalEighteenRealLinks(u);
-  ScaledHalfLinkView view;
-  view.stride = u.lattice().half_volume();
-  view.level_value = HalfLinkLevelValue(LargestReal(canonical));
-  std::vector<unsigned char> staging(ScaledHalfLinkBytes(view.stride));
-  ScaledHalfLinkView host = view;
-  host.data = staging.data();
-  PackScaledHalfLinksOnHost(host, canonical.data());
+  std::vector<unsigned char> staging;
+  ScaledHalfLinkView view = PackHalfLinks(u, staging);
   buffer = DeviceBuffer(staging.size());
   buffer.CopyFromHost(staging.data(), staging.size());
   view.data = buffer.data();
@@ -105,12 +99,21 @@ ScaledHalfLinkView UploadHalfLinks(const GaugeField<double>& u, DeviceBuffer& bu
 
 }  // namespace
 
+ScaledHalfLinkView PackHalfLinks(const GaugeField<double>& u, std::vector<unsigned char>& bytes) {
+  const std::vector<double> canonical = CanonicalEighteenRealLinks(u);
+  ScaledHalfLinkView view;
+  view.stride = u.lattice().half_volume();
+  view.level_value = HalfLinkLevelValue(LargestReal(canonical));
+  bytes.assign(ScaledHalfLinkBytes(view.stride), 0);
+  view.data = bytes.data();
+  PackScaledHalfLinksOnHost(view, canonical.data());
+  return view;
+}
+
 GaugeField<double> HalfPrecisionLinks(const GaugeField<double>& links) {
   const float level_value = HalfLinkLevelValue(LargestReal(CanonicalEighteenRealLinks(links)));
   GaugeField<double> represented = links;
-  const auto represent = [&](double r) {
-    return HalfLinkValue(static_cast<int>(std::nearbyint(r / level_value)), level_value);
-  };
+  const auto represent = [&](double r) { return HalfLinkValue(HalfLinkLevel(r, level_value), level_value); };
   for (int site = 0; site < links.lattice().volume(); ++site) {
     for (int mu = 0; mu < 4; ++mu) {
       for (int i = 0; i < 3; ++i) {

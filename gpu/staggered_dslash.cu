@@ -411,6 +411,15 @@ float HalfLinkLevelValue(double largest) {
   return level_value;
 }
 
+int HalfLinkLevel(double real, float level_value) {
+  const double level = std::nearbyint(real / level_value);
+  if (!(std::abs(level) <= kHalfScale)) {
+    throw std::invalid_argument("HalfLinkLevel: a real of " + std::to_string(real) + " is beyond 32767 levels of " +
+                                std::to_string(level_value));
+  }
+  return static_cast<int>(level);
+}
+
 void PackScaledHalfLinksOnHost(const ScaledHalfLinkView& destination, const double* canonical) {
   if (!(destination.level_value > 0) || !std::isfinite(destination.level_value)) {
     throw std::invalid_argument("PackScaledHalfLinksOnHost: the level value must be finite and positive");
@@ -423,14 +432,7 @@ void PackScaledHalfLinksOnHost(const ScaledHalfLinkView& destination, const doub
       for (int cb = 0; cb < destination.stride; ++cb) {
         const double* r = canonical + 18 * ((parity * 4 + mu) * static_cast<long>(destination.stride) + cb);
         short levels[18];
-        for (int k = 0; k < 18; ++k) {
-          const double level = std::nearbyint(r[k] / destination.level_value);
-          if (!(std::abs(level) <= kHalfScale)) {
-            throw std::invalid_argument("PackScaledHalfLinksOnHost: a real of " + std::to_string(r[k]) +
-                                        " is beyond 32767 levels of " + std::to_string(destination.level_value));
-          }
-          levels[k] = static_cast<short>(level);
-        }
+        for (int k = 0; k < 18; ++k) levels[k] = static_cast<short>(HalfLinkLevel(r[k], destination.level_value));
         for (int w = 0; w < ScaledHalfLinkAccessor::kWords; ++w) {
           links.data[links.WordIndex(mu, parity, cb, w)] = short2{levels[2 * w], levels[2 * w + 1]};
         }

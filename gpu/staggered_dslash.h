@@ -81,6 +81,11 @@ class DeviceStaggeredLinks {
   ScaledHalfLinkView fat_half_, long_half_;
 };
 
+// One field of links in the scaled half layout (staggered_dslash_launch.h) in host memory: `bytes` is resized to
+// hold it and the returned view points into it; level_value from the field's largest |real|
+// (HalfLinkLevelValue). What a half DeviceStaggeredLinks uploads.
+ScaledHalfLinkView PackHalfLinks(const GaugeField<double>& u, std::vector<unsigned char>& bytes);
+
 // The links that half-precision storage represents (what a half DeviceStaggeredLinks computes with): each real
 // of `links` the nearest level of HalfLinkLevelValue(largest |real| of the field), times that value in float.
 GaugeField<double> HalfPrecisionLinks(const GaugeField<double>& links);

@@ -120,6 +120,9 @@ void PackScaledHalfLinksOnHost(const ScaledHalfLinkView& destination, const doub
 // The value of one level for links whose largest |real| is `largest` (> 0, finite): largest / 32767 as a float,
 // rounded up so that no real exceeds 32767 levels.
 float HalfLinkLevelValue(double largest);
+// The level that stores `real`: the nearest integer of real / level_value (std::invalid_argument beyond 32767.5
+// levels: a level_value too small for the real).
+int HalfLinkLevel(double real, float level_value);
 // What a stored level means: level * level_value in float, as the kernel computes it.
 inline double HalfLinkValue(int level, float level_value) {
   return static_cast<double>(static_cast<float>(level) * level_value);

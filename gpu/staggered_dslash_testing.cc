@@ -121,15 +121,27 @@ double CheckXpayWithinBound(const ColourVectorField<double>& computed, const Col
                             const ColourVectorField<double>& terms, const ColourVectorField<double>& x,
                             const ColourVectorField<double>& d_in, double a, double b, Precision precision, int hops,
                             const std::string& what, const ColourVectorField<double>* extra) {
-  const double factor = DslashFactor(precision, hops);
-  const double epilogue = std::sqrt(2.0) * 3 * (UnitRoundoff(precision) + kUnitRoundoffDouble) * 1.01;
+  const ColourVectorField<double> arithmetic = XpayArithmeticBound(terms, x, d_in, a, b, precision, hops);
   return Check(computed, oracle,
                [&](int i, int c) {
-                 return std::abs(b) * factor * terms[i](c).real() +
-                        epilogue * (std::abs(a) * std::abs(x[i](c)) + std::abs(b) * std::abs(d_in[i](c))) +
-                        (extra != nullptr ? (*extra)[i](c).real() : 0.0);
+                 return arithmetic[i](c).real() + (extra != nullptr ? (*extra)[i](c).real() : 0.0);
                },
                what);
+}
+
+ColourVectorField<double> XpayArithmeticBound(const ColourVectorField<double>& terms, const ColourVectorField<double>& x,
+                                              const ColourVectorField<double>& d_in, double a, double b,
+                                              Precision precision, int hops) {
+  const double factor = DslashFactor(precision, hops);
+  const double epilogue = std::sqrt(2.0) * 3 * (UnitRoundoff(precision) + kUnitRoundoffDouble) * 1.01;
+  ColourVectorField<double> bound(terms.lattice(), terms.subset());
+  for (int i = 0; i < bound.sites(); ++i) {
+    for (int c = 0; c < 3; ++c) {
+      bound[i](c) = std::abs(b) * factor * terms[i](c).real() +
+                    epilogue * (std::abs(a) * std::abs(x[i](c)) + std::abs(b) * std::abs(d_in[i](c)));
+    }
+  }
+  return bound;
 }
 
 ColourVectorField<double> DslashArithmeticBound(const ColourVectorField<double>& terms, Precision precision, int hops) {

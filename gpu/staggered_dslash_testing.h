@@ -53,6 +53,10 @@ double CheckXpayWithinBound(const ColourVectorField<double>& computed, const Col
 
 // The Dslash part of the bound per component (in the real parts): the file comment's factor times A_i.
 ColourVectorField<double> DslashArithmeticBound(const ColourVectorField<double>& terms, Precision precision, int hops);
+// The xpay form's bound per component (in the real parts), CheckXpayWithinBound's without `extra`.
+ColourVectorField<double> XpayArithmeticBound(const ColourVectorField<double>& terms, const ColourVectorField<double>& x,
+                                              const ColourVectorField<double>& d_in, double a, double b,
+                                              Precision precision, int hops);
 
 // What storing a result in half precision adds (colour_vector_accessor.cuh). A site is stored as 16-bit levels
 // of its largest |real| N: level = round(r fl(32767 / N)), decoded as fl(level fl(N fl(1 / 32767))). With u the
