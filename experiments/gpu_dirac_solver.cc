@@ -69,7 +69,7 @@ class GpuDiracSolver : public DiracSolver {
                      ? gpu::SolveWithSpecOnGpu(spec, links, CloverTerms(spec, action), action.schur_form, x_device,
                                                b_device)
                      : gpu::SolveWithSpecOnGpu(spec, links, action.wilson(), x_device, b_device);
-    x = DownloadSystemField(x_device, spec, action);
+    DownloadSystemField(x_device, x, spec, action);
     out.verified_on = verify_;
     // Without gauge fixing the device fields still hold b and the x just downloaded (the solvers never write b).
     out.true_residual = TrueResidual(action, b, x, spec.temporal_gauge ? nullptr : &b_device,
@@ -103,7 +103,7 @@ class GpuDiracSolver : public DiracSolver {
         spec, spec.temporal_gauge ? *fixed_links_ : links_, action.wilson(), x_device, b_device);
     std::vector<SolveOutcome> out(b.size());
     for (std::size_t k = 0; k < b.size(); ++k) {
-      *x[k] = DownloadSystemField(x_device[k], spec, action);
+      DownloadSystemField(x_device[k], *x[k], spec, action);
       out[k].result = results[k];
       out[k].verified_on = verify_;
       out[k].true_residual = TrueResidual(action, *b[k], *x[k], spec.temporal_gauge ? nullptr : &b_device[k],
@@ -133,13 +133,15 @@ class GpuDiracSolver : public DiracSolver {
       device.Upload(psi, action.basis);
     }
   }
-  SpinorField<double> DownloadSystemField(const gpu::GpuSpinorField<double>& device, const solvers::SolverSpec& spec,
-                                          const FermionAction& action) const {
-    SpinorField<double> psi = device.Download(action.basis);
-    // Not a conditional expression: its two branches differ in value category, so it would copy psi (a
-    // whole-lattice field) where a return moves it.
-    if (spec.temporal_gauge) return fixed_->FromFixed(psi);
-    return psi;
+  // The solution goes straight into the caller's psi (no new whole-lattice host field) unless it must be
+  // transformed back from the gauge-fixed links.
+  void DownloadSystemField(const gpu::GpuSpinorField<double>& device, SpinorField<double>& psi,
+                           const solvers::SolverSpec& spec, const FermionAction& action) const {
+    if (spec.temporal_gauge) {
+      psi = fixed_->FromFixed(device.Download(action.basis));
+    } else {
+      device.Download(psi, action.basis);
+    }
   }
 
   // The clover term of `action` on the links `spec` solves with (the gauge-fixed ones for '/gf').

@@ -75,6 +75,9 @@ PropagatorRun ComputePropagator(const GaugeField<double>& u, const FermionAction
   auto work = [&]() {
     try {
       const std::unique_ptr<DiracSolver> solver = MakeDiracSolver(backend, u);
+      // The point source of each column, PointSource's field: this worker's one field with the column's entry
+      // set (a whole-lattice field is 2 GB at 48^3 x 96; the solvers never write b).
+      SpinorField<double> b(u.lattice());
       for (;;) {
         int k;
         {
@@ -83,7 +86,8 @@ PropagatorRun ComputePropagator(const GaugeField<double>& u, const FermionAction
           k = next_column++;
         }
         const int spin = k / 3, colour = k % 3;
-        const SpinorField<double> b = PointSource<double>(u.lattice(), source_site, spin, colour);
+        b[source_site].setZero();
+        b[source_site](spin, colour) = 1;
         auto x = std::make_unique<SpinorField<double>>(u.lattice());
         const SolveOutcome outcome = solver->Solve(action, spec, b, *x);
         PropagatorSolveRecord record{spin, colour, outcome.result, outcome.true_residual, outcome.verified_on};

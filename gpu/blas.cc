@@ -296,6 +296,12 @@ void BicgstabSolution(const DeviceComplex& alpha, const DeviceSpinorField& p, co
   LaunchBlas(l);
 }
 
+std::shared_ptr<ScalarSlot> EvaluateIntoSlot(const DeviceReal& a) {
+  std::shared_ptr<ScalarSlot> slot = ScalarSlot::Acquire();
+  scalar_detail::EvaluatePairIntoSlot(a.Program(), ScalarProgram{}, *slot);
+  return slot;
+}
+
 DeferredDotAndNorm SumDotNormPartials(const double* partials, int groups) {
   if (partials == nullptr || groups < 1) throw std::invalid_argument("blas::SumDotNormPartials: no partial sums");
   BlasLaunch l;

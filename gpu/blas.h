@@ -144,6 +144,11 @@ DeferredNormAndDot BicgstabResidual(const DeviceComplex& omega, DeviceSpinorFiel
 void BicgstabSolution(const DeviceComplex& alpha, const DeviceSpinorField& p, const DeviceComplex& omega,
                       const DeviceSpinorField& s, DeviceSpinorField& x);
 
+// A slot whose device copy holds a's value once the stream reaches it (a one-thread kernel queued now, also for
+// a constant): for kernels outside this file that read a deferred scalar through a pointer. Keep the slot until
+// those kernels are queued.
+std::shared_ptr<ScalarSlot> EvaluateIntoSlot(const DeviceReal& a);
+
 // The sum of `groups` partial sums of 3 doubles (Re, Im of a dot product, a norm), e.g. those of a Dslash with the
 // fused dot products (wilson_dslash.h, ApplyWilsonDslashXpayDotNorm), as a deferred dot and norm: the same
 // fixed-order reduction (and, with a reduction communicator, the same sum over ranks) as every reduction here.

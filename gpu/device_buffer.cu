@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <atomic>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -74,6 +75,38 @@ void DeviceBuffer::CopyToHost(void* host, std::size_t bytes) const {
   RequireFits(bytes, bytes_, "CopyToHost");
   if (bytes > 0) LQCD_CUDA_CHECK(cudaMemcpy(host, data_, bytes, cudaMemcpyDeviceToHost));
 }
+
+namespace {
+struct PinnedStaging {
+  std::mutex mutex;  // held by the current lease
+  void* data = nullptr;
+  std::size_t bytes = 0;
+};
+PinnedStaging& Staging() {
+  static PinnedStaging* staging = new PinnedStaging;  // never destroyed: leases may end during static teardown
+  return *staging;
+}
+}  // namespace
+
+PinnedStagingLease::PinnedStagingLease(std::size_t bytes) {
+  PinnedStaging& s = Staging();
+  s.mutex.lock();
+  try {
+    if (bytes > s.bytes) {
+      if (s.data != nullptr) LQCD_CUDA_CHECK(cudaFreeHost(s.data));
+      s.data = nullptr;
+      s.bytes = 0;
+      LQCD_CUDA_CHECK(cudaMallocHost(&s.data, bytes));
+      s.bytes = bytes;
+    }
+  } catch (...) {
+    s.mutex.unlock();
+    throw;
+  }
+  data_ = s.data;
+}
+
+PinnedStagingLease::~PinnedStagingLease() { Staging().mutex.unlock(); }
 
 void DeviceBuffer::Fill(unsigned char byte) {
   if (bytes_ > 0) LQCD_CUDA_CHECK(cudaMemset(data_, byte, bytes_));

@@ -32,6 +32,24 @@ class DeviceBuffer {
   std::size_t bytes_ = 0;
 };
 
+// Page-locked host memory for the host side of field transfers, one buffer per process, reused: a transfer
+// writes (or reads) its staging order there, and the copy to or from the device then runs at the bus's rate
+// instead of through the driver's pageable bounce buffers, without allocating and zero-filling a host vector
+// per transfer (at 48^3 x 96 one parity of a double spinor field is 1 GB). A lease holds the buffer for its
+// lifetime (other leases wait: one transfer at a time per process); the buffer grows to the largest request and
+// is kept until the process ends. Its contents on entry are whatever the last transfer left.
+class PinnedStagingLease {
+ public:
+  explicit PinnedStagingLease(std::size_t bytes);
+  ~PinnedStagingLease();
+  PinnedStagingLease(const PinnedStagingLease&) = delete;
+  PinnedStagingLease& operator=(const PinnedStagingLease&) = delete;
+  void* data() const { return data_; }
+
+ private:
+  void* data_ = nullptr;
+};
+
 // Device-to-device copy of `bytes` bytes (tests and the tuner back up and restore outputs with it).
 void CopyDeviceToDevice(void* destination, const void* source, std::size_t bytes);
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/device_buffer.h"
 #include "gpu/field_packing.h"
 
 namespace lqcd::gpu {
@@ -93,7 +94,8 @@ void UploadField(DeviceSpinorField& field, const SpinorField<T>& host, GammaBasi
                                 ToString(field.subset()));
   }
   const Lattice& lat = field.lattice();
-  std::vector<double> canonical(24 * static_cast<std::size_t>(lat.half_volume()));
+  const PinnedStagingLease staging(sizeof(double) * 24 * static_cast<std::size_t>(lat.half_volume()));
+  double* canonical = static_cast<double*>(staging.data());
   for (int p = 0; p < 2; ++p) {
     const Parity parity = static_cast<Parity>(p);
     if (field.subset() != Subset::kFull && SubsetOf(parity) != field.subset()) continue;
@@ -109,7 +111,7 @@ void UploadField(DeviceSpinorField& field, const SpinorField<T>& host, GammaBasi
         }
       }
     }
-    PackSpinors(field.View(parity), canonical.data());
+    PackSpinors(field.View(parity), canonical);
   }
 }
 
@@ -120,11 +122,22 @@ void DeviceSpinorField::Upload(const SpinorField<float>& host, GammaBasis basis)
 
 SpinorField<double> DeviceSpinorField::Download(GammaBasis basis) const {
   SpinorField<double> host(lattice_, subset_);
-  std::vector<double> canonical(24 * static_cast<std::size_t>(lattice_.half_volume()));
+  Download(host, basis);
+  return host;
+}
+
+void DeviceSpinorField::Download(SpinorField<double>& host, GammaBasis basis) const {
+  if (host.lattice() != lattice_ || host.subset() != subset_) {
+    throw std::invalid_argument("DeviceSpinorField::Download: host field is " + host.lattice().ToString() + " " +
+                                ToString(host.subset()) + ", device field " + lattice_.ToString() + " " +
+                                ToString(subset_));
+  }
+  const PinnedStagingLease staging(sizeof(double) * 24 * static_cast<std::size_t>(lattice_.half_volume()));
+  double* canonical = static_cast<double*>(staging.data());
   for (int p = 0; p < 2; ++p) {
     const Parity parity = static_cast<Parity>(p);
     if (subset_ != Subset::kFull && SubsetOf(parity) != subset_) continue;
-    UnpackSpinors(View(parity), canonical.data());
+    UnpackSpinors(View(parity), canonical);
 #pragma omp parallel for schedule(static)
     for (int cb = 0; cb < lattice_.half_volume(); ++cb) {
       SiteSpinor<double> psi;
@@ -137,7 +150,6 @@ SpinorField<double> DeviceSpinorField::Download(GammaBasis basis) const {
       host[subset_ == Subset::kFull ? lattice_.FullIndex(parity, cb) : cb] = psi;
     }
   }
-  return host;
 }
 
 void DeviceSpinorField::FillBytes(unsigned char byte) {

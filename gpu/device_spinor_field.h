@@ -5,6 +5,8 @@
 // double2 / float4 / short4 words plus one float norm per site in half precision, `pad` extra sites
 // between the sub-arrays (stride = V/2 + pad; PaperPad gives the paper's choice).
 //
+// Transfers stage through one reused page-locked host buffer (device_buffer.h, PinnedStagingLease): one at a
+// time per process.
 // Basis: the device always holds spinors in the UKQCD basis (gamma_4 diagonal). Upload and Download
 // convert from and to the basis of the host field, given as an argument (the oracle's default is
 // DeGrand-Rossi): psi(UKQCD) = S psi(DR), S = (1/sqrt 2) [[1, 1], [1, -1]] (x) 1_2 in 2x2 spin blocks,
@@ -56,6 +58,9 @@ class DeviceSpinorField {
   void Upload(const SpinorField<float>& host, GammaBasis basis = GammaBasis::kDeGrandRossi);
   // Device -> host, in double (exact for every precision: the stored values are representable), in `basis`.
   SpinorField<double> Download(GammaBasis basis = GammaBasis::kDeGrandRossi) const;
+  // The same into an existing host field of this field's lattice and subset (every site overwritten; no new
+  // whole-lattice host field).
+  void Download(SpinorField<double>& host, GammaBasis basis = GammaBasis::kDeGrandRossi) const;
 
   // Sets every byte of the storage (tests poison outputs with 0xff, a NaN in every precision's norm
   // or value, to see that a kernel writes every site).

@@ -165,6 +165,22 @@ blas::DeferredDotAndNorm GpuWilsonSchur<P>::ApplyDotNorm(Field& out, const Field
 }
 
 template <typename P>
+DeviceReal GpuWilsonSchur<P>::ApplyDaggerAxpyNorm(Field& r, const DeviceReal& c, const Field& in) const {
+  if (&r == &in) throw std::invalid_argument(Name() + "::ApplyDaggerAxpyNorm: r and in must be different fields");
+  RequireParity(in, "ApplyDaggerAxpyNorm");
+  RequireParity(r, "ApplyDaggerAxpyNorm");
+  if (partitioned_ != nullptr || !fused_dot_products_) {
+    if (!dagger_scratch_) dagger_scratch_ = std::make_unique<Field>(NewField());
+    op_.Apply(dagger_scratch_->device().View(), in.device().View(), Dagger::kYes);
+    return blas::AxpyNormDeferred(c, dagger_scratch_->device(), r.device());
+  }
+  // The slot holding c must outlive the queueing of the kernel that reads it (stream order does the rest).
+  const std::shared_ptr<ScalarSlot> coefficient = blas::EvaluateIntoSlot(c);
+  const double* partials = op_.ApplyDaggerAxpyNorm(r.device().View(), in.device().View(), coefficient->device());
+  return blas::SumDotNormPartials(partials, op_.DotNormGroups()).norm2;
+}
+
+template <typename P>
 void GpuWilsonSchur<P>::PrepareSource(Field& b_p, const Field& b_full) const {
   RequireFull(b_full, "PrepareSource");
   RequireParity(b_p, "PrepareSource");

@@ -102,6 +102,9 @@ class GpuSpinorField {
     field_.Upload(host, basis);
   }
   SpinorField<double> Download(GammaBasis basis = GammaBasis::kDeGrandRossi) const { return field_.Download(basis); }
+  void Download(SpinorField<double>& host, GammaBasis basis = GammaBasis::kDeGrandRossi) const {
+    field_.Download(host, basis);
+  }
 
  private:
   DeviceSpinorField field_;
@@ -362,6 +365,12 @@ class GpuWilsonSchur {
   // Dslash (or after set_fused_dot_products(false)) Apply then blas::DotNormDeferred, which sums in another
   // order (different roundings, same bound). w must differ from out.
   blas::DeferredDotAndNorm ApplyDotNorm(Field& out, const Field& in, const Field& w) const;
+  // r = r + c M_pp^dag in, returning |r|^2 of the stored r as a deferred scalar (solvers/README.md, the optional
+  // ApplyDaggerAxpyNorm: with ApplyDotNorm it gives NormalOperator its fused CG step): on one GPU the update is
+  // fused into M^dag's second Dslash (M^dag in is never stored: two field passes instead of a store and a
+  // separate AxpyNorm's three); partitioned (or after set_fused_dot_products(false)) ApplyDagger into a scratch
+  // field, then blas::AxpyNormDeferred. r must differ from in.
+  DeviceReal ApplyDaggerAxpyNorm(Field& r, const DeviceReal& c, const Field& in) const;
   void set_fused_dot_products(bool fused) { fused_dot_products_ = fused; }
   // The block operator of solvers/block_operators.h (block CG / BiCGstab): out[k] = M_pp in[k] (or M_pp^dag)
   // for all k in two multi-RHS Dslash calls (DeviceSchurOperator::ApplyBlock: the links read once per site for
@@ -401,6 +410,7 @@ class GpuWilsonSchur {
   Parity parity_;
   DeviceSchurOperator op_;
   bool fused_dot_products_ = true;
+  mutable std::unique_ptr<Field> dagger_scratch_;  // ApplyDaggerAxpyNorm's M^dag in when not fused
 };
 
 }  // namespace lqcd::gpu

@@ -514,6 +514,8 @@ SiteErrors DslashEpilogueErrors(const Lattice& lat, const EpilogueBoundInputs& i
         out = Combination(uc, in.a, in.b, x_size, x, cd_size, cd);
         break;
       }
+      case DslashEpilogue::kXpayAxpyNorm:  // tested against the separate update (schur_operator_test.cc)
+        throw std::logic_error("DslashErrors: the xpay-axpynorm epilogue has no oracle bound here");
     }
     // Item 5: the store, for an output whose exact size is at most the oracle's plus sqrt 2 its DR error.
     const double out_size = in.out_magnitude[site] + kSqrt2 * out.oracle;

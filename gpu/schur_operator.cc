@@ -53,13 +53,32 @@ const double* DeviceSchurOperator::ApplyDotNorm(const SpinorView& out, const Con
     throw std::logic_error("DeviceSchurOperator::ApplyDotNorm: no fused reduction on a partitioned Dslash");
   }
   RequireOperatorParity("ApplyDotNorm", out, in);
-  const std::size_t bytes = sizeof(double) * 3 * static_cast<std::size_t>(DotNormGroups());
-  if (!partials_ || partials_->bytes() < bytes) partials_ = std::make_unique<DeviceBuffer>(bytes);
-  double* partials = static_cast<double*>(partials_->data());
+  double* partials = Partials();
   DeviceSpinorField& t = Temporary(other_parity_, SubsetOf(Opposite(parity_)), in);
   ApplyWilsonDslash(t.View(), gauge_, in, Dagger::kNo, boundary_);
   ApplyWilsonDslashXpayDotNorm(out, gauge_, t.View(), in, 1.0, -kappa_ * kappa_, w, partials, boundary_);
   return partials;
+}
+
+const double* DeviceSchurOperator::ApplyDaggerAxpyNorm(const SpinorView& r, const ConstSpinorView& in,
+                                                       const double* coefficient) const {
+  if (partitioned_ != nullptr) {
+    throw std::logic_error("DeviceSchurOperator::ApplyDaggerAxpyNorm: no fused update on a partitioned Dslash");
+  }
+  RequireOperatorParity("ApplyDaggerAxpyNorm", r, in);
+  if (r.data == in.data) throw std::invalid_argument("DeviceSchurOperator::ApplyDaggerAxpyNorm: r and in are the same field");
+  double* partials = Partials();
+  DeviceSpinorField& t = Temporary(other_parity_, SubsetOf(Opposite(parity_)), in);
+  ApplyWilsonDslash(t.View(), gauge_, in, Dagger::kYes, boundary_);
+  ApplyWilsonDslashDaggerXpayAxpyNorm(r, gauge_, t.View(), in, 1.0, -kappa_ * kappa_, coefficient, partials,
+                                      boundary_);
+  return partials;
+}
+
+double* DeviceSchurOperator::Partials() const {
+  const std::size_t bytes = sizeof(double) * 3 * static_cast<std::size_t>(DotNormGroups());
+  if (!partials_ || partials_->bytes() < bytes) partials_ = std::make_unique<DeviceBuffer>(bytes);
+  return static_cast<double*>(partials_->data());
 }
 
 void DeviceSchurOperator::ApplyNormal(const SpinorView& out, const ConstSpinorView& in) const {

@@ -59,6 +59,11 @@ class DeviceSchurOperator {
   // returns it (3 doubles per group, DotNormGroups() groups), valid until the next call. in, out and w on
   // parity p, w not out. One GPU only: std::logic_error when partitioned().
   const double* ApplyDotNorm(const SpinorView& out, const ConstSpinorView& in, const ConstSpinorView& w) const;
+  // r_p = r_p + c M_pp^dag in_p with c = *coefficient (a double on the device, read when the kernel runs), fused
+  // into M^dag's second Dslash (wilson_dslash.h, ApplyWilsonDslashDaggerXpayAxpyNorm: M^dag in is not stored),
+  // and the partial sums of |r|^2 of the stored r as ApplyDotNorm returns them (the dot slots 0), in the same
+  // memory (valid until the next call). r and in on parity p, different fields. One GPU only.
+  const double* ApplyDaggerAxpyNorm(const SpinorView& r, const ConstSpinorView& in, const double* coefficient) const;
   int DotNormGroups() const { return (gauge_.lattice().half_volume() + kDotNormGroup - 1) / kDotNormGroup; }
 
   KernelCost Cost(Precision precision) const;  // of one Apply
@@ -74,6 +79,8 @@ class DeviceSchurOperator {
  private:
   // std::invalid_argument naming `where` unless out and in are on the operator's parity.
   void RequireOperatorParity(const char* where, const SpinorView& out, const ConstSpinorView& in) const;
+  // The memory of the fused partial sums, DotNormGroups() x 3 doubles.
+  double* Partials() const;
   // A device field on `subset` matching `like`'s precision and padding, reused across calls.
   DeviceSpinorField& Temporary(std::unique_ptr<DeviceSpinorField>& slot, Subset subset,
                                const ConstSpinorView& like) const;
@@ -84,7 +91,7 @@ class DeviceSchurOperator {
   FermionBoundary boundary_;
   mutable std::unique_ptr<DeviceSpinorField> other_parity_;  // t = D_{p',p} in
   mutable std::unique_ptr<DeviceSpinorField> same_parity_;   // M in, for the normal operator
-  mutable std::unique_ptr<DeviceBuffer> partials_;           // ApplyDotNorm's partial sums
+  mutable std::unique_ptr<DeviceBuffer> partials_;           // ApplyDotNorm's (ApplyDaggerAxpyNorm's) partial sums
   mutable std::vector<std::unique_ptr<DeviceSpinorField>> block_other_parity_;  // ApplyBlock's t[j]
 };
 

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <complex>
 #include <memory>
 #include <cstdio>
@@ -256,6 +258,75 @@ TEST_F(SchurOperatorTest, FusedDotProductsAreThoseOfTheStoredOutput) {
   }
 }
 
+// ApplyDaggerAxpyNorm: r = r + c M^dag in with M^dag in never stored. Against the unfused path (Apply with
+// D^dag into q, then blas::AxpyNorm(c, q, r)): in double and single the stored q is the computed q and both
+// form r + c q as one fused multiply-add in the same Real, so r is bit for bit the same. In half the unfused path
+// rounds q to half first (within 0.5 N_q / 32767 per real, N_q the site's largest |real| of q), so before r's
+// own rounding the two differ by at most |c| 0.5 N_q / 32767 plus one float rounding of each side's r + c q
+// (u_f (|r| + |c q|)), and each side's storage adds at most 0.5 N / 32767 with N its site's largest |real|.
+// The fused |r|^2 is checked against the host's sum of the stored r as in the test above. c = -0.37 is read
+// from a device slot, as CG's alpha is.
+TEST_F(SchurOperatorTest, FusedDaggerAxpyNormEqualsTheSeparateUpdate) {
+  const Lattice lattice(6, 6, 6, 4);
+  constexpr double kUd = 0x1p-53, kUf = 0x1p-24, kLevel = 0.5 / 32767;
+  const double c = -0.37;
+  const std::shared_ptr<ScalarSlot> coefficient = blas::EvaluateIntoSlot(DeviceReal(c));
+  for (bool gauge_fixed : {false, true}) {
+    const GaugeField<double> u = testing::RandomLinks(lattice, 511, gauge_fixed);
+    SpinorField<double> in(lattice, Subset::kEven), r0(lattice, Subset::kEven);
+    FillGaussian(in, 512);
+    FillGaussian(r0, 513);
+    for (Precision precision : {Precision::kDouble, Precision::kSingle, Precision::kHalf}) {
+      for (Reconstruct reconstruct : {Reconstruct::k18, Reconstruct::k12, Reconstruct::k8}) {
+        SCOPED_TRACE(std::string(ToString(precision)) + "/" + ToString(reconstruct) + (gauge_fixed ? "/gf" : ""));
+        const DeviceGaugeField gauge(u, {precision, reconstruct, gauge_fixed, 0});
+        const DeviceSchurOperator m(gauge, kKappa, Parity::kEven);
+        DeviceSpinorField in_d(lattice, Subset::kEven, precision), q(lattice, Subset::kEven, precision);
+        DeviceSpinorField separate(lattice, Subset::kEven, precision), fused(lattice, Subset::kEven, precision);
+        in_d.Upload(in);
+        separate.Upload(r0);
+        fused.Upload(r0);
+        const SpinorField<double> r_start = fused.Download(GammaBasis::kUkqcd);
+        m.Apply(q.View(), in_d.View(), Dagger::kYes);
+        blas::AxpyNorm(c, q, separate);
+        const DeviceReal norm2 = blas::SumDotNormPartials(
+            m.ApplyDaggerAxpyNorm(fused.View(), in_d.View(), coefficient->device()), m.DotNormGroups()).norm2;
+        const SpinorField<double> f = fused.Download(GammaBasis::kUkqcd), s = separate.Download(GammaBasis::kUkqcd);
+        const SpinorField<double> qh = q.Download(GammaBasis::kUkqcd);
+        int differing = 0, beyond = 0;
+        double host_norm2 = 0;
+        for (int i = 0; i < f.sites(); ++i) {
+          differing += f[i] == s[i] ? 0 : 1;
+          double n_q = 0, n_f = 0, n_s = 0;
+          for (int k = 0; k < 12; ++k) {
+            for (double v : {qh[i](k).real(), qh[i](k).imag()}) n_q = std::max(n_q, std::abs(v));
+            for (double v : {f[i](k).real(), f[i](k).imag()}) n_f = std::max(n_f, std::abs(v));
+            for (double v : {s[i](k).real(), s[i](k).imag()}) n_s = std::max(n_s, std::abs(v));
+            host_norm2 += std::norm(f[i](k));
+          }
+          // n_q is the stored q's maximum: the computed q's is at most that plus its own rounding (one level).
+          const double dq = std::abs(c) * kLevel * n_q * (1 + 2 * kLevel);
+          for (int k = 0; k < 12; ++k) {
+            const double allowed_re = dq + kLevel * (n_f + n_s) +
+                                      2 * kUf * (std::abs(r_start[i](k).real()) + std::abs(c) * (n_q + 2 * kLevel * n_q));
+            const double allowed_im = dq + kLevel * (n_f + n_s) +
+                                      2 * kUf * (std::abs(r_start[i](k).imag()) + std::abs(c) * (n_q + 2 * kLevel * n_q));
+            beyond += std::abs(f[i](k).real() - s[i](k).real()) <= allowed_re ? 0 : 1;
+            beyond += std::abs(f[i](k).imag() - s[i](k).imag()) <= allowed_im ? 0 : 1;
+          }
+        }
+        if (precision == Precision::kHalf) {
+          EXPECT_EQ(beyond, 0);
+        } else {
+          EXPECT_EQ(differing, 0);
+        }
+        const double n = 24.0 * f.sites();
+        EXPECT_LE(std::abs(norm2.Host() - host_norm2), 2 * (n + 1) * kUd * host_norm2);
+      }
+    }
+  }
+}
+
 TEST_F(SchurOperatorTest, InPlaceEqualsOutOfPlace) {
   const GaugeField<double> u = testing::RandomLinks(lattice_, 505, true);
   SpinorField<double> in(lattice_, Subset::kOdd);
@@ -286,6 +357,10 @@ TEST_F(SchurOperatorTest, MisuseIsRefused) {
   DeviceSpinorField even(lattice_, Subset::kEven, Precision::kSingle), even2(lattice_, Subset::kEven, Precision::kSingle);
   EXPECT_THROW(m.ApplyDotNorm(even.View(), even2.View(), even.View()), std::invalid_argument);  // w is out
   EXPECT_THROW(m.ApplyDotNorm(even.View(), even2.View(), odd.View()), std::invalid_argument);   // w on parity odd
+  const std::shared_ptr<ScalarSlot> c = blas::EvaluateIntoSlot(DeviceReal(1.0));
+  EXPECT_THROW(m.ApplyDaggerAxpyNorm(even.View(), even.View(), c->device()), std::invalid_argument);  // r is in
+  EXPECT_THROW(m.ApplyDaggerAxpyNorm(odd.View(), odd2.View(), c->device()), std::invalid_argument);   // parity
+  EXPECT_THROW(m.ApplyDaggerAxpyNorm(even.View(), even2.View(), nullptr), std::invalid_argument);     // no c
   const KernelCost cost = m.Cost(Precision::kSingle);
   EXPECT_DOUBLE_EQ(cost.flops, (2 * 1320 + 48) * lattice_.half_volume());
 }

@@ -28,8 +28,10 @@
 //   operator  2 x Cost().bytes of M_ee: CG applies M_ee and M_ee^dag (same bytes), BiCGstab M_ee twice.
 //   vectors   the fused vector kernels each iteration launches, blas::Cost(op).bytes (every field read once and
 //             written once, 24 reals per site, + a 4-byte norm per site in half):
-//               CG:       (p, q) = |M_ee p|^2 fused into M_ee p (nothing more), AxpyNorm (r -= alpha q)
-//                         2 + 1, CgSolutionDirection (x += alpha p, p = r + beta p) 3 + 2        =  8 fields
+//               CG:       (p, q) = |M_ee p|^2 fused into M_ee p (nothing more); r -= alpha q and |r|^2 fused
+//                         into M_ee^dag (NormalOperator::ApplyCurvatureUpdate: r read and written there, q
+//                         never written: net + 1 on the operator's model), CgSolutionDirection (x += alpha p,
+//                         p = r + beta p) 3 + 2                                                   =  6 fields
 //               BiCGstab: (v, r0), |v|^2 fused into v = M_ee p (r0 read once), CaxpyNorm 2 + 1, (t, s), |t|^2
 //                         fused into t = M_ee s (nothing more), BicgstabResidual 3 + 1, BicgstabSolution 3 + 1,
 //                         BicgstabDirection 3 + 1                                                 = 16 fields
@@ -86,8 +88,11 @@ struct Options {
 double CgBytes(double operator_bytes, Precision precision, double sites) {
   auto bytes = [&](blas::Operation op) { return blas::Cost(op, precision, sites).bytes; };
   using blas::Operation;
-  // (p, q) = (p, M^dag M p) = |M p|^2 is fused into M p (NormalOperator::ApplyCurvature): no field pass.
-  const double vectors = bytes(Operation::kAxpyNorm) + bytes(Operation::kCgSolutionDirection);
+  // (p, q) = (p, M^dag M p) = |M p|^2 is fused into M p: no field pass. r -= alpha q is fused into M^dag's second
+  // Dslash (NormalOperator::ApplyCurvatureUpdate): r read and written there instead of q written, one field more
+  // than the operator's model.
+  const double one_field = bytes(Operation::kNorm2);  // one field read once
+  const double vectors = one_field + bytes(Operation::kCgSolutionDirection);
   return 2 * operator_bytes + vectors;
 }
 

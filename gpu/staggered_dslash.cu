@@ -306,9 +306,11 @@ void WithFlag(bool value, F&& f) {
 
 template <Precision P>
 void LaunchFor(const StaggeredDslashLaunch& l, bool on_host) {
-  // Measured on the H100 (docs/staggered.md's data): at n = 4, 2 per thread beats 4 by up to 8% (one row 0.3%
-  // behind); at n = 8, 4 per thread is at most 2% behind 2 and up to 11% ahead; at n = 16 it is 16-35% ahead.
-  const int m = l.rhs_per_thread != 0 ? l.rhs_per_thread : l.rhs >= 8 ? 4 : l.rhs >= 2 ? 2 : 1;
+  // Measured (docs/staggered.md's data): in double and single at n = 4, 2 per thread beats 4 by up to 8% (one
+  // row 0.3% behind); at n = 8, 4 per thread is at most 2% behind 2 and up to 11% ahead; at n = 16 it is 16-35%
+  // ahead. In half, 4 per thread is 10-17% ahead of 2 already at n = 4 (the level decoding is shared work).
+  const int four_from = P == Precision::kHalf ? 4 : 8;
+  const int m = l.rhs_per_thread != 0 ? l.rhs_per_thread : l.rhs >= four_from ? 4 : l.rhs >= 2 ? 2 : 1;
   const auto with_long = [&](auto long_reals) {
     WithFlag(l.dagger, [&](auto dagger) {
       WithFlag(l.xpay, [&](auto xpay) {

@@ -167,6 +167,20 @@ void ApplyWilsonDslashXpayDotNorm(const SpinorView& out, const DeviceGaugeField&
   LaunchWilsonDslash(l);
 }
 
+void ApplyWilsonDslashDaggerXpayAxpyNorm(const SpinorView& out, const DeviceGaugeField& gauge,
+                                         const ConstSpinorView& in, const ConstSpinorView& x, double a, double b,
+                                         const double* coefficient, double* partials,
+                                         const FermionBoundary& boundary) {
+  const char* where = "ApplyWilsonDslashDaggerXpayAxpyNorm";
+  WilsonDslashLaunch l =
+      CheckedLaunch(where, out, gauge, in, Dagger::kYes, DslashEpilogue::kXpayAxpyNorm, &x, a, b, nullptr, boundary);
+  if (coefficient == nullptr) Reject(where, "no coefficient");
+  if (partials == nullptr) Reject(where, "no memory for the partial sums");
+  l.axpy_coefficient = coefficient;
+  l.partials = partials;
+  LaunchWilsonDslash(l);
+}
+
 void ApplyWilsonDslashXpay(const SpinorView& out, const DeviceGaugeField& gauge, const ConstSpinorView& in,
                            Dagger dagger, const ConstSpinorView& x, double a, double b,
                            const FermionBoundary& boundary) {

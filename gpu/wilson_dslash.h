@@ -82,6 +82,16 @@ void ApplyWilsonDslashXpayDotNorm(const SpinorView& out, const DeviceGaugeField&
                                   const ConstSpinorView& x, double a, double b, const ConstSpinorView& w,
                                   double* partials, const FermionBoundary& boundary = FermionBoundary::AntiperiodicTime());
 
+// out = out + c q with q = a x + b D^dag in (D^dag, not D) and c = *coefficient, a double on the device (read
+// when the kernel runs: a value computed there by earlier kernels), and per group of kDotNormGroup consecutive
+// output sites |out|^2 of the STORED new out into partials[3 g + 2] (partials[3 g], [3 g + 1] = 0; accumulated
+// as ApplyWilsonDslashXpayDotNorm's); q is not stored. c q and the sum are formed in out's precision's Real, as
+// blas::AxpyNorm forms y + a x. CG's r -= alpha M^dag (M p) in the kernel of M^dag's second Dslash. One GPU only.
+void ApplyWilsonDslashDaggerXpayAxpyNorm(const SpinorView& out, const DeviceGaugeField& gauge,
+                                         const ConstSpinorView& in, const ConstSpinorView& x, double a, double b,
+                                         const double* coefficient, double* partials,
+                                         const FermionBoundary& boundary = FermionBoundary::AntiperiodicTime());
+
 // The clover epilogue of ApplyCloverDslash: kind kClover (x, a, b unused), kCloverXpay or kXpayClover
 // (D only). The clover view must be on out's parity, in the fields' precision and lattice.
 struct CloverEpilogue {

@@ -7,7 +7,7 @@ namespace lqcd::gpu {
 
 void LaunchWilsonDslashDouble(const WilsonDslashLaunch& launch) {
   LaunchDslashFor<Precision::kDouble, true, DslashEpilogue::kNone, DslashEpilogue::kXpay,
-                  DslashEpilogue::kXpayDotNorm>(launch);
+                  DslashEpilogue::kXpayDotNorm, DslashEpilogue::kXpayAxpyNorm>(launch);
 }
 
 }  // namespace lqcd::gpu

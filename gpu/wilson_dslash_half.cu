@@ -7,7 +7,7 @@ namespace lqcd::gpu {
 
 void LaunchWilsonDslashHalf(const WilsonDslashLaunch& launch) {
   LaunchDslashFor<Precision::kHalf, true, DslashEpilogue::kNone, DslashEpilogue::kXpay,
-                  DslashEpilogue::kXpayDotNorm>(launch);
+                  DslashEpilogue::kXpayDotNorm, DslashEpilogue::kXpayAxpyNorm>(launch);
 }
 
 }  // namespace lqcd::gpu

@@ -90,6 +90,15 @@ struct DslashDotNorm<P, true> {
   double* partials;  // 3 per group of kDotNormGroup sites: Re (out, w), Im (out, w), |out|^2
 };
 
+// The coefficient and the partial sums of the kXpayAxpyNorm epilogue, else nothing.
+template <bool kWithAxpyNorm>
+struct DslashAxpyNorm {};
+template <>
+struct DslashAxpyNorm<true> {
+  const double* coefficient;  // c of out = out + c q, on the device
+  double* partials;           // 3 per group of kDotNormGroup sites: 0, 0, |out|^2
+};
+
 // Which sites a launch computes: all (one GPU), or one region of a partitioned Dslash (wilson_dslash_launch.h's
 // DslashRegion).
 enum class DslashSites { kAll, kInterior, kExterior };
@@ -117,6 +126,7 @@ template <Precision P, Reconstruct R, bool kGaugeFixedFlag, bool kDaggerFlag, Ds
 struct WilsonDslashArg : DslashDivisors<UsesFastIndexing(kArithmetic, R)>,
                          DslashCloverTerm<P, UsesClover(kEpilogueKind)>,
                          DslashDotNorm<P, kEpilogueKind == DslashEpilogue::kXpayDotNorm>,
+                         DslashAxpyNorm<kEpilogueKind == DslashEpilogue::kXpayAxpyNorm>,
                          DslashHalo<P, R, kSitesKind> {
   static_assert(kArithmetic == DslashArithmetic::kValues || P == Precision::kHalf, "levels exist in half only");
   using Real = typename SpinorStorage<P>::Real;
@@ -434,7 +444,8 @@ template <class Arg>
 __device__ __forceinline__ void ApplyEpilogue(const Arg& arg, int cb, ColorSpinor<typename Arg::Real>& d) {
   using Real = typename Arg::Real;
   using X = decltype(arg.x);
-  if constexpr (Arg::kEpilogue == DslashEpilogue::kXpay || Arg::kEpilogue == DslashEpilogue::kXpayDotNorm) {
+  if constexpr (Arg::kEpilogue == DslashEpilogue::kXpay || Arg::kEpilogue == DslashEpilogue::kXpayDotNorm ||
+                Arg::kEpilogue == DslashEpilogue::kXpayAxpyNorm) {
     // a x = (a * raw scale) * raw x: the scale of a half x joins a (exactly a when the scale is 1).
     const ColorSpinor<Real> x = X::RawToReal(arg.x.LoadRaw(cb));
     const Real a = X::kScaled ? arg.a * arg.x.RawScale(cb) : arg.a;
@@ -467,9 +478,24 @@ __device__ __forceinline__ void AddSiteDotNorm(double* acc, const ColorSpinor<Re
   }
 }
 
+// |o|^2 of one site added to acc in double, in AddSiteDotNorm's order.
+template <typename Real>
+__device__ __forceinline__ void AddSiteNorm(double& acc, const ColorSpinor<Real>& o) {
+#pragma unroll
+  for (int s = 0; s < 4; ++s) {
+#pragma unroll
+    for (int c = 0; c < 3; ++c) {
+      const double orr = o.v[s][c].re, oi = o.v[s][c].im;
+      acc = fma(orr, orr, acc);
+      acc = fma(oi, oi, acc);
+    }
+  }
+}
+
 // The site functor: computes and stores the output spinor of the site of thread `thread`: checkerboard
 // index cb = thread, or for a partitioned exterior launch the thread-th exterior site (an interior launch
-// skips the exterior sites). kXpayDotNorm adds the site's (out, w) and |out|^2 of the stored out to acc.
+// skips the exterior sites). kXpayDotNorm adds the site's (out, w) and |out|^2 of the stored out to acc;
+// kXpayAxpyNorm stores out + c q instead of q and adds |out|^2 of the stored out to acc[2].
 template <class Arg>
 struct WilsonDslashSite {
   __device__ __forceinline__ void operator()(const Arg& arg, int thread, double* acc = nullptr) const {
@@ -493,6 +519,19 @@ struct WilsonDslashSite {
     ApplyEpilogue(arg, cb, out);
     if constexpr (Arg::kEpilogue == DslashEpilogue::kXpayDotNorm) {
       AddSiteDotNorm(acc, arg.out.StoreReturningStored(cb, out), arg.w.Load(cb));
+    } else if constexpr (Arg::kEpilogue == DslashEpilogue::kXpayAxpyNorm) {
+      // As blas::AxpyNorm does it: the coefficient rounded to Real, y + c q in Real, |y|^2 of the stored y.
+      const Real c = static_cast<Real>(*arg.coefficient);
+      ColorSpinor<Real> y = arg.out.Load(cb);
+#pragma unroll
+      for (int s = 0; s < 4; ++s) {
+#pragma unroll
+        for (int k = 0; k < 3; ++k) {
+          y.v[s][k].re = y.v[s][k].re + c * out.v[s][k].re;
+          y.v[s][k].im = y.v[s][k].im + c * out.v[s][k].im;
+        }
+      }
+      AddSiteNorm(acc[2], arg.out.StoreReturningStored(cb, y));
     } else {
       arg.out.Store(cb, out);
     }
@@ -506,14 +545,14 @@ __global__ void WilsonDslashKernel(const Arg arg) {
   WilsonDslashSite<Arg>{}(arg, thread);
 }
 
-// kXpayDotNorm: every thread of a warp takes part (a thread past the last site adds nothing); the warp's 32
+// kXpayDotNorm and kXpayAxpyNorm: every thread of a warp takes part (a thread past the last site adds nothing); the warp's 32
 // sites are summed in a fixed shuffle tree and lane 0 writes the group's partials. Block sizes are multiples
 // of 32 (tune.h), so a warp is always the group of sites 32 g .. 32 g + 31: the partials do not depend on the
 // block size, and gpu/blas.cu sums them in a fixed order.
 template <class Arg>
 __global__ void WilsonDslashDotNormKernel(const Arg arg) {
-  static_assert(Arg::kEpilogue == DslashEpilogue::kXpayDotNorm && Arg::kSites == DslashSites::kAll,
-                "unpartitioned xpay-dotnorm");
+  static_assert(WritesPartials(Arg::kEpilogue) && Arg::kSites == DslashSites::kAll,
+                "unpartitioned xpay-dotnorm or xpay-axpynorm");
   const int thread = blockIdx.x * blockDim.x + threadIdx.x;
   double acc[3] = {0, 0, 0};
   if (thread < arg.sites) WilsonDslashSite<Arg>{}(arg, thread, acc);

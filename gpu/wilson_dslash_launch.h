@@ -20,13 +20,20 @@ enum class DslashEpilogue {
   kXpayClover,  // out = a x + b C D in          (the unit-diagonal form 1 - T^{-1} D T^{-1} D / 4)
   kXpayDotNorm,  // out = a x + b D in, and per 32 consecutive output sites (out, w) and |out|^2 of the stored
                  // out into `partials` (the dot products BiCGstab needs after an M_pp application)
+  kXpayAxpyNorm,  // q = a x + b D in, then out = out + c q with c = *axpy_coefficient (a value on the device), and
+                  // per 32 consecutive output sites |out|^2 of the stored out into `partials` (as kXpayDotNorm's
+                  // third number; the dot slots hold 0): CG's r -= alpha M^dag M p without storing M^dag M p
 };
 constexpr bool UsesClover(DslashEpilogue e) {
   return e == DslashEpilogue::kClover || e == DslashEpilogue::kCloverXpay || e == DslashEpilogue::kXpayClover;
 }
 constexpr bool UsesX(DslashEpilogue e) {
   return e == DslashEpilogue::kXpay || e == DslashEpilogue::kCloverXpay || e == DslashEpilogue::kXpayClover ||
-         e == DslashEpilogue::kXpayDotNorm;
+         e == DslashEpilogue::kXpayDotNorm || e == DslashEpilogue::kXpayAxpyNorm;
+}
+// The epilogues that write kDotNormGroup partial sums.
+constexpr bool WritesPartials(DslashEpilogue e) {
+  return e == DslashEpilogue::kXpayDotNorm || e == DslashEpilogue::kXpayAxpyNorm;
 }
 // Sites per partial sum of kXpayDotNorm: one warp, summed in a fixed shuffle tree, so the partials and their
 // order depend only on the site numbering, not on the tuned block size (a multiple of 32).
@@ -39,6 +46,7 @@ inline const char* ToString(DslashEpilogue e) {
     case DslashEpilogue::kCloverXpay: return "clover-xpay";
     case DslashEpilogue::kXpayClover: return "xpay-clover";
     case DslashEpilogue::kXpayDotNorm: return "xpay-dotnorm";
+    case DslashEpilogue::kXpayAxpyNorm: return "xpay-axpynorm";
   }
   return "unknown";
 }
@@ -70,7 +78,8 @@ struct WilsonDslashLaunch {
   GaugeView gauge;
   CloverView clover;  // clover epilogues only
   ConstSpinorView w;  // kXpayDotNorm only: the second field of the dot product
-  double* partials = nullptr;  // kXpayDotNorm only: 3 doubles (Re, Im (out, w), |out|^2) per group of sites
+  double* partials = nullptr;  // kXpayDotNorm, kXpayAxpyNorm: 3 doubles (Re, Im (out, w), |out|^2) per group of sites
+  const double* axpy_coefficient = nullptr;  // kXpayAxpyNorm only: c, on the device (read by every thread)
   bool dagger = false;
   DslashEpilogue epilogue = DslashEpilogue::kNone;
   double a = 0, b = 0;

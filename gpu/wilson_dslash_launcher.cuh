@@ -5,7 +5,8 @@
 // Device-side header, instantiated per precision and per group of epilogues so that the variants compile
 // in parallel and only those some operator uses exist:
 //   wilson_dslash_{double,single,half}.cu   kNone, kXpay; all sites, or a partitioned interior or exterior
-//                                            (halo.cuh)   3 x 2 x 2 x 2 x 3 = 72 variants each
+//                                            (halo.cuh)   3 x 2 x 2 x 2 x 3 = 72 variants each; and on one GPU
+//                                            kXpayDotNorm (D) and kXpayAxpyNorm (D^dag), 6 each
 //   clover_dslash_{double,single,half}.cu   kClover, kCloverXpay (D and D^dag), kXpayClover (D only: the
 //                                            unit-diagonal form's dagger is built otherwise); all sites, or
 //                                            a partitioned interior or exterior   90 each
@@ -79,10 +80,11 @@ inline std::string DslashTuneKey(const WilsonDslashLaunch& l, DslashArithmetic a
   return key;
 }
 
-// The kernel of a variant: the plain one, or the one that sums kXpayDotNorm's partials per warp.
+// The kernel of a variant: the plain one, or the one that sums kXpayDotNorm's or kXpayAxpyNorm's partials per
+// warp.
 template <class Arg>
 auto DslashKernelOf() {
-  if constexpr (Arg::kEpilogue == DslashEpilogue::kXpayDotNorm) {
+  if constexpr (WritesPartials(Arg::kEpilogue)) {
     return &WilsonDslashDotNormKernel<Arg>;
   } else {
     return &WilsonDslashKernel<Arg>;
@@ -101,6 +103,9 @@ void LaunchWilsonDslashVariant(const WilsonDslashLaunch& l) {
   if constexpr (UsesClover(E)) arg.clover = CloverAccessorOf<P>(l.clover);
   if constexpr (E == DslashEpilogue::kXpayDotNorm) {
     arg.w = SpinorAccessorOf<P>(l.w);
+    arg.partials = l.partials;
+  } else if constexpr (E == DslashEpilogue::kXpayAxpyNorm) {
+    arg.coefficient = l.axpy_coefficient;
     arg.partials = l.partials;
   }
   arg.gauge.data = static_cast<typename GaugeAccessor<P, R>::Word*>(l.gauge.data);
@@ -134,7 +139,8 @@ void LaunchWilsonDslashVariant(const WilsonDslashLaunch& l) {
     CheckCuda(cudaGetLastError(), what.c_str(), __FILE__, __LINE__);
   };
   std::vector<std::pair<void*, std::size_t>> preserve;
-  if (UsesX(E) && l.out.data == l.x.data) {  // out = a out + b D in: timing runs must not compound
+  // out = a out + b D in, or out = out + c (...): timing runs must not compound.
+  if ((UsesX(E) && l.out.data == l.x.data) || E == DslashEpilogue::kXpayAxpyNorm) {
     preserve.emplace_back(l.out.data, SpinorViewBytes<P>(l.out));
     if (l.out.norm != nullptr) preserve.emplace_back(l.out.norm, sizeof(float) * l.out.stride);
   }
@@ -166,6 +172,8 @@ void LaunchDslashFor(const WilsonDslashLaunch& l) {
               throw std::logic_error("Dslash: the xpay-clover epilogue is compiled for D only, not D^dag");
             } else if constexpr (kEpilogue == DslashEpilogue::kXpayDotNorm && (kDagger || kPartitioned)) {
               throw std::logic_error("Dslash: the xpay-dotnorm epilogue is compiled for D on one GPU only");
+            } else if constexpr (kEpilogue == DslashEpilogue::kXpayAxpyNorm && (!kDagger || kPartitioned)) {
+              throw std::logic_error("Dslash: the xpay-axpynorm epilogue is compiled for D^dag on one GPU only");
             } else if constexpr (kPartitioned && !kWithHalo) {
               throw std::logic_error("Dslash: partitioned variant not compiled");
             } else {

@@ -7,7 +7,7 @@ namespace lqcd::gpu {
 
 void LaunchWilsonDslashSingle(const WilsonDslashLaunch& launch) {
   LaunchDslashFor<Precision::kSingle, true, DslashEpilogue::kNone, DslashEpilogue::kXpay,
-                  DslashEpilogue::kXpayDotNorm>(launch);
+                  DslashEpilogue::kXpayDotNorm, DslashEpilogue::kXpayAxpyNorm>(launch);
 }
 
 }  // namespace lqcd::gpu

@@ -276,8 +276,8 @@ BlockSolveResult BlockReliableCg(const HighBlockOp& A, const LowBlockOp& A_low,
           System& s = *sys[k];
           SolveResult& rec = out.systems[k];
           rec.flops += vf::kReDot * B::Reals(s.r);
-          if (detail::CgAdvance<B>(s.r_low, s.q, B::DeferredReDot(s.p, s.q), s.rr_low, s.rr_new, s.b_norm2,
-                                   params.record_history, rec,
+          const auto step = detail::QueueResidualUpdate<B>(s.r_low, s.q, B::DeferredReDot(s.p, s.q), s.rr_low, rec);
+          if (detail::CgAdvance<B>(step, s.rr_new, s.b_norm2, params.record_history, rec,
                                    detail::CgUpdateX<B>(s.x_low, s.p, rec)) == detail::StepOutcome::kFailed) {
             s.phase = Phase::kFinish;
             continue;

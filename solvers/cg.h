@@ -7,6 +7,7 @@
 //     loop:
 //       q = A p;  alpha = (r, r) / (p, q)          ApplyCurvature         [(p, q) <= 0: kNonPositiveCurvature]
 //       r = r - alpha q                            DeferredAxpyNorm (returns (r, r))
+//         (both lines in one ApplyCurvatureUpdate when the operator has it: q is then never stored)
 //       x = x + alpha p                            CgSolutionDirection (with the direction below)
 //       stop if |r| <= tol |b|
 //       beta = (r_new, r_new) / (r, r)
@@ -26,6 +27,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "solvers/operators.h"
 #include "solvers/solve_result.h"
 #include "solvers/solver_common.h"
 
@@ -65,24 +67,63 @@ typename Op::Backend::RealScalar ApplyCurvature(const Op& A, typename Op::Field&
   }
 }
 
-// The parts of a CG iteration after q = A p and pAp = (p, q) (the caller applies A, e.g. with ApplyCurvature,
-// and counts it), written once for the single solver (CgIterate), the block solver (block_cg.h) and
-// reliable-update CG (reliable_update.h, which replaces the residual between x's update and the new direction):
-//   CgAdvance:       alpha = rr / (p, q); r -= alpha q and rr_new = |r|^2 are queued before the host tests
-//                    (p, q) [<= 0: kNonPositiveCurvature; r is then scratch]; queue_x(alpha, rr_new) queues the
-//                    x update (alone: CgUpdateX; or with the next direction: CgStep) before the host reads
-//                    rr_new; counts the iteration. kContinue, or kFailed with the status set.
+// Whether the operator has the optional ApplyCurvatureUpdate(p, r, rr) (README.md).
+template <typename Op, typename = void>
+struct HasApplyCurvatureUpdate : std::false_type {};
+template <typename Op>
+struct HasApplyCurvatureUpdate<Op, std::void_t<decltype(std::declval<const Op&>().ApplyCurvatureUpdate(
+                                       std::declval<const typename Op::Field&>(), std::declval<typename Op::Field&>(),
+                                       0.0))>> : std::true_type {};
+
+// After q = A p with pAp = (p, q): alpha = rr / pAp and r -= alpha q with |r|^2, queued. Counts the AxpyNorm.
+template <typename B, typename Field>
+CurvatureUpdate<typename B::RealScalar> QueueResidualUpdate(Field& r, const Field& q,
+                                                            const typename B::RealScalar& pAp, double rr,
+                                                            SolveResult& result) {
+  using Real = typename B::RealScalar;
+  const Real alpha = Real(rr) / pAp;
+  const Real rr_new = B::DeferredAxpyNorm(-alpha, q, r);  // r = r - alpha q
+  result.flops += vector_flops::kAxpyNorm * B::Reals(r);
+  return {pAp, alpha, rr_new};
+}
+
+// q = A p, alpha = rr / (p, q) and r -= alpha q with |r|^2, queued: the operator's ApplyCurvatureUpdate when it
+// has one (it fuses the update into the application and leaves q alone), else ApplyCurvature and
+// QueueResidualUpdate. Counts the application, the curvature's ReDot and the AxpyNorm (the same in both forms).
+template <typename Op>
+CurvatureUpdate<typename Op::Backend::RealScalar> ApplyCurvatureUpdate(const Op& A, typename Op::Field& q,
+                                                                       const typename Op::Field& p,
+                                                                       typename Op::Field& r, double rr,
+                                                                       SolveResult& result) {
+  using B = typename Op::Backend;
+  result.operator_applications += 1;
+  result.flops += A.FlopsPerApply() + vector_flops::kReDot * B::Reals(p);
+  if constexpr (HasApplyCurvatureUpdate<Op>::value) {
+    result.flops += vector_flops::kAxpyNorm * B::Reals(r);
+    return A.ApplyCurvatureUpdate(p, r, rr);
+  } else {
+    const typename B::RealScalar pAp = ApplyCurvature(A, q, p);  // q = A p; (p, q)
+    return QueueResidualUpdate<B>(r, q, pAp, rr, result);
+  }
+}
+
+// The parts of a CG iteration after q = A p, pAp = (p, q), alpha = rr / pAp and the queued r -= alpha q with
+// rr_new = |r|^2 (`step`: ApplyCurvatureUpdate, or QueueResidualUpdate after the caller's own application),
+// written once for the single solver (CgIterate), the block solver (block_cg.h) and reliable-update CG
+// (reliable_update.h, which replaces the residual between x's update and the new direction):
+//   CgAdvance:       the host tests (p, q) [<= 0: kNonPositiveCurvature; r is then scratch] while the device
+//                    updates r; queue_x(alpha, rr_new) queues the x update (alone: CgUpdateX; or with the next
+//                    direction: CgStep) before the host reads rr_new; counts the iteration. kContinue, or
+//                    kFailed with the status set.
 //   CgNewDirection:  p = r + (rr_new / rr) p.
 // (p, q), alpha and rr_new are the backend's deferred scalars (README.md): on the GPU the device computes alpha
 // and beta itself and never waits for the host; x changes only after its alpha passed the test.
-template <typename B, typename Field, typename QueueX>
-StepOutcome CgAdvance(Field& r, const Field& q, const typename B::RealScalar& pAp, double rr, double& rr_new,
-                      double b_norm2, bool record_history, SolveResult& result, QueueX&& queue_x) {
-  namespace vf = vector_flops;
-  const double reals = B::Reals(r);
-  const typename B::RealScalar alpha = typename B::RealScalar(rr) / pAp;
-  const typename B::RealScalar rr_queued = B::DeferredAxpyNorm(-alpha, q, r);  // r = r - alpha q
-  result.flops += vf::kAxpyNorm * reals;
+template <typename B, typename QueueX>
+StepOutcome CgAdvance(const CurvatureUpdate<typename B::RealScalar>& step, double& rr_new, double b_norm2,
+                      bool record_history, SolveResult& result, QueueX&& queue_x) {
+  const typename B::RealScalar& pAp = step.pAp;
+  const typename B::RealScalar& alpha = step.alpha;
+  const typename B::RealScalar& rr_queued = step.rr_new;
   const double pAp_host = B::HostValue(pAp);
   if (!Finite(pAp_host)) {
     Stop(result, SolveStatus::kNotFinite, "p^dag A p = " + Num(pAp_host));
@@ -120,11 +161,11 @@ void CgNewDirection(const Field& r, double rr_new, double rr, Field& p, SolveRes
   result.flops += vector_flops::kXpay * B::Reals(r);
 }
 
-// One CG iteration after q = A p and pAp = (p, q): CgAdvance with x = x + alpha p and the next direction
+// One CG iteration after `step` (r's update queued): CgAdvance with x = x + alpha p and the next direction
 // p = r + (rr_new / rr) p in one pass (CgSolutionDirection: rr_new stays on the device; if r has converged
 // the new p is simply not used), then kConverged when |r|^2 <= stop_rr. `rr` is |r|^2 on entry and on exit.
 template <typename B, typename Field>
-StepOutcome CgStep(Field& x, Field& r, Field& p, const Field& q, const typename B::RealScalar& pAp, double& rr,
+StepOutcome CgStep(Field& x, Field& r, Field& p, const CurvatureUpdate<typename B::RealScalar>& step, double& rr,
                    double stop_rr, double b_norm2, bool record_history, SolveResult& result) {
   using Real = typename B::RealScalar;
   double rr_new = 0;
@@ -132,12 +173,19 @@ StepOutcome CgStep(Field& x, Field& r, Field& p, const Field& q, const typename 
     B::CgSolutionDirection(alpha, rr_queued / Real(rr), r, x, p);
     result.flops += (vector_flops::kAxpy + vector_flops::kXpay) * B::Reals(x);
   };
-  if (CgAdvance<B>(r, q, pAp, rr, rr_new, b_norm2, record_history, result, solution_and_direction) ==
-      StepOutcome::kFailed) {
+  if (CgAdvance<B>(step, rr_new, b_norm2, record_history, result, solution_and_direction) == StepOutcome::kFailed) {
     return StepOutcome::kFailed;
   }
   rr = rr_new;
   return rr_new <= stop_rr ? StepOutcome::kConverged : StepOutcome::kContinue;
+}
+
+// CgStep after the caller's own q = A p with pAp = (p, q) (the block solvers' batched application).
+template <typename B, typename Field>
+StepOutcome CgStep(Field& x, Field& r, Field& p, const Field& q, const typename B::RealScalar& pAp, double& rr,
+                   double stop_rr, double b_norm2, bool record_history, SolveResult& result) {
+  return CgStep<B>(x, r, p, QueueResidualUpdate<B>(r, q, pAp, rr, result), rr, stop_rr, b_norm2, record_history,
+                   result);
 }
 
 // Stops with kMaxIterations and returns true when the iteration budget is spent.
@@ -159,10 +207,8 @@ bool CgIterate(const Op& A, typename Op::Field& x, typename Op::Field& r, typena
   B::Copy(p, r);
   for (;;) {
     if (BudgetSpent(result, max_iterations, rr, b_norm2)) return false;
-    const typename B::RealScalar pAp = ApplyCurvature(A, q, p);  // q = A p; (p, q)
-    result.operator_applications += 1;
-    result.flops += A.FlopsPerApply() + vector_flops::kReDot * B::Reals(p);
-    const StepOutcome o = CgStep<B>(x, r, p, q, pAp, rr, stop_rr, b_norm2, record_history, result);
+    const auto step = ApplyCurvatureUpdate(A, q, p, r, rr, result);  // q = A p; (p, q); r -= alpha q
+    const StepOutcome o = CgStep<B>(x, r, p, step, rr, stop_rr, b_norm2, record_history, result);
     if (o != StepOutcome::kContinue) return o == StepOutcome::kConverged;
   }
 }

@@ -125,6 +125,52 @@ TEST(ConjugateGradient, ToleranceBelowThePrecisionFloorStagnates) {
   EXPECT_GE(r.restarts, 1);
 }
 
+// A CPU Wilson operator with the optional fused forms written out of the plain backend calls, to check the solver's
+// wiring of them: WithDotNorm gives NormalOperator its ApplyCurvature (|M p|^2 from ApplyDotNorm), WithFusedStep
+// also ApplyDaggerAxpyNorm, so CG takes NormalOperator::ApplyCurvatureUpdate. Both compute the same numbers in the
+// same order (M p and its norm, alpha = rr / |M p|^2, M^dag (M p), r -= alpha of it), so the two solves must agree
+// bit for bit, with the same counts of iterations, applications and flops.
+struct WithDotNorm : CpuWilson<double> {
+  using CpuWilson<double>::CpuWilson;
+  CpuBackend::DotAndNorm ApplyDotNorm(Field& out, const Field& in, const Field& w) const {
+    Apply(out, in);
+    return CpuBackend::DeferredDotNorm(out, w);
+  }
+};
+struct WithFusedStep : WithDotNorm {
+  using WithDotNorm::WithDotNorm;
+  double ApplyDaggerAxpyNorm(Field& r, double c, const Field& in) const {
+    Field q = NewField();
+    ApplyDagger(q, in);
+    return CpuBackend::DeferredAxpyNorm(c, q, r);
+  }
+};
+
+TEST(ConjugateGradient, TheFusedStepFormSolvesBitForBitAsTheSeparateOne) {
+  Fixture f;
+  const WithDotNorm m_separate(f.u, f.params);
+  const WithFusedStep m_fused(f.u, f.params);
+  const NormalOperator<WithDotNorm> separate(m_separate);
+  const NormalOperator<WithFusedStep> fused(m_fused);
+  static_assert(!detail::HasApplyCurvatureUpdate<NormalOperator<WithDotNorm>>::value);
+  static_assert(detail::HasApplyCurvatureUpdate<NormalOperator<WithFusedStep>>::value);
+  static_assert(!detail::HasApplyCurvatureUpdate<NormalOperator<CpuWilson<double>>>::value);
+  SolverParams p;
+  p.tolerance = 1e-11;
+  SpinorField<double> x_separate(kLattice), x_fused(kLattice);
+  const SolveResult a = ConjugateGradient(separate, x_separate, f.b, p);
+  const SolveResult b = ConjugateGradient(fused, x_fused, f.b, p);
+  ASSERT_TRUE(a.converged()) << a.Summary();
+  ASSERT_TRUE(b.converged()) << b.Summary();
+  EXPECT_EQ(a.iterations, b.iterations);
+  EXPECT_EQ(a.operator_applications, b.operator_applications);
+  EXPECT_EQ(a.flops, b.flops);
+  EXPECT_EQ(a.residual_history, b.residual_history);
+  int differing = 0;
+  for (int i = 0; i < x_fused.sites(); ++i) differing += x_fused[i] == x_separate[i] ? 0 : 1;
+  EXPECT_EQ(differing, 0);
+}
+
 TEST(ConjugateGradient, BadInputThrows) {
   Fixture f;
   SpinorField<double> x(kLattice), even(kLattice, Subset::kEven);

@@ -13,6 +13,13 @@
 
 namespace lqcd::solvers {
 
+// The scalars of one CG step on A: the curvature (p, A p), alpha = rr / (p, A p) and |r|^2 after r -= alpha A p,
+// as the backend's deferred scalars (README.md).
+template <typename RealScalar>
+struct CurvatureUpdate {
+  RealScalar pAp, alpha, rr_new;
+};
+
 template <typename Dirac>
 class NormalOperator {
  public:
@@ -34,6 +41,21 @@ class NormalOperator {
     const auto d = m_.ApplyDotNorm(scratch_, in, in);
     m_.ApplyDagger(out, scratch_);
     return d.norm2;
+  }
+  // CG's step with A p never stored (README.md, the optional ApplyCurvatureUpdate): M p with |M p|^2 = (p, A p)
+  // fused (ApplyDotNorm), alpha = rr / (p, A p) on the device, then r -= alpha M^dag (M p) with |r|^2 fused into
+  // M^dag's application (M's ApplyDaggerAxpyNorm). Exists only when M has both.
+  template <typename D = Dirac,
+            typename = decltype(std::declval<const D&>().ApplyDotNorm(
+                std::declval<Field&>(), std::declval<const Field&>(), std::declval<const Field&>())),
+            typename = decltype(std::declval<const D&>().ApplyDaggerAxpyNorm(
+                std::declval<Field&>(), std::declval<const typename Backend::RealScalar&>(),
+                std::declval<const Field&>()))>
+  CurvatureUpdate<typename Backend::RealScalar> ApplyCurvatureUpdate(const Field& p, Field& r, double rr) const {
+    using Real = typename Backend::RealScalar;
+    const auto d = m_.ApplyDotNorm(scratch_, p, p);
+    const Real alpha = Real(rr) / d.norm2;
+    return {d.norm2, alpha, m_.ApplyDaggerAxpyNorm(r, -alpha, scratch_)};
   }
   Field NewField() const { return m_.NewField(); }
   double FlopsPerApply() const { return 2 * m_.FlopsPerApply(); }

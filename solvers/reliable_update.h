@@ -266,12 +266,11 @@ SolveResult ReliableCg(const HighOp& A, const LowOp& A_low, typename HighOp::Fie
                    "reached " + std::to_string(params.max_iterations) + " iterations (k + l)");
       break;
     }
-    const typename B::RealScalar pAp = detail::ApplyCurvature(A_low, q, p);  // q = A p; (p, q)
-    result.operator_applications += 1;
+    // q = A p; (p, q); r -= alpha q (counts the application)
+    const auto step = detail::ApplyCurvatureUpdate(A_low, q, p, r_low, rr_low, result);
     result.low_precision_applications += 1;
-    result.flops += A_low.FlopsPerApply() + vf::kReDot * reals;
     double rr_new = 0;
-    if (detail::CgAdvance<B>(r_low, q, pAp, rr_low, rr_new, b_norm2, params.record_history, result,
+    if (detail::CgAdvance<B>(step, rr_new, b_norm2, params.record_history, result,
                              detail::CgUpdateX<B>(x_low, p, result)) == detail::StepOutcome::kFailed) {
       break;
     }
