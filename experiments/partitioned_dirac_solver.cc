@@ -5,11 +5,11 @@
 // Why every rank holds the global fields: the main job's lattices fit one host many times over (the GPU is
 // what runs out), and it keeps the interface of dirac_solver.h unchanged, so the propagator driver, the
 // inverse-norm estimate and the correlator run as they are, on every rank, with identical inputs. The
-// scatters and the gather are host copies (gpu/comm/subdomain.h) plus one AllGather per solve. The clover term
+// scatters and the gather are host copies through reused fields and element maps (gpu/comm/subdomain.h,
+// SpinorSubdomainMap) plus one AllGather per solve. The clover term
 // of a Wilson-clover action is built on the global links (original or gauge fixed) once per action, on every
 // rank, and each rank uploads its piece (CloverCache).
 #include <cmath>
-#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -26,26 +26,6 @@
 namespace lqcd::experiments::internal {
 namespace {
 
-// The global field from every rank's piece, on every rank: one AllGather of the pieces' bytes, then
-// GatherSpinor puts each at its offset.
-SpinorField<double> AllGatherSpinor(comm::Communicator& communicator, const SpinorField<double>& local,
-                                    const Lattice& global) {
-  // A SiteSpinor is 12 complex doubles in one array (no other state): its bytes are its value.
-  static_assert(sizeof(SiteSpinor<double>) == 24 * sizeof(double), "a site is 24 contiguous doubles");
-  const std::size_t bytes = static_cast<std::size_t>(local.sites()) * sizeof(SiteSpinor<double>);
-  const int size = communicator.size();
-  std::vector<SiteSpinor<double>> all(static_cast<std::size_t>(local.sites()) * size);
-  communicator.AllGather(local.data().data(), bytes, all.data());
-  std::vector<SpinorField<double>> locals;
-  locals.reserve(size);
-  for (int r = 0; r < size; ++r) {
-    locals.emplace_back(local.lattice(), local.subset());
-    std::memcpy(static_cast<void*>(locals.back().data().data()), all.data() + static_cast<std::size_t>(r) * local.sites(),
-                bytes);
-  }
-  return comm::GatherSpinor(locals, communicator.grid(), global);
-}
-
 class PartitionedDiracSolver : public DiracSolver {
  public:
   PartitionedDiracSolver(const GaugeField<double>& u, VerifyOn verify, comm::Communicator& communicator,
@@ -57,6 +37,18 @@ class PartitionedDiracSolver : public DiracSolver {
         local_(communicator.grid().LocalExtents(u.lattice().extents())),  // refuses a grid that does not fit
         clover_(communicator),
         fixed_clover_(communicator) {}
+
+  // The host side of every solve reuses these (no whole-lattice host field is made per solve): the element maps,
+  // this rank's local field, and the AllGather's buffer of every rank's piece.
+  struct Transfers {
+    Transfers(const Lattice& global, const comm::ProcessGrid& grid)
+        : map(global, Subset::kFull, grid),
+          local(map.local()),
+          pieces(static_cast<std::size_t>(map.local_elements()) * map.ranks()) {}
+    comm::SpinorSubdomainMap map;
+    SpinorField<double> local;
+    std::vector<SiteSpinor<double>> pieces;
+  };
 
   SolveOutcome Solve(const FermionAction& action, const solvers::SolverSpec& spec, const SpinorField<double>& b,
                      SpinorField<double>& x) override {
@@ -75,21 +67,28 @@ class PartitionedDiracSolver : public DiracSolver {
                                                        x_device, b_device)
                              : gpu::SolveWithSpecOnGpu(spec, links, params, x_device, b_device);
     };
+    if (!transfers_) transfers_ = std::make_unique<Transfers>(u_.lattice(), grid);
+    // This rank's piece of a global field onto the device.
+    const auto upload = [&](gpu::GpuSpinorField<double>& device, const SpinorField<double>& global) {
+      transfers_->map.ScatterInto(global, rank, transfers_->local);
+      device.Upload(transfers_->local, action.basis);
+    };
     SolveOutcome out;
     if (spec.temporal_gauge) {
       // The same G on every rank: TemporalGaugeFix of the same global links is deterministic host code.
       if (!fixed_) fixed_ = std::make_unique<TemporalGaugeCopy>(u_);
       gpu::GpuPartitionedLinks& links = LinksFor(action.boundary, true);
-      b_device.Upload(comm::ScatterSpinor(fixed_->ToFixed(b), grid, rank), action.basis);
-      if (!IsZero(x)) x_device.Upload(comm::ScatterSpinor(fixed_->ToFixed(x), grid, rank), action.basis);
+      upload(b_device, fixed_->ToFixed(b));
+      if (!IsZero(x)) upload(x_device, fixed_->ToFixed(x));
       out.result = solve(links, fixed_clover_, fixed_->links());
-      x = fixed_->FromFixed(AllGatherSpinor(communicator_, x_device.Download(action.basis), u_.lattice()));
+      AllGather(x_device, action, x);
+      x = fixed_->FromFixed(x);
     } else {
       gpu::GpuPartitionedLinks& links = LinksFor(action.boundary, false);
-      b_device.Upload(comm::ScatterSpinor(b, grid, rank), action.basis);
-      if (!IsZero(x)) x_device.Upload(comm::ScatterSpinor(x, grid, rank), action.basis);
+      upload(b_device, b);
+      if (!IsZero(x)) upload(x_device, x);
       out.result = solve(links, clover_, u_);
-      x = AllGatherSpinor(communicator_, x_device.Download(action.basis), u_.lattice());
+      AllGather(x_device, action, x);
     }
     out.verified_on = verify_;
     if (verify_ == VerifyOn::kHost) {
@@ -100,8 +99,8 @@ class PartitionedDiracSolver : public DiracSolver {
     // links, global norms.
     // Without gauge fixing the device fields still hold this rank's b and x; with it, their pieces go up.
     if (spec.temporal_gauge) {
-      b_device.Upload(comm::ScatterSpinor(b, grid, rank), action.basis);
-      x_device.Upload(comm::ScatterSpinor(x, grid, rank), action.basis);
+      upload(b_device, b);
+      upload(x_device, x);
     }
     const auto dslash = LinksFor(action.boundary, false).Get<double>(18);
     out.true_residual =
@@ -113,6 +112,17 @@ class PartitionedDiracSolver : public DiracSolver {
   BackendKind backend() const override { return BackendKind::kGpu; }
 
  private:
+  // The global field from every rank's piece, on every rank, into x: this rank's piece downloaded, one
+  // AllGather of the pieces' bytes, then each put at its offset.
+  void AllGather(const gpu::GpuSpinorField<double>& device, const FermionAction& action, SpinorField<double>& x) {
+    // A SiteSpinor is 12 complex doubles in one array (no other state): its bytes are its value.
+    static_assert(sizeof(SiteSpinor<double>) == 24 * sizeof(double), "a site is 24 contiguous doubles");
+    device.Download(transfers_->local, action.basis);
+    const std::size_t bytes = static_cast<std::size_t>(transfers_->local.sites()) * sizeof(SiteSpinor<double>);
+    communicator_.AllGather(transfers_->local.data().data(), bytes, transfers_->pieces.data());
+    transfers_->map.GatherInto(transfers_->pieces.data(), x);
+  }
+
   // This rank's links (original or temporal-gauge-fixed) for the action's fermion boundary, which the
   // partitioned Dslash carries: rebuilt (every rank together) when the boundary changes.
   gpu::GpuPartitionedLinks& LinksFor(const FermionBoundary& boundary, bool gauge_fixed) {
@@ -135,6 +145,7 @@ class PartitionedDiracSolver : public DiracSolver {
   std::unique_ptr<TemporalGaugeCopy> fixed_;
   std::unique_ptr<gpu::GpuPartitionedLinks> links_, fixed_links_;
   CloverCache clover_, fixed_clover_;  // this rank's pieces, built on u_ and on the gauge-fixed links
+  std::unique_ptr<Transfers> transfers_;  // made on the first solve
 };
 
 }  // namespace

@@ -131,4 +131,42 @@ SpinorField<double> GatherSpinor(const std::vector<SpinorField<double>>& locals,
   return out;
 }
 
+SpinorSubdomainMap::SpinorSubdomainMap(const Lattice& global, Subset subset, const ProcessGrid& grid)
+    : global_(global), local_(BlockOf("SpinorSubdomainMap", global, grid, 0).local), subset_(subset) {
+  elements_.reserve(grid.size());
+  for (int rank = 0; rank < grid.size(); ++rank) {
+    elements_.push_back(GlobalElements(BlockOf("SpinorSubdomainMap", global, grid, rank), global, subset));
+  }
+}
+
+void SpinorSubdomainMap::ScatterInto(const SpinorField<double>& global, int rank, SpinorField<double>& local) const {
+  if (global.lattice() != global_ || global.subset() != subset_ || local.lattice() != local_ ||
+      local.subset() != subset_) {
+    throw std::invalid_argument("SpinorSubdomainMap::ScatterInto: fields " + global.lattice().ToString() + " " +
+                                ToString(global.subset()) + " -> " + local.lattice().ToString() + " " +
+                                ToString(local.subset()) + ", the map " + global_.ToString() + " -> " +
+                                local_.ToString() + " " + ToString(subset_));
+  }
+  if (rank < 0 || rank >= ranks()) {
+    throw std::invalid_argument("SpinorSubdomainMap::ScatterInto: rank " + std::to_string(rank) + " of " +
+                                std::to_string(ranks()));
+  }
+  const std::vector<int>& elements = elements_[rank];
+  const int n = local_elements();
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < n; ++i) local[i] = global[elements[i]];
+}
+
+void SpinorSubdomainMap::GatherInto(const SiteSpinor<double>* pieces, SpinorField<double>& global) const {
+  if (global.lattice() != global_ || global.subset() != subset_) {
+    throw std::invalid_argument("SpinorSubdomainMap::GatherInto: global field " + global.lattice().ToString() + " " +
+                                ToString(global.subset()) + ", the map's " + global_.ToString() + " " +
+                                ToString(subset_));
+  }
+  const long long n = local_elements();
+  const long long total = n * ranks();
+#pragma omp parallel for schedule(static)
+  for (long long k = 0; k < total; ++k) global[elements_[k / n][k % n]] = pieces[k];
+}
+
 }  // namespace lqcd::comm

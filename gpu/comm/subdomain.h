@@ -19,6 +19,14 @@
 //                                         site offset + n; the other ranks' sites of `global` are untouched.
 //   GatherSpinor(locals, grid, global)    the global field on lattice `global` from every rank's piece,
 //                                         locals[r] = rank r's (InsertSpinor for each r into a zero field).
+//   SpinorSubdomainMap(global, subset, grid)   the element maps of ScatterSpinor and GatherSpinor for one
+//                                         global lattice, subset and grid, built once, for callers that move
+//                                         many fields (the partitioned GPU solver moves two per solve) without
+//                                         new whole-lattice fields: ScatterInto(global, rank, local) writes
+//                                         ScatterSpinor's result into an existing local field, GatherInto(pieces,
+//                                         global) GatherSpinor's into an existing global field from the ranks'
+//                                         pieces laid out one after another in rank order (what an AllGather of
+//                                         the local fields' storage gives). Both copy in parallel (OpenMP).
 //
 // Conventions:
 //   - The local lattice is Lattice(grid.LocalExtents(L)) and offset = grid.Offset(rank, L) for the global
@@ -62,5 +70,26 @@ void InsertSpinor(SpinorField<double>& global, const SpinorField<double>& local,
 
 SpinorField<double> GatherSpinor(const std::vector<SpinorField<double>>& locals, const ProcessGrid& grid,
                                  const Lattice& global);
+
+class SpinorSubdomainMap {
+ public:
+  SpinorSubdomainMap(const Lattice& global, Subset subset, const ProcessGrid& grid);
+  const Lattice& global() const { return global_; }
+  const Lattice& local() const { return local_; }
+  Subset subset() const { return subset_; }
+  int ranks() const { return static_cast<int>(elements_.size()); }
+  // Elements (sites, or checkerboard sites for one parity) of one rank's local field.
+  int local_elements() const { return static_cast<int>(elements_[0].size()); }
+
+  // local = ScatterSpinor(global, grid, rank); global and local of this map's lattices and subset.
+  void ScatterInto(const SpinorField<double>& global, int rank, SpinorField<double>& local) const;
+  // global = GatherSpinor of the pieces: pieces[r * local_elements() + i] is rank r's local element i.
+  void GatherInto(const SiteSpinor<double>* pieces, SpinorField<double>& global) const;
+
+ private:
+  Lattice global_, local_;
+  Subset subset_;
+  std::vector<std::vector<int>> elements_;  // [rank][local element] -> global element
+};
 
 }  // namespace lqcd::comm

@@ -87,6 +87,48 @@ TEST(SubdomainTest, ScatterThenGatherIsTheIdentity) {
   }
 }
 
+// SpinorSubdomainMap moves the same elements as ScatterSpinor and GatherSpinor: its scatter into a poisoned
+// local field equals ScatterSpinor bit for bit, and its gather of the pieces laid out in rank order into a
+// poisoned global field equals the original field; fields of another lattice or subset, and a rank outside
+// the grid, are refused.
+TEST(SubdomainTest, TheReusableMapMovesWhatScatterAndGatherMove) {
+  const Lattice global(kGlobal);
+  for (const Coordinates& dims : kGrids) {
+    const ProcessGrid grid(dims);
+    for (const Subset subset : kSubsets) {
+      SCOPED_TRACE("grid " + grid.ToString() + ", " + ToString(subset));
+      const SpinorField<double> field = RandomSpinor(global, subset, 19);
+      const SpinorSubdomainMap map(global, subset, grid);
+      ASSERT_EQ(map.local().extents(), grid.LocalExtents(kGlobal));
+      std::vector<SiteSpinor<double>> pieces;
+      int differing = 0;
+      for (int rank = 0; rank < grid.size(); ++rank) {
+        SpinorField<double> local = RandomSpinor(map.local(), subset, 23);  // poison
+        map.ScatterInto(field, rank, local);
+        const SpinorField<double> expected = ScatterSpinor(field, grid, rank);
+        ASSERT_EQ(local.sites(), map.local_elements());
+        for (int i = 0; i < local.sites(); ++i) differing += !BitIdentical(local[i], expected[i]);
+        pieces.insert(pieces.end(), local.data().begin(), local.data().end());
+      }
+      EXPECT_EQ(differing, 0);
+      SpinorField<double> gathered = RandomSpinor(global, subset, 29);  // poison
+      map.GatherInto(pieces.data(), gathered);
+      int gather_differing = 0;
+      for (int i = 0; i < field.sites(); ++i) gather_differing += !BitIdentical(gathered[i], field[i]);
+      EXPECT_EQ(gather_differing, 0);
+      SpinorField<double> wrong_subset(global, subset == Subset::kFull ? Subset::kEven : Subset::kFull);
+      SpinorField<double> local(map.local(), subset);
+      EXPECT_THROW(map.ScatterInto(wrong_subset, 0, local), std::invalid_argument);
+      EXPECT_THROW(map.ScatterInto(field, grid.size(), local), std::invalid_argument);
+      EXPECT_THROW(map.GatherInto(pieces.data(), wrong_subset), std::invalid_argument);
+      if (grid.size() > 1) {
+        SpinorField<double> global_sized(global, subset);
+        EXPECT_THROW(map.ScatterInto(field, 0, global_sized), std::invalid_argument);
+      }
+    }
+  }
+}
+
 TEST(SubdomainTest, EveryLocalSiteIsTheGlobalSiteAtTheOffset) {
   const Lattice global(kGlobal);
   const GaugeField<double> links = RandomGaugeField<double>(global, 5);
