@@ -32,6 +32,7 @@ struct PropagatorSolveRecord {
   solvers::SolveResult result;  // the solver's record
   double true_residual = 0;     // |b - M x| / |b| of the column, recomputed in double (verified_on)
   VerifyOn verified_on = VerifyOn::kHost;
+  double column_seconds = 0;    // wall time of the column's DiracSolver call: the solve, transfers and checks
 };
 
 struct PropagatorRun {

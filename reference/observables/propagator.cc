@@ -36,6 +36,8 @@ void PointPropagator::SetColumn(int spin, int colour, SpinorField<double> column
   columns_[ColumnIndex(spin, colour)] = std::move(column);
 }
 
+SpinorField<double>& PointPropagator::MutableColumn(int spin, int colour) { return columns_[ColumnIndex(spin, colour)]; }
+
 SpinColorMatrix<double> PointPropagator::At(int site) const {
   SpinColorMatrix<double> s;
   for (int col = 0; col < 12; ++col) {

@@ -62,6 +62,9 @@ class PointPropagator {
   // another lattice or subset throws std::invalid_argument.
   const SpinorField<double>& Column(int spin, int colour) const;
   void SetColumn(int spin, int colour, SpinorField<double> column);
+  // The column itself, for a solver that writes its solution in place (a new one is zero: a zero initial
+  // guess). Write its sites; do not assign a field of another lattice or subset to it.
+  SpinorField<double>& MutableColumn(int spin, int colour);
 
   // S(x; x0) at lexicographic site x: row 3 s' + c' (sink), column 3 s + c (source).
   SpinColorMatrix<double> At(int site) const;
