@@ -1,5 +1,6 @@
 // wilson_dslash_double.cu: the double-precision Wilson Dslash kernels (all 72 variants of reconstruction x
-// temporal gauge fixing x dagger x epilogue x sites: all, partitioned interior, exterior).
+// temporal gauge fixing x dagger x epilogue x sites: all, partitioned interior, exterior), and on one GPU the
+// fused forms the solvers use: xpay-dotnorm for D and xpay-axpynorm for D^dag, 6 variants each.
 // One file per precision so that they compile in parallel.
 #include "gpu/wilson_dslash_launcher.cuh"
 

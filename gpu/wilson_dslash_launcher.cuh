@@ -10,7 +10,7 @@
 //   clover_dslash_{double,single,half}.cu   kClover, kCloverXpay (D and D^dag), kXpayClover (D only: the
 //                                            unit-diagonal form's dagger is built otherwise); all sites, or
 //                                            a partitioned interior or exterior   90 each
-// (reconstruction x gauge fixing x dagger x epilogue x sites; 486 kernels in all); the teaching ladder
+// (reconstruction x gauge fixing x dagger x epilogue x sites; 522 kernels in all); the teaching ladder
 // instantiates the one variant of its rung 9a itself (dslash_ladder_kernels.cu).
 #pragma once
 
