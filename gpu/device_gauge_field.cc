@@ -5,6 +5,7 @@
 #include <Eigen/LU>  // determinant(), which reference/su3.h uses
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -145,7 +146,9 @@ void DeviceGaugeField::Upload(const GaugeField<T>& host) {
   Validate(host, layout_);
   data_ = DeviceBuffer(2 * kDims * static_cast<std::size_t>(stride()) * LinkBytes(layout_));
   const int half = lattice_.half_volume();
-  std::vector<double> canonical(18 * 8 * static_cast<std::size_t>(half));
+  // Not zero-filled first (a std::vector would, on one thread: 6 GB at 48^3 x 96): the loop below writes every
+  // element, on all threads.
+  const std::unique_ptr<double[]> canonical(new double[18 * 8 * static_cast<std::size_t>(half)]);
   for (int p = 0; p < 2; ++p) {
 #pragma omp parallel for schedule(static)
     for (int cb = 0; cb < half; ++cb) {
@@ -156,7 +159,7 @@ void DeviceGaugeField::Upload(const GaugeField<T>& host) {
         const bool unit_by_gauge =
             layout_.temporal_gauge_fixed && mu == 3 && lattice_.Coords(site)[3] < lattice_.extent(3) - 1;
         if (!unit_by_gauge && StoredInSingularForm(u, layout_)) u = SingularForm8(u);
-        double* link = canonical.data() + 18 * ((p * 4 + mu) * static_cast<std::size_t>(half) + cb);
+        double* link = canonical.get() + 18 * ((p * 4 + mu) * static_cast<std::size_t>(half) + cb);
         for (int i = 0; i < 3; ++i) {
           for (int j = 0; j < 3; ++j) {
             link[2 * (3 * i + j)] = u(i, j).real();
@@ -166,7 +169,7 @@ void DeviceGaugeField::Upload(const GaugeField<T>& host) {
       }
     }
   }
-  PackGauge(View(), canonical.data());
+  PackGauge(View(), canonical.get());
 }
 
 GaugeView DeviceGaugeField::View() const {
