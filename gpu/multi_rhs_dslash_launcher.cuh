@@ -11,7 +11,8 @@
 // the register use allows. For each m in {1, 2, 4} (m < 2n, m <= MaxRhsPerThread) the tuner times
 // bx = 32, 64, ... up to the kernel's thread limit under its own key, and the launcher
 // takes the m whose tuned time is smallest; both choices are remembered (and cached on disk) like any block
-// size. A pinned m (MultiRhsDslashLaunch::rhs_per_thread) or a forced block size skips the comparison.
+// size. A pinned m (MultiRhsDslashLaunch::rhs_per_thread) or a forced block size skips the comparison. The
+// counts n of one power-of-two bucket share their tunings (MultiRhsTuneBucket).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -29,8 +30,19 @@ namespace lqcd::gpu {
 
 constexpr int MaxRhsPerThread(Precision p) { return p == Precision::kDouble ? 2 : 4; }
 
-// The single-RHS kernel's key for the same variant, lattice and strides (of the first right-hand side), with n
-// and m in front.
+// The n whose tuning a launch on n right-hand sides shares: the next power of two (1, 2, 4, 8, 16). A lockstep
+// block solver applies the operator to fewer systems as they converge (12, 11, ..., 1 for the propagator), and
+// tuning every count anew (each mapping m x every block width x several launches of the whole block) cost more
+// than the block saved; the block width tuned for one count is a good one for its neighbours (the launcher
+// fits as many groups per block as the width allows, so any tuned width is valid for any count).
+constexpr int MultiRhsTuneBucket(int rhs) {
+  int bucket = 1;
+  while (bucket < rhs) bucket *= 2;
+  return bucket;
+}
+
+// The single-RHS kernel's key for the same variant, lattice and strides (of the first right-hand side), with the
+// tuning bucket of n and m in front.
 inline std::string MultiRhsDslashTuneKey(const MultiRhsDslashLaunch& l, int rhs_per_thread) {
   WilsonDslashLaunch first;
   first.out = l.out[0];
@@ -38,7 +50,7 @@ inline std::string MultiRhsDslashTuneKey(const MultiRhsDslashLaunch& l, int rhs_
   first.gauge = l.gauge;
   first.dagger = l.dagger;
   first.epilogue = l.epilogue;
-  return "MultiRhsDslash n=" + std::to_string(l.rhs) + " per-thread=" + std::to_string(rhs_per_thread) + " " +
+  return "MultiRhsDslash n<=" + std::to_string(MultiRhsTuneBucket(l.rhs)) + " per-thread=" + std::to_string(rhs_per_thread) + " " +
          DslashTuneKey(first, ProductionArithmetic(l.gauge.precision));
 }
 
