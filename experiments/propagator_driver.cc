@@ -12,6 +12,11 @@
 #include <utility>
 
 namespace lqcd::experiments {
+namespace {
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+}  // namespace
 
 bool PropagatorRun::all_converged() const {
   for (const PropagatorSolveRecord& r : solves) {
@@ -50,8 +55,7 @@ PropagatorRun ComputePropagator(const GaugeField<double>& u, const FermionAction
       for (const SpinorField<double>& source : b) b_pointers.push_back(&source);
       const auto block_start = std::chrono::steady_clock::now();
       const std::vector<SolveOutcome> outcomes = solver->SolveBlock(action, spec, b_pointers, x_pointers);
-      const double block_seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - block_start).count();
+      const double block_seconds = SecondsSince(block_start);
       for (int j = 0; j < count; ++j) {
         const int k = first + j;
         records.push_back({k / 3, k % 3, outcomes[j].result, outcomes[j].true_residual, outcomes[j].verified_on,
@@ -60,7 +64,7 @@ PropagatorRun ComputePropagator(const GaugeField<double>& u, const FermionAction
       }
     }
     PropagatorRun run{std::move(propagator), std::move(records), 0};
-    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    run.seconds = SecondsSince(start);
     return run;
   }
 
@@ -90,8 +94,7 @@ PropagatorRun ComputePropagator(const GaugeField<double>& u, const FermionAction
         // Solved in place into the propagator's column (zero: the initial guess); each worker writes its own.
         const auto column_start = std::chrono::steady_clock::now();
         const SolveOutcome outcome = solver->Solve(action, spec, b, propagator.MutableColumn(spin, colour));
-        const double column_seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - column_start).count();
+        const double column_seconds = SecondsSince(column_start);
         PropagatorSolveRecord record{spin,    colour, outcome.result, outcome.true_residual, outcome.verified_on,
                                      column_seconds};
         const std::lock_guard<std::mutex> lock(mutex);
@@ -115,7 +118,7 @@ PropagatorRun ComputePropagator(const GaugeField<double>& u, const FermionAction
   for (std::thread& t : pool) t.join();
   if (failure) std::rethrow_exception(failure);
   PropagatorRun run{std::move(propagator), std::move(records), 0};
-  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  run.seconds = SecondsSince(start);
   return run;
 }
 

@@ -86,15 +86,26 @@ ConstSpinorView DeviceSpinorField::View() const { return const_cast<DeviceSpinor
 
 namespace {
 
+// std::invalid_argument naming the transfer unless the host field has the device field's lattice and subset.
+template <typename T>
+void RequireHostShape(const char* transfer, const SpinorField<T>& host, const Lattice& lattice, Subset subset) {
+  if (host.lattice() != lattice || host.subset() != subset) {
+    throw std::invalid_argument(std::string("DeviceSpinorField::") + transfer + ": host field is " +
+                                host.lattice().ToString() + " " + ToString(host.subset()) + ", device field " +
+                                lattice.ToString() + " " + ToString(subset));
+  }
+}
+
+// One parity in the staging order: 24 doubles per site.
+std::size_t StagingBytes(const Lattice& lattice) {
+  return sizeof(double) * 24 * static_cast<std::size_t>(lattice.half_volume());
+}
+
 template <typename T>
 void UploadField(DeviceSpinorField& field, const SpinorField<T>& host, GammaBasis basis) {
-  if (host.lattice() != field.lattice() || host.subset() != field.subset()) {
-    throw std::invalid_argument("DeviceSpinorField::Upload: host field is " + host.lattice().ToString() + " " +
-                                ToString(host.subset()) + ", device field " + field.lattice().ToString() + " " +
-                                ToString(field.subset()));
-  }
+  RequireHostShape("Upload", host, field.lattice(), field.subset());
   const Lattice& lat = field.lattice();
-  const PinnedStagingLease staging(sizeof(double) * 24 * static_cast<std::size_t>(lat.half_volume()));
+  const PinnedStagingLease staging(StagingBytes(lat));
   double* canonical = static_cast<double*>(staging.data());
   for (int p = 0; p < 2; ++p) {
     const Parity parity = static_cast<Parity>(p);
@@ -127,12 +138,8 @@ SpinorField<double> DeviceSpinorField::Download(GammaBasis basis) const {
 }
 
 void DeviceSpinorField::Download(SpinorField<double>& host, GammaBasis basis) const {
-  if (host.lattice() != lattice_ || host.subset() != subset_) {
-    throw std::invalid_argument("DeviceSpinorField::Download: host field is " + host.lattice().ToString() + " " +
-                                ToString(host.subset()) + ", device field " + lattice_.ToString() + " " +
-                                ToString(subset_));
-  }
-  const PinnedStagingLease staging(sizeof(double) * 24 * static_cast<std::size_t>(lattice_.half_volume()));
+  RequireHostShape("Download", host, lattice_, subset_);
+  const PinnedStagingLease staging(StagingBytes(lattice_));
   double* canonical = static_cast<double*>(staging.data());
   for (int p = 0; p < 2; ++p) {
     const Parity parity = static_cast<Parity>(p);

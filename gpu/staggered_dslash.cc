@@ -127,6 +127,12 @@ GaugeField<double> HalfPrecisionLinks(const GaugeField<double>& links) {
   return represented;
 }
 
+StaggeredLinks<double> HalfPrecisionLinks(const StaggeredLinks<double>& links) {
+  StaggeredLinks<double> represented{HalfPrecisionLinks(links.fat), std::nullopt};
+  if (links.long_links) represented.long_links = HalfPrecisionLinks(*links.long_links);
+  return represented;
+}
+
 DeviceStaggeredLinks::DeviceStaggeredLinks(const StaggeredLinks<double>& links, Precision precision,
                                            const LongLinkStorage& storage)
     : lattice_(CheckedFatLinks(links).lattice()), precision_(precision), storage_(storage) {

@@ -89,6 +89,8 @@ ScaledHalfLinkView PackHalfLinks(const GaugeField<double>& u, std::vector<unsign
 // The links that half-precision storage represents (what a half DeviceStaggeredLinks computes with): each real
 // of `links` the nearest level of HalfLinkLevelValue(largest |real| of the field), times that value in float.
 GaugeField<double> HalfPrecisionLinks(const GaugeField<double>& links);
+// The same for both fields of a set of links (each field with its own level value; no long links: none).
+StaggeredLinks<double> HalfPrecisionLinks(const StaggeredLinks<double>& links);
 
 void ApplyStaggeredDslash(DeviceColourVectorField& out, const DeviceStaggeredLinks& links,
                           const DeviceColourVectorField& in, const FermionBoundary& boundary,

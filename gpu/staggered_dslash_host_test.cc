@@ -246,8 +246,7 @@ TEST(StaggeredDslashOnHost, HalfPrecisionMatchesTheOracleOnTheLinksItRepresents)
   double worst = 0;
   int cases = 0;
   for (const StaggeredLinks<double>* links : {&hisq, &naive}) {
-    StaggeredLinks<double> represented{HalfPrecisionLinks(links->fat), std::nullopt};
-    if (links->long_links) represented.long_links = HalfPrecisionLinks(*links->long_links);
+    const StaggeredLinks<double> represented = HalfPrecisionLinks(*links);
     const int hops = links->long_links ? 16 : 8;
     for (const Parity out_parity : {Parity::kEven, Parity::kOdd}) {
       for (const Dagger dagger : {Dagger::kNo, Dagger::kYes}) {
@@ -298,7 +297,7 @@ TEST(StaggeredDslashOnHost, HalfPrecisionMatchesTheOracleOnTheLinksItRepresents)
 TEST(StaggeredDslashOnHost, HalfPrecisionXpayMatchesTheOracle) {
   const Lattice lattice(Coordinates{4, 4, 6, 6});
   const StaggeredLinks<double> hisq = testing::RandomHisqLinks(lattice, 43);
-  const StaggeredLinks<double> represented{HalfPrecisionLinks(hisq.fat), HalfPrecisionLinks(*hisq.long_links)};
+  const StaggeredLinks<double> represented = HalfPrecisionLinks(hisq);
   const double m = 0.0173, a = 4 * m * m, b = -1;
   double worst = 0;
   for (const bool in_place : {false, true}) {

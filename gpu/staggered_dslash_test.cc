@@ -99,8 +99,7 @@ TEST_F(StaggeredDslashTest, HalfPrecisionMatchesTheOracleOnTheLinksItRepresents)
   double worst = 0;
   int cases = 0;
   for (const StaggeredLinks<double>* links : {&hisq, &naive}) {
-    StaggeredLinks<double> represented{HalfPrecisionLinks(links->fat), std::nullopt};
-    if (links->long_links) represented.long_links = HalfPrecisionLinks(*links->long_links);
+    const StaggeredLinks<double> represented = HalfPrecisionLinks(*links);
     const DeviceStaggeredLinks device_links(*links, Precision::kHalf);
     const int hops = links->long_links ? 16 : 8;
     for (const Parity out_parity : {Parity::kEven, Parity::kOdd}) {
