@@ -43,6 +43,7 @@
 #include "experiments/quenched_ensemble.h"
 #include "experiments/sweep_engine.h"
 #include "experiments/text_format.h"
+#include "gpu/device_buffer.h"
 #include "gpu/gpu_backend.h"
 #include "reference/cli/command_line.h"
 #include "reference/io/gauge_io.h"
@@ -125,6 +126,7 @@ StrategyRun RunSingleMass(DiracSolver& solver, const GaugeField<double>& u, cons
 struct MultiShiftRun {
   solvers::MultiShiftResult result;
   int fields = 0;  // full-lattice double fields the solver holds: x_i and phat_i per shift, r, r0, p, v, t, b
+  double device_bytes = -1;  // GPU: the most device memory its links and fields held at once (-1 on the CPU)
 };
 
 MultiShiftRun RunMultiShift(BackendKind backend, const GaugeField<double>& u, const std::vector<double>& masses,
@@ -140,12 +142,14 @@ MultiShiftRun RunMultiShift(BackendKind backend, const GaugeField<double>& u, co
   MultiShiftRun run;
   run.fields = 2 * static_cast<int>(masses.size()) + 6;
   if (backend == BackendKind::kGpu) {
+    const std::size_t held_before = gpu::ResetDeviceBufferPeak();  // the single-mass solver's cached links
     const gpu::GpuWilson<double> m(u, p);
     gpu::GpuSpinorField<double> b_device = m.NewField();
     b_device.Upload(b);
     std::vector<gpu::GpuSpinorField<double>> x;
     for (std::size_t i = 0; i < masses.size(); ++i) x.push_back(m.NewField());
     run.result = solvers::MultiShiftBiCGstab(m, shifts, x, b_device, params);
+    run.device_bytes = static_cast<double>(gpu::DeviceBufferPeakBytes() - held_before);
   } else {
     const solvers::CpuWilson<double> m(u, p);
     std::vector<SpinorField<double>> x(masses.size(), SpinorField<double>(u.lattice()));
@@ -238,7 +242,7 @@ int Main(int argc, char** argv) {
   std::ofstream figure6(output / "figure6.csv"), table3(output / "table3.csv");
   figure6 << std::setprecision(17) << "set,strategy,order,total_iterations,baseline_iterations,gain,seconds\n";
   table3 << std::setprecision(17);
-  table3 << "set,solver,total_iterations,ms_per_iteration,total_seconds,speedup,fields\n";
+  table3 << "set,solver,total_iterations,ms_per_iteration,total_seconds,speedup,fields,device_bytes\n";
   std::ostringstream md;
   md << "# Multi-mass solvers (paper 002's Figure 6 and Table 3)\n\n"
      << "Backend " << ToString(backend.kind) << " (" << backend.device << "), links " << links  << ", Gaussian source, "
@@ -255,8 +259,8 @@ int Main(int argc, char** argv) {
       const double gain = static_cast<double>(r.result.total_iterations) / baseline;
       figure6 << set << "," << r.strategy << "," << r.order << "," << r.result.total_iterations << "," << baseline
               << "," << gain << "," << r.result.seconds << "\n";
-      std::cout << "  " << std::left << std::setw(18) << r.strategy << std::right << " order " << std::setw(2)
-                << r.order << ": " << std::setw(6) << r.result.total_iterations << " iterations, gain "
+      const std::string order = r.strategy != "polynomial" ? "" : r.order < 0 ? " highest order" : " order " + std::to_string(r.order);
+      std::cout << "  " << std::left << std::setw(33) << r.strategy + order << std::right << ": " << std::setw(6) << r.result.total_iterations << " iterations, gain "
                 << Fixed(gain, 3) << ", " << Fixed(r.result.seconds, 2) << " s"
                 << (r.result.all_converged() ? "" : "  (NOT ALL CONVERGED)") << "\n";
     };
@@ -266,8 +270,13 @@ int Main(int argc, char** argv) {
       polynomial.push_back(RunSingleMass(*solver, u, spec, masses, b, GuessStrategy::kPolynomial, order));
       record(polynomial.back());
     }
+    // Everything on the device during this run is the single-mass solver's (its links, cached across solves, and
+    // one solve's fields; the solutions kept for the guesses are host fields).
+    if (backend.kind == BackendKind::kGpu) gpu::ResetDeviceBufferPeak();
     const StrategyRun highest =
         RunSingleMass(*solver, u, spec, masses, b, GuessStrategy::kPolynomial, MultiMassOptions::kHighestOrder);
+    const double single_device_bytes =
+        backend.kind == BackendKind::kGpu ? static_cast<double>(gpu::DeviceBufferPeakBytes()) : -1;
     record(highest);
     const StrategyRun minimal = RunSingleMass(*solver, u, spec, masses, b, GuessStrategy::kMinimalResidual, -1);
     record(minimal);
@@ -280,16 +289,18 @@ int Main(int argc, char** argv) {
     const int single_fields = static_cast<int>(masses.size()) + 1;  // the solutions kept for the guesses, and b
     table3 << set << ",single-mass," << highest.result.total_iterations << "," << single_ms << ","
            << highest.result.seconds << "," << shifted.result.seconds / highest.result.seconds << ","
-           << single_fields << "\n";
+           << single_fields << "," << single_device_bytes << "\n";
     table3 << set << ",multi-shift," << shifted.result.iterations << "," << shift_ms << "," << shifted.result.seconds
-           << ",1," << shifted.fields << "\n";
+           << ",1," << shifted.fields << "," << shifted.device_bytes << "\n";
+    auto gigabytes = [](double bytes) { return bytes < 0 ? std::string("-") : Fixed(bytes / 1e9, 3); };
     md << "## " << set << " set\n\n| solver | total iterations | ms/iteration | total time (s) | speed-up | "
-       << "full-lattice fields |\n|---|---|---|---|---|---|\n"
+       << "full-lattice fields | device memory (GB) |\n|---|---|---|---|---|---|---|\n"
        << "| single-mass, highest-order guesses | " << highest.result.total_iterations << " | " << Fixed(single_ms, 2)
        << " | " << Fixed(highest.result.seconds, 3) << " | " << Fixed(shifted.result.seconds / highest.result.seconds, 2)
-       << " | " << single_fields << " + the solver's |\n"
+       << " | " << single_fields << " (host) + the solver's | " << gigabytes(single_device_bytes) << " |\n"
        << "| BiCGstab-M | " << shifted.result.iterations << " | " << Fixed(shift_ms, 2) << " | "
-       << Fixed(shifted.result.seconds, 3) << " | | " << shifted.fields << " |\n\n"
+       << Fixed(shifted.result.seconds, 3) << " | | " << shifted.fields << " | " << gigabytes(shifted.device_bytes)
+       << " |\n\n"
        << "Gain (total iterations / zero-guess baseline " << baseline << "): polynomial order";
     for (const StrategyRun& r : polynomial) md << " " << r.order << ": " << Fixed(r.result.total_iterations * 1.0 / baseline, 3) << ";";
     md << " highest: " << Fixed(highest.result.total_iterations * 1.0 / baseline, 3)

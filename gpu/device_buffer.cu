@@ -27,6 +27,11 @@ void Released(std::size_t bytes) { held_bytes.fetch_sub(bytes); }
 
 std::size_t DeviceBufferBytes() { return held_bytes.load(); }
 std::size_t DeviceBufferPeakBytes() { return peak_bytes.load(); }
+std::size_t ResetDeviceBufferPeak() {
+  const std::size_t now = held_bytes.load();
+  peak_bytes.store(now);
+  return now;
+}
 
 DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
   if (bytes > 0) {

@@ -57,6 +57,9 @@ void CopyDeviceToDevice(void* destination, const void* source, std::size_t bytes
 // since the program started: the fields' footprint of a run (the runtime's own memory is not included).
 std::size_t DeviceBufferBytes();
 std::size_t DeviceBufferPeakBytes();
+// Starts a new peak window: the peak becomes what is held now (returned), so DeviceBufferPeakBytes() afterwards
+// is the most held at once since this call (the footprint of one phase of a program, e.g. one solver's run).
+std::size_t ResetDeviceBufferPeak();
 
 // Waits for all queued device work; throws CudaError for a fault that happened in it.
 void SynchronizeDevice();

@@ -52,6 +52,24 @@ TEST_F(DeviceFieldsTest, OutOfMemoryIsACudaErrorWithTheReason) {
   }
 }
 
+
+// The footprint counters: held bytes follow allocations and frees exactly; the peak is the most held since
+// the last reset, and a reset starts it at what is held then.
+TEST_F(DeviceFieldsTest, PeakWindowFollowsAllocationsAndResets) {
+  const std::size_t held = ResetDeviceBufferPeak();
+  EXPECT_EQ(DeviceBufferBytes(), held);
+  EXPECT_EQ(DeviceBufferPeakBytes(), held);
+  {
+    DeviceBuffer a(1000), b(24);
+    EXPECT_EQ(DeviceBufferBytes(), held + 1024);
+  }
+  EXPECT_EQ(DeviceBufferBytes(), held);
+  EXPECT_EQ(DeviceBufferPeakBytes(), held + 1024);
+  { DeviceBuffer c(512); }
+  EXPECT_EQ(DeviceBufferPeakBytes(), held + 1024);  // a smaller phase does not lower the peak
+  EXPECT_EQ(ResetDeviceBufferPeak(), held);
+  EXPECT_EQ(DeviceBufferPeakBytes(), held);
+}
 // The accessors' 32-bit index: a field past INT_MAX words is refused before any allocation (so without a
 // GPU too). The pad makes the stride large on a small lattice: 12 double2 words per spinor site, 72 words per
 // site of an 18-real double gauge field; 2^31 / 12 = 178956970.7 and 2^31 / 72 = 29826161.8.

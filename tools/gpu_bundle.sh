@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # gpu_bundle.sh: build every GPU test and benchmark here (targets tagged "gpu") and the main job's programs
-# (experiments/pion, solver_tables_cc, generate_quenched, gpu/multi_gpu_check, experiments/staggered_pbp), and copy the binaries into gpu_bundle/ (ignored by git), with
+# (experiments/pion, solver_tables_cc, generate_quenched, gpu/multi_gpu_check, experiments/staggered_pbp,
+# experiments/multi_mass), and copy the binaries into gpu_bundle/ (ignored by git), with
 # run_tests.sh, run_benchmarks.sh and run_main_job.sh that run them on a GPU machine without Bazel. The binaries link the CUDA runtime statically: they need only the NVIDIA driver there.
 # Each kernel binary carries the fatbinary of every Dslash variant (~34 MB); stripped and packed into one
 # solid xz archive with a window longer than a binary they are stored about once, which keeps the bundle far
@@ -16,12 +17,14 @@
 #   gpu_bundle/run_solver_tables.sh OUT # there; the paper's Tables 3-5 and Figure 7 at 24^3 x 64 (resumable)
 #   gpu_bundle/run_multi_gpu_scaling.sh OUT [GPUS]  # there; docs/multi_gpu.md's scaling tables and the main job
 #                                       # at 48^3 x 96 on 1 and GPUS GPUs
+#   gpu_bundle/run_multi_mass.sh OUT [SPEC...]      # there; paper 002's multi-mass study at 24^4 (docs/multi_mass.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 tests=$(bazel query --output=label 'kind("cc_test", attr(tags, "\bgpu\b", tests(//...)))' 2>/dev/null)
 benchmarks=$(bazel query --output=label 'attr(tags, "\bbenchmark\b", attr(tags, "\bgpu\b", kind("cc_binary", //...)))' 2>/dev/null)
-programs="//experiments:pion //experiments:solver_tables_cc //experiments:generate_quenched //gpu:multi_gpu_check //experiments:staggered_pbp"
+programs="//experiments:pion //experiments:solver_tables_cc //experiments:generate_quenched //gpu:multi_gpu_check //experiments:staggered_pbp
+  //experiments:multi_mass"
 [[ -n "$tests" ]] || { echo "gpu_bundle: no targets tagged gpu" >&2; exit 1; }
 # shellcheck disable=SC2086
 bazel build $tests $benchmarks $programs
@@ -40,7 +43,8 @@ cp tools/compare_correlators.py tools/mpi_testing.py gpu/multi_gpu_check_test.py
   tools/multi_gpu_model.py tools/multi_gpu_scaling.py "$stage/programs/"
 chmod -R u+w "$stage"
 strip --strip-unneeded "$stage"/tests/* "$stage"/benchmarks/* "$stage"/programs/pion "$stage"/programs/solver_tables_cc \
-  "$stage"/programs/generate_quenched "$stage"/programs/multi_gpu_check "$stage"/programs/staggered_pbp
+  "$stage"/programs/generate_quenched "$stage"/programs/multi_gpu_check "$stage"/programs/staggered_pbp \
+  "$stage"/programs/multi_mass
 git rev-parse --short HEAD >"$stage/COMMIT" 2>/dev/null || echo unknown >"$stage/COMMIT"
 if ! git diff --quiet HEAD 2>/dev/null; then echo "+uncommitted changes" >>"$stage/COMMIT"; fi
 cp "$stage/COMMIT" gpu_bundle/COMMIT
@@ -196,6 +200,42 @@ for p in "${preset[@]}"; do
 done
 programs/solver_tables_cc --out="$out" "${flags[@]}" "$@"
 RUN
+
+cat >gpu_bundle/run_multi_mass.sh <<'RUN'
+#!/usr/bin/env bash
+# run_multi_mass.sh OUT [SPEC...]
+# Paper 002's multi-mass study at its scale (docs/multi_mass.md): a quenched 24^4 ensemble at beta = 6.0 generated
+# on the GPU (cold start, 200 thermalisation sweeps, three configurations 20 sweeps apart; cached in
+# OUT/tables/ensemble), its critical mass from solver_tables_cc's spectroscopy (pion masses 0.5, 0.375, 0.25 in
+# lattice units on the three configurations; --stop-after=1 stops after the masses are known; m_c is kept in
+# OUT/critical_mass), then multi_mass on the first configuration, both of 002's mass sets moved by
+# m_c - (-0.8173), once per single-mass solver SPEC (default: reliable-update BiCGstab with a single and a half
+# inner operator) into OUT/<SPEC with : and / as _>.
+set -uo pipefail
+out=$(mkdir -p "$1" && cd "$1" && pwd) || exit 2
+shift
+specs=("$@")
+(( ${#specs[@]} )) || specs=(bicgstab-reliable:single:0.1 bicgstab-reliable:half/12:0.1)
+cd "$(dirname "$0")"
+source ./unpack.sh
+if [[ ! -s "$out/critical_mass" ]]; then
+  programs/solver_tables_cc --out="$out/tables" --backend=gpu --lattice=24x24x24x24 --beta=6.0 --start=cold --therm=200 \
+    --sep=20 --or=4 --configs=3 --sources=1 --mass-fractions=0 --pion-targets=0.5,0.375,0.25 --solvers=bicgstab \
+    --stop-after=1
+  # masses.csv: mass_index,mass,kappa,mass_fraction,m_minus_mc; the row of fraction 0 is m_c itself.
+  awk -F, 'NR > 1 && $4 + 0 == 0 { printf "%.10f\n", $2 - $5 }' "$out/tables/masses.csv" >"$out/critical_mass"
+fi
+mc=$(cat "$out/critical_mass")
+[[ -n "$mc" ]] || { echo "run_multi_mass.sh: no critical mass in $out/tables/masses.csv" >&2; exit 1; }
+config=$(ls "$out"/tables/ensemble/*/config_*.nersc | sort -V | head -1)
+echo "run_multi_mass.sh: m_c = $mc, configuration $config"
+status=0
+for spec in "${specs[@]}"; do
+  programs/multi_mass --backend=gpu --no-plot --config="$config" --critical-mass="$mc" --solver="$spec" \
+    --output="$out/${spec//[:\/]/_}" || status=1
+done
+exit $status
+RUN
 chmod +x gpu_bundle/run_tests.sh gpu_bundle/run_benchmarks.sh gpu_bundle/run_main_job.sh gpu_bundle/run_multi_gpu.sh \
-  gpu_bundle/run_solver_tables.sh gpu_bundle/run_multi_gpu_scaling.sh
+  gpu_bundle/run_solver_tables.sh gpu_bundle/run_multi_gpu_scaling.sh gpu_bundle/run_multi_mass.sh
 echo "gpu_bundle: $(echo "$tests" | wc -w) tests, $(echo "$benchmarks" | wc -w) benchmarks, $(echo "$programs" | wc -w) programs, $(du -sh gpu_bundle | cut -f1)"
