@@ -9,10 +9,12 @@
 
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "gpu/device.h"
+#include "gpu/device_gauge_field.h"
 #include "gpu/gpu_backend.h"
 #include "reference/spinor_algebra.h"
 #include "reference/spinor_field.h"
@@ -21,6 +23,7 @@
 #include "solvers/cg.h"
 #include "solvers/cpu_backend.h"
 #include "solvers/multishift_bicgstab.h"
+#include "solvers/multi_mass.h"
 #include "solvers/multishift_cg.h"
 #include "solvers/operators.h"
 #include "solvers/shifted_operator.h"
@@ -32,7 +35,8 @@ namespace {
 using solvers::SolveResult;
 using solvers::SolverParams;
 
-constexpr double kKappa = 0.12;  // m = 1 / (2 kappa) - 4 = 1/6
+constexpr double kKappa = 0.12;
+constexpr double kUnitRoundoffDouble = 0x1p-53;  // m = 1 / (2 kappa) - 4 = 1/6
 
 class MultiShiftGpuTest : public ::testing::Test {
  protected:
@@ -105,6 +109,75 @@ TEST_F(MultiShiftGpuTest, CgMOnTheGpuGivesEveryShiftsSolution) {
     ASSERT_TRUE(s.converged()) << s.Summary();
     const double bound = (1e-12 + 1e-13) * std::sqrt(Norm2(b)) / (params_.mass * params_.mass + shifts[i]);
     EXPECT_LE(Distance(x[i].Download(), single), bound);
+  }
+}
+
+// The multi-mass driver (solvers/multi_mass.h) on device fields: solutions, guesses and solves stay on the GPU,
+// as experiments/multi_mass runs it. Every solution is the CPU oracle's separate solve within the bound above,
+// and the polynomial guesses' residuals are the CPU driver's within what the solves' tolerance allows: the guess
+// x0 = sum_j c_j x_j (Lagrange weights c_j of the masses only) moves by at most sum_j |c_j| d_j when each x_j
+// moves by d_j = (tol + tol) |b| / m_j, so |b - M x0| / |b| moves by at most |M| sum_j |c_j| d_j / |b|, with
+// |M| <= 4 + m + 4 (|D| <= 8); each residual itself is computed in double from |x0| <= sum_j |c_j| |b| / m_j
+// with at most ~200 roundings per component (gamma_200 = 200 u, both drivers). The minimisation is checked
+// through its solutions.
+TEST_F(MultiShiftGpuTest, MultiMassDriverRunsOnDeviceFields) {
+  SpinorField<double> b(lattice_);
+  FillGaussian(b, 43);
+  const double tol = 1e-10;
+  const std::vector<double> masses = {params_.mass + 0.3, params_.mass, params_.mass + 0.1, params_.mass + 0.02};
+  const auto links = std::make_shared<const DeviceGaugeField>(u_, GaugeLayout{});
+  auto at = [&](double mass) {
+    WilsonParams p = params_;
+    p.mass = mass;
+    return p;
+  };
+  GpuSpinorField<double> b_device(lattice_, Subset::kFull);
+  b_device.Upload(b);
+  for (solvers::GuessStrategy guess : {solvers::GuessStrategy::kPolynomial, solvers::GuessStrategy::kMinimalResidual}) {
+    SCOPED_TRACE(solvers::ToString(guess));
+    solvers::MultiMassOptions options;
+    options.guess = guess;
+    options.polynomial_order = solvers::MultiMassOptions::kHighestOrder;
+    options.shifted_family = true;
+    options.measure_guess_residual = true;
+    std::vector<GpuSpinorField<double>> x;
+    for (std::size_t i = 0; i < masses.size(); ++i) x.emplace_back(lattice_, Subset::kFull);
+    const solvers::MultiMassResult gpu = solvers::SolveMultiMass(
+        masses, x, b_device, Tolerance(tol), options, [&](double mass) { return GpuWilson<double>(links, at(mass)); },
+        [&](double mass, GpuSpinorField<double>& xm, const GpuSpinorField<double>& bm, const SolverParams& p) {
+          return solvers::BiCGstab(GpuWilson<double>(links, at(mass)), xm, bm, p);
+        });
+    std::printf("%s\n", gpu.Summary().c_str());
+    ASSERT_TRUE(gpu.all_converged()) << gpu.Summary();
+    std::vector<SpinorField<double>> x_cpu(masses.size(), SpinorField<double>(lattice_));
+    const solvers::MultiMassResult cpu = solvers::SolveMultiMass(
+        masses, x_cpu, b, Tolerance(tol), options,
+        [&](double mass) { return solvers::CpuWilson<double>(u_, at(mass)); },
+        [&](double mass, SpinorField<double>& xm, const SpinorField<double>& bm, const SolverParams& p) {
+          return solvers::BiCGstab(solvers::CpuWilson<double>(u_, at(mass)), xm, bm, p);
+        });
+    ASSERT_TRUE(cpu.all_converged()) << cpu.Summary();
+    const double b_norm = std::sqrt(Norm2(b));
+    for (std::size_t i = 0; i < masses.size(); ++i) {
+      SCOPED_TRACE("m = " + std::to_string(masses[i]));
+      EXPECT_LE(Distance(x[i].Download(), x_cpu[i]), 2 * tol * b_norm / masses[i]);
+    }
+    if (guess != solvers::GuessStrategy::kPolynomial) continue;
+    // Solve order: heaviest first (masses are distinct); each guess extrapolates through all earlier solutions.
+    std::vector<int> order = gpu.solve_order;
+    for (std::size_t step = 1; step < order.size(); ++step) {
+      const double m = masses[order[step]];
+      double moved = 0;  // in units of |b|: sum_j |c_j| (2 tol + 2 gamma_200) / m_j
+      for (std::size_t j = 0; j < step; ++j) {
+        double weight = 1;
+        for (std::size_t k = 0; k < step; ++k) {
+          if (k != j) weight *= (m - masses[order[k]]) / (masses[order[j]] - masses[order[k]]);
+        }
+        moved += std::abs(weight) * (2 * tol + 2 * 200 * kUnitRoundoffDouble) / masses[order[j]];
+      }
+      const double bound = (8 + m) * moved;
+      EXPECT_NEAR(gpu.guess_residuals[order[step]], cpu.guess_residuals[order[step]], bound) << "step " << step;
+    }
   }
 }
 
