@@ -12,8 +12,6 @@
 // Inputs: Haar-random links and, for the clover term, one well-conditioned Hermitian block pair (and its
 // inverse) at every site: the timing does not depend on the values, and building the oracle's CloverField
 // for 10^6 sites would take minutes of host time. Measures and prints; asserts nothing about speed.
-#include <Eigen/LU>
-
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -29,6 +27,7 @@
 #include "gpu/device_gauge_field.h"
 #include "gpu/device_spinor_field.h"
 #include "gpu/gpu_clover.h"
+#include "gpu/synthetic_clover.h"
 #include "gpu/wilson_dslash.h"
 #include "reference/cli/command_line.h"
 #include "reference/clover.h"
@@ -61,28 +60,6 @@ struct Selection {
   std::vector<Precision> precisions{Precision::kDouble, Precision::kSingle, Precision::kHalf};
   std::vector<Reconstruct> reconstructs{Reconstruct::k18, Reconstruct::k12, Reconstruct::k8};
 };
-
-// The same T(n) = B at every site: B = 5 + H with H Hermitian of small random entries (|H| < 1), and its
-// inverse from Eigen; well conditioned, so the stored T^{-1} is a real inverse.
-struct SyntheticClover {
-  std::vector<CloverSiteBlocks> t, t_inverse;
-};
-SyntheticClover MakeSyntheticClover(const Lattice& lattice) {
-  CloverSiteBlocks b;
-  for (int chirality = 0; chirality < 2; ++chirality) {
-    ChiralBlock<double> h = ChiralBlock<double>::Zero();
-    for (int i = 0; i < 6; ++i) {
-      h(i, i) = 5.0 + 0.1 * (i - 3 * chirality);
-      for (int j = 0; j < i; ++j) {
-        h(i, j) = Complex<double>(0.05 * (i + j), 0.03 * (i - 2 * j));
-        h(j, i) = std::conj(h(i, j));
-      }
-    }
-    b[chirality] = h;
-  }
-  const CloverSiteBlocks inverse{b[0].inverse(), b[1].inverse()};
-  return {std::vector<CloverSiteBlocks>(lattice.volume(), b), std::vector<CloverSiteBlocks>(lattice.volume(), inverse)};
-}
 
 template <typename P>
 void TimeOperators(const GaugeField<double>& links, bool gauge_fixed, Reconstruct reconstruct,

@@ -35,6 +35,7 @@
 #include "gpu/device_gauge_field.h"
 #include "gpu/device_spinor_field.h"
 #include "gpu/gpu_backend.h"
+#include "gpu/clover_oracle_chain.h"
 #include "gpu/gpu_clover.h"
 #include "gpu/oracle_comparison.h"
 #include "gpu/spec_solver.h"
@@ -51,9 +52,20 @@ namespace lqcd::gpu {
 namespace {
 
 using solvers::Half;
+using testing::ApplyC;
+using testing::ChainStep;
+using testing::Combine;
 using testing::Comparison;
+using testing::DslashStep;
 using testing::EpilogueBoundInputs;
+using testing::EpilogueCase;
+using testing::InverseStep;
+using testing::LaunchBound;
 using testing::Magnitudes;
+using testing::OperatorSetup;
+using testing::OracleLaunch;
+using testing::RunOracle;
+using testing::SchurChainOf;
 using testing::SiteErrors;
 using testing::UploadErrors;
 
@@ -86,20 +98,6 @@ void ExpectWellConditioned(const CloverField<double>& clover) {
               clover.max_eigenvalue(), clover.max_condition());
   ASSERT_LT(clover.max_condition(), 4.0);
   ASSERT_GT(clover.min_eigenvalue(), 0.0);
-}
-
-void ApplyC(SpinorField<double>& out, const CloverField<double>& clover, const SpinorField<double>& in, bool inverse) {
-  if (inverse) {
-    ApplyCloverInverseBlocks(out, clover, in);
-  } else {
-    ApplyCloverBlocks(out, clover, in);
-  }
-}
-
-SpinorField<double> Combine(double a, const SpinorField<double>& x, double b, const SpinorField<double>& y) {
-  SpinorField<double> out(x.lattice(), x.subset());
-  for (int i = 0; i < x.sites(); ++i) out[i] = a * x[i] + b * y[i];
-  return out;
 }
 
 std::vector<double> Sum(std::vector<double> a, const std::vector<double>& b) {
@@ -135,86 +133,6 @@ class CloverDslashTest : public ::testing::Test {
 };
 
 // ---- One launch against the oracle ----
-
-struct EpilogueCase {
-  Precision precision;
-  Reconstruct reconstruct;
-  bool gauge_fixed;
-  Dagger dagger;
-  DslashEpilogue epilogue;
-  bool inverse;  // C = T^{-1} (else T)
-  Parity out_parity;
-  std::string Name() const {
-    DslashVariant v;
-    v.precision = precision;
-    v.reconstruct = reconstruct;
-    v.temporal_gauge_fixed = gauge_fixed;
-    v.dagger = dagger;
-    v.clover_epilogue = epilogue;
-    return v.Name() + (inverse ? " T^-1 " : " T ") + ToString(out_parity);
-  }
-};
-
-// The oracle's side of one launch: inputs, D in, B x or B D in (the clover product of the epilogue), out; and
-// the magnitudes the bound needs (precision-independent, so computed once for every precision and link form).
-struct OracleLaunch {
-  OracleLaunch(const Lattice& lat, Parity out_parity)
-      : in(lat, SubsetOf(Opposite(out_parity))),
-        x(lat, SubsetOf(out_parity)),
-        d(lat, SubsetOf(out_parity)),
-        c(lat, SubsetOf(out_parity)),
-        out(lat, SubsetOf(out_parity)) {}
-  SpinorField<double> in, x, d, c, out;
-  std::vector<double> in_magnitude, x_magnitude, d_magnitude, c_magnitude, out_magnitude;
-};
-
-OracleLaunch RunOracle(const GaugeField<double>& u, const CloverField<double>& clover, Parity out_parity, Dagger dagger,
-                       DslashEpilogue epilogue, bool inverse, std::uint64_t seed) {
-  OracleLaunch o(u.lattice(), out_parity);
-  FillGaussian(o.in, seed);
-  FillGaussian(o.x, seed + 1);
-  ApplyHoppingParity(o.d, u, o.in, GammaBasis::kDeGrandRossi, clover.params().boundary, dagger);
-  switch (epilogue) {
-    case DslashEpilogue::kCloverXpay:
-      ApplyC(o.c, clover, o.x, inverse);
-      o.out = Combine(kA, o.c, kB, o.d);
-      break;
-    case DslashEpilogue::kXpayClover:
-      ApplyC(o.c, clover, o.d, inverse);
-      o.out = Combine(kA, o.x, kB, o.c);
-      break;
-    default:  // kClover
-      ApplyC(o.c, clover, o.d, inverse);
-      o.out = o.c;
-      break;
-  }
-  o.in_magnitude = Magnitudes(o.in);
-  o.x_magnitude = Magnitudes(o.x);
-  o.d_magnitude = Magnitudes(o.d);
-  o.c_magnitude = Magnitudes(o.c);
-  o.out_magnitude = Magnitudes(o.out);
-  return o;
-}
-
-SiteErrors LaunchBound(const Lattice& lat, const EpilogueCase& c, const OracleLaunch& o,
-                       const std::vector<double>& link_error, const std::vector<CloverSiteBlocks>& blocks) {
-  EpilogueBoundInputs b;
-  b.precision = c.precision;
-  b.out_parity = c.out_parity;
-  b.epilogue = c.epilogue;
-  b.in_magnitude = o.in_magnitude;
-  b.in_error = UploadErrors(o.in, c.precision);
-  b.link_error = link_error;
-  b.clover = &blocks;
-  b.d_magnitude = o.d_magnitude;
-  b.x_magnitude = o.x_magnitude;
-  b.x_error = UploadErrors(o.x, c.precision);
-  b.clover_magnitude = o.c_magnitude;
-  b.out_magnitude = o.out_magnitude;
-  b.a = kA;
-  b.b = kB;
-  return testing::DslashEpilogueErrors(lat, b);
-}
 
 // The device's result of one launch, downloaded to DR. out is poisoned first (NaN in every precision): a site
 // the kernel misses fails the comparison.
@@ -257,8 +175,8 @@ void CheckEveryVariant(const GaugeField<double>& u, const CloverField<double>& c
       for (DslashEpilogue epilogue : kCloverEpilogues) {
         if (epilogue == DslashEpilogue::kXpayClover && dagger == Dagger::kYes) continue;  // D only
         for (bool inverse : {false, true}) {
-          launches.push_back(
-              {parity, dagger, epilogue, inverse, RunOracle(u, clover, parity, dagger, epilogue, inverse, seed++)});
+          launches.push_back({parity, dagger, epilogue, inverse,
+                              RunOracle(u, clover, parity, dagger, epilogue, inverse, kA, kB, seed++)});
         }
       }
     }
@@ -595,106 +513,8 @@ TEST_F(CloverDslashTest, BadArgumentsAreRefused) {
 
 // ---- The operators of gpu_clover.h against the oracle's ----
 
-// The oracle's values of the launches a GpuCloverSchur application makes, computed with the oracle's own functions
-// in the order reference/clover.cc uses (CloverDslashBoundTest.OracleChainsAreTheOracleOperators checks that they
-// end in ApplyCloverSchur's result bit for bit), and the bound of the chain: each launch's bound with the previous
-// launch's Propagated() error as its input error (oracle_comparison.h item 8).
-struct SchurChain {
-  SiteErrors bound;
-  SpinorField<double> out;
-};
-
-struct OperatorSetup {
-  const GaugeField<double>& u;
-  const CloverField<double>& clover;
-  const std::vector<CloverSiteBlocks>& t;
-  const std::vector<CloverSiteBlocks>& t_inverse;
-  Precision precision;
-  std::vector<double> link_error;
-};
-
-// One launch out = epilogue(D in) on out_parity (dagger), with the oracle's values computed here.
-struct ChainStep {
-  SiteErrors errors;
-  SpinorField<double> out;
-};
-ChainStep DslashStep(const OperatorSetup& s, Parity out_parity, Dagger dagger, DslashEpilogue epilogue,
-                     const SpinorField<double>& in, const std::vector<double>& in_error, const SpinorField<double>* x,
-                     const std::vector<double>* x_error, double a, double b, bool inverse) {
-  const Lattice& lat = in.lattice();
-  const FermionBoundary& boundary = s.clover.params().boundary;
-  SpinorField<double> d(lat, SubsetOf(out_parity)), c(lat, SubsetOf(out_parity)), out(lat, SubsetOf(out_parity));
-  ApplyHoppingParity(d, s.u, in, GammaBasis::kDeGrandRossi, boundary, dagger);
-  switch (epilogue) {
-    case DslashEpilogue::kXpay: {  // the oracle's Xpay(x, b, d): x + b d (a = 1)
-      out = d;
-      Xpay(*x, Complex<double>(b), out);
-      break;
-    }
-    case DslashEpilogue::kClover: ApplyC(out, s.clover, d, inverse); break;
-    case DslashEpilogue::kCloverXpay: {  // the oracle's T x then Axpy(b, d, .): a = 1
-      ApplyC(c, s.clover, *x, inverse);
-      out = c;
-      Axpy(Complex<double>(b), d, out);
-      break;
-    }
-    case DslashEpilogue::kXpayClover: {  // T^{-1} d, then Xpay(x, b, .): a = 1
-      ApplyC(c, s.clover, d, inverse);
-      out = c;
-      Xpay(*x, Complex<double>(b), out);
-      break;
-    }
-    default: break;
-  }
-  EpilogueBoundInputs e;
-  e.precision = s.precision;
-  e.out_parity = out_parity;
-  e.epilogue = epilogue;
-  e.in_magnitude = Magnitudes(in);
-  e.in_error = in_error;
-  e.link_error = s.link_error;
-  e.clover = inverse ? &s.t_inverse : &s.t;
-  e.d_magnitude = Magnitudes(d);
-  if (x != nullptr) {
-    e.x_magnitude = Magnitudes(*x);
-    e.x_error = *x_error;
-  }
-  e.clover_magnitude = Magnitudes(c);
-  e.out_magnitude = Magnitudes(out);
-  e.a = a;
-  e.b = b;
-  return {testing::DslashEpilogueErrors(lat, e), std::move(out)};
-}
-
-// ApplyCloverTerm (T^{-1}) on in's parity.
-ChainStep InverseStep(const OperatorSetup& s, const SpinorField<double>& in, const std::vector<double>& in_error) {
-  SpinorField<double> out(in.lattice(), in.subset());
-  ApplyCloverInverseBlocks(out, s.clover, in);
-  return {testing::CloverTermErrors(in.lattice(), s.precision, in.parity(), s.t_inverse, Magnitudes(in), in_error,
-                                    Magnitudes(out)),
-          std::move(out)};
-}
-
-// The Schur application's chain (gpu_clover.cc's launches; the oracle's order in reference/clover.cc).
-ChainStep SchurChainOf(const OperatorSetup& s, CloverSchurForm form, Dagger dagger, const SpinorField<double>& in) {
-  const Parity p = in.parity(), other = Opposite(p);
-  const std::vector<double> in_error = UploadErrors(in, s.precision);
-  if (form == CloverSchurForm::kUnitDiagonal && dagger == Dagger::kYes) {
-    const ChainStep first = InverseStep(s, in, in_error);  // T_pp^{-1} in
-    const ChainStep second = DslashStep(s, other, dagger, DslashEpilogue::kClover, first.out, first.errors.Propagated(),
-                                        nullptr, nullptr, 0, 0, true);
-    return DslashStep(s, p, dagger, DslashEpilogue::kXpay, second.out, second.errors.Propagated(), &in, &in_error, 1.0,
-                      -0.25, false);
-  }
-  const ChainStep first =
-      DslashStep(s, other, dagger, DslashEpilogue::kClover, in, in_error, nullptr, nullptr, 0, 0, true);
-  if (form == CloverSchurForm::kComplement) {
-    return DslashStep(s, p, dagger, DslashEpilogue::kCloverXpay, first.out, first.errors.Propagated(), &in, &in_error,
-                      1.0, -0.25, false);
-  }
-  return DslashStep(s, p, dagger, DslashEpilogue::kXpayClover, first.out, first.errors.Propagated(), &in, &in_error,
-                    1.0, -0.25, true);
-}
+// The chains of launches of PrepareSource and Reconstruct, beside the Schur application's (SchurChainOf,
+// clover_oracle_chain.h), with the same steps.
 
 // PrepareSource: s = T_p'p'^{-1} b_p', b'_p = b_p + (1/2) D s (then T_pp^{-1} of it for the unit-diagonal form).
 ChainStep SourceChainOf(const OperatorSetup& s, CloverSchurForm form, Parity p, const SpinorField<double>& b) {

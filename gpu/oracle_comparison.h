@@ -56,6 +56,7 @@
 //      kXpayClover       a x + b (C D in): the kClover value in item 4's combination.
 //    Item 4's combination counts 4 u_c on the device and 3 u_d in the oracle, each relative to |a| P + |b| Q
 //    with P, Q the sizes of the combined values (the oracle's magnitudes plus their errors).
+#pragma once
 
 #include <cstdint>
 #include <string>
