@@ -13,45 +13,54 @@ namespace {
 }
 
 void Dispatch(const MultiRhsDslashLaunch& l) {
+  const bool clover = UsesClover(l.epilogue);
   switch (l.gauge.precision) {
-    case Precision::kDouble: return LaunchMultiRhsDslashDouble(l);
-    case Precision::kSingle: return LaunchMultiRhsDslashSingle(l);
-    case Precision::kHalf: return LaunchMultiRhsDslashHalf(l);
+    case Precision::kDouble: return clover ? LaunchMultiRhsCloverDslashDouble(l) : LaunchMultiRhsDslashDouble(l);
+    case Precision::kSingle: return clover ? LaunchMultiRhsCloverDslashSingle(l) : LaunchMultiRhsDslashSingle(l);
+    case Precision::kHalf: return clover ? LaunchMultiRhsCloverDslashHalf(l) : LaunchMultiRhsDslashHalf(l);
   }
 }
 
-// Checks the whole block (each right-hand side as the single-RHS call checks it, then the block's own rules)
-// and launches it in pieces of at most kMaxRhsPerLaunch. x: null for the plain Dslash.
-void CheckAndLaunch(const char* where, const std::vector<SpinorView>& out, const DeviceGaugeField& gauge,
-                    const std::vector<ConstSpinorView>& in, Dagger dagger, const std::vector<ConstSpinorView>* x,
-                    double a, double b, const FermionBoundary& boundary, MultiRhsMapping mapping) {
-  const std::size_t n = in.size();
-  if (n == 0) Reject(where, "no right-hand sides");
-  if (out.size() != n) Reject(where, std::to_string(out.size()) + " outputs for " + std::to_string(n) + " inputs");
-  if (x != nullptr && x->size() != n) {
-    Reject(where, std::to_string(x->size()) + " x fields for " + std::to_string(n) + " inputs");
+// n >= 1 right-hand sides, as many outputs as inputs, x_count x fields (when the epilogue reads x, else none), a
+// mapping that exists.
+void CheckShape(const char* where, std::size_t outputs, std::size_t inputs, std::size_t x_count, bool with_x,
+                MultiRhsMapping mapping) {
+  if (inputs == 0) Reject(where, "no right-hand sides");
+  if (outputs != inputs) {
+    Reject(where, std::to_string(outputs) + " outputs for " + std::to_string(inputs) + " inputs");
+  }
+  if (with_x && x_count != inputs) {
+    Reject(where, std::to_string(x_count) + " x fields for " + std::to_string(inputs) + " inputs");
+  }
+  if (!with_x && x_count != 0) {
+    Reject(where, std::to_string(x_count) + " x fields given, but the epilogue reads no x");
   }
   const int m = mapping.rhs_per_thread;
   if (m != 0 && m != 1 && m != 2 && m != 4) {
     Reject(where, std::to_string(m) + " right-hand sides per thread (0, 1, 2 or 4)");
   }
-  std::vector<WilsonDslashLaunch> single(n);
+}
+
+// The block's own rules on top of the per-right-hand-side checks (`single`: one checked launch each, all of one
+// epilogue), then the launches, in pieces of at most kMaxRhsPerLaunch.
+void CheckBlockAndLaunch(const char* where, const std::vector<WilsonDslashLaunch>& single, MultiRhsMapping mapping) {
+  const std::size_t n = single.size();
+  const bool with_x = UsesX(single[0].epilogue);
   for (std::size_t j = 0; j < n; ++j) {
-    const std::string name = std::string(where) + ", right-hand side " + std::to_string(j);
-    single[j] = CheckedWilsonDslashLaunch(name.c_str(), out[j], gauge, in[j], dagger, x != nullptr ? &(*x)[j] : nullptr,
-                                          a, b, boundary);
-    if (out[j].parity != out[0].parity) Reject(where, "the outputs are not all on one parity");
+    if (single[j].out.parity != single[0].out.parity) Reject(where, "the outputs are not all on one parity");
   }
   for (std::size_t j = 0; j < n; ++j) {
     for (std::size_t k = 0; k < n; ++k) {
       const std::string pair = std::to_string(j) + " and " + std::to_string(k);
-      if (k != j && out[j].data == out[k].data) Reject(where, "outputs " + pair + " are the same memory");
-      if (out[j].data == in[k].data) Reject(where, "output " + std::to_string(j) + " is input " + std::to_string(k));
-      if (x != nullptr && k != j && out[j].data == (*x)[k].data) {
+      const void* out = single[j].out.data;
+      if (k != j && out == single[k].out.data) Reject(where, "outputs " + pair + " are the same memory");
+      if (out == single[k].in.data) Reject(where, "output " + std::to_string(j) + " is input " + std::to_string(k));
+      if (with_x && k != j && out == single[k].x.data) {
         Reject(where, "output " + std::to_string(j) + " is the x of right-hand side " + std::to_string(k));
       }
     }
   }
+  const int m = mapping.rhs_per_thread;
   for (std::size_t first = 0; first < n; first += kMaxRhsPerLaunch) {
     const std::size_t count = std::min<std::size_t>(kMaxRhsPerLaunch, n - first);
     if (count == 1 && m == 0) {  // one right-hand side: the single-RHS kernel is the faster one (no link reuse)
@@ -62,6 +71,7 @@ void CheckAndLaunch(const char* where, const std::vector<SpinorView>& out, const
     l.rhs = static_cast<int>(count);
     const WilsonDslashLaunch& s = single[first];
     l.gauge = s.gauge;
+    l.clover = s.clover;
     l.dagger = s.dagger;
     l.epilogue = s.epilogue;
     l.a = s.a;
@@ -77,6 +87,23 @@ void CheckAndLaunch(const char* where, const std::vector<SpinorView>& out, const
   }
 }
 
+std::string RhsName(const char* where, std::size_t j) {
+  return std::string(where) + ", right-hand side " + std::to_string(j);
+}
+
+// The Wilson forms: x null for the plain Dslash.
+void CheckAndLaunch(const char* where, const std::vector<SpinorView>& out, const DeviceGaugeField& gauge,
+                    const std::vector<ConstSpinorView>& in, Dagger dagger, const std::vector<ConstSpinorView>* x,
+                    double a, double b, const FermionBoundary& boundary, MultiRhsMapping mapping) {
+  CheckShape(where, out.size(), in.size(), x != nullptr ? x->size() : 0, x != nullptr, mapping);
+  std::vector<WilsonDslashLaunch> single(in.size());
+  for (std::size_t j = 0; j < in.size(); ++j) {
+    single[j] = CheckedWilsonDslashLaunch(RhsName(where, j).c_str(), out[j], gauge, in[j], dagger,
+                                          x != nullptr ? &(*x)[j] : nullptr, a, b, boundary);
+  }
+  CheckBlockAndLaunch(where, single, mapping);
+}
+
 }  // namespace
 
 void ApplyWilsonDslashBlock(const std::vector<SpinorView>& out, const DeviceGaugeField& gauge,
@@ -90,6 +117,27 @@ void ApplyWilsonDslashXpayBlock(const std::vector<SpinorView>& out, const Device
                                 const std::vector<ConstSpinorView>& x, double a, double b,
                                 const FermionBoundary& boundary, MultiRhsMapping mapping) {
   CheckAndLaunch("ApplyWilsonDslashXpayBlock", out, gauge, in, dagger, &x, a, b, boundary, mapping);
+}
+
+void ApplyCloverDslashBlock(const std::vector<SpinorView>& out, const DeviceGaugeField& gauge,
+                            const std::vector<ConstSpinorView>& in, Dagger dagger, const CloverBlockEpilogue& epilogue,
+                            const FermionBoundary& boundary, MultiRhsMapping mapping) {
+  const char* where = "ApplyCloverDslashBlock";
+  if (!UsesClover(epilogue.kind)) {
+    Reject(where, std::string("epilogue ") + ToString(epilogue.kind) + " has no clover term");
+  }
+  CheckShape(where, out.size(), in.size(), epilogue.x.size(), UsesX(epilogue.kind), mapping);
+  std::vector<WilsonDslashLaunch> single(in.size());
+  for (std::size_t j = 0; j < in.size(); ++j) {
+    CloverEpilogue e;
+    e.kind = epilogue.kind;
+    e.clover = epilogue.clover;
+    if (UsesX(epilogue.kind)) e.x = epilogue.x[j];
+    e.a = epilogue.a;
+    e.b = epilogue.b;
+    single[j] = CheckedCloverDslashLaunch(RhsName(where, j).c_str(), out[j], gauge, in[j], dagger, e, boundary);
+  }
+  CheckBlockAndLaunch(where, single, mapping);
 }
 
 }  // namespace lqcd::gpu

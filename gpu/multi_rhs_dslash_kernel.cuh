@@ -2,7 +2,8 @@
 // each link is read from memory once per site for all n (papers 003 and QUDA's multi-RHS Dslash: the gauge
 // field is most of a Dslash's bytes, and it is the same for every right-hand side).
 //
-// Device-side header (included by the launchers multi_rhs_dslash_{double,single,half}.cu).
+// Device-side header (included by the launchers multi_rhs_dslash_{double,single,half}.cu and
+// multi_rhs_clover_dslash_{double,single,half}.cu).
 //
 // Computes, for every right-hand side j < n and every site of the output parity, exactly what
 // wilson_dslash_kernel.cuh computes for one: out_j = D in_j, or an epilogue of it (a x_j + b D in_j, the

@@ -33,8 +33,13 @@ struct MultiRhsDslashLaunch {
   int rhs_per_thread = 0;
 };
 
+// The epilogues kNone and kXpay (multi_rhs_dslash_{double,single,half}.cu).
 void LaunchMultiRhsDslashDouble(const MultiRhsDslashLaunch& launch);
 void LaunchMultiRhsDslashSingle(const MultiRhsDslashLaunch& launch);
 void LaunchMultiRhsDslashHalf(const MultiRhsDslashLaunch& launch);
+// The clover epilogues kClover, kCloverXpay and kXpayClover (multi_rhs_clover_dslash_{double,single,half}.cu).
+void LaunchMultiRhsCloverDslashDouble(const MultiRhsDslashLaunch& launch);
+void LaunchMultiRhsCloverDslashSingle(const MultiRhsDslashLaunch& launch);
+void LaunchMultiRhsCloverDslashHalf(const MultiRhsDslashLaunch& launch);
 
 }  // namespace lqcd::gpu

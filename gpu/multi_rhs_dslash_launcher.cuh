@@ -2,9 +2,13 @@
 // template variant (reconstruction x temporal gauge fixing x dagger x epilogue x right-hand sides per
 // thread), fills the argument struct, and lets the tuner choose the mapping.
 //
-// Device-side header, instantiated per precision (multi_rhs_dslash_{double,single,half}.cu): kNone and
-// kXpay, 3 x 2 x 2 x 2 = 24 variants, each with m = 1, 2 and 4 right-hand sides per thread (double: 1 and 2;
-// with 4 it needs more than the 255 registers a thread has and spills).
+// Device-side header, instantiated per precision and per group of epilogues, so that they compile in parallel
+// and only those some operator uses exist:
+//   multi_rhs_dslash_{double,single,half}.cu          kNone, kXpay: 3 x 2 x 2 x 2 = 24 variants each;
+//   multi_rhs_clover_dslash_{double,single,half}.cu   kClover, kCloverXpay (D and D^dag), kXpayClover (D only,
+//                                                     as in the single-RHS kernel): 3 x 2 x 5 = 30 variants each;
+// (reconstruction x gauge fixing x dagger x epilogue), each with m = 1, 2 and 4 right-hand sides per thread
+// (MaxRhsPerThread: 1 and 2 in double and with the clover epilogues).
 //
 // The mapping (multi_rhs_dslash_kernel.cuh): blocks of bx sites x (as many as fit, up to all g = ceil(n / m))
 // groups of m right-hand sides, so the right-hand sides of a site share one block (and its L1 cache) where
@@ -18,6 +22,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,7 +33,13 @@
 
 namespace lqcd::gpu {
 
-constexpr int MaxRhsPerThread(Precision p) { return p == Precision::kDouble ? 2 : 4; }
+// The most right-hand sides per thread compiled for a variant: 4, but 2 in double (with 4 a thread needs more than
+// the 255 registers it has and spills) and with the clover epilogues (four per thread never beat two in any Wilson
+// variant measured, docs/multi_rhs.md, the clover epilogue needs more registers still, and the m = 4 clover kernels
+// would double the fatbinary the clover variants add to every GPU binary).
+constexpr int MaxRhsPerThread(Precision p, DslashEpilogue e) {
+  return p == Precision::kDouble || UsesClover(e) ? 2 : 4;
+}
 
 // The n whose tuning a launch on n right-hand sides shares: the next power of two (1, 2, 4, 8, 16). A lockstep
 // block solver applies the operator to fewer systems as they converge (12, 11, ..., 1 for the propagator), and
@@ -129,8 +140,8 @@ void LaunchMultiRhsVariant(const MultiRhsDslashLaunch& l) {
   }
   const MultiRhsLaunchOf<P, R, kGaugeFixed, kDagger, E, 1> one(l);
   const MultiRhsLaunchOf<P, R, kGaugeFixed, kDagger, E, 2> two(l);
-  constexpr int kMaxM = MaxRhsPerThread(P);
-  const MultiRhsLaunchOf<P, R, kGaugeFixed, kDagger, E, kMaxM> most(l);  // 4, or 2 in double (then unused)
+  constexpr int kMaxM = MaxRhsPerThread(P, E);
+  const MultiRhsLaunchOf<P, R, kGaugeFixed, kDagger, E, kMaxM> most(l);  // 4, or 2 (then unused)
   struct Choice {
     int m, width;
     double microseconds;
@@ -147,8 +158,9 @@ void LaunchMultiRhsVariant(const MultiRhsDslashLaunch& l) {
   if constexpr (kMaxM == 4) consider(most, 4);
   if (choices.empty()) {
     throw std::invalid_argument("MultiRhsDslash: no mapping for " + std::to_string(l.rhs) + " right-hand sides with " +
-                                std::to_string(l.rhs_per_thread) + " per thread in " + ToString(P) +
-                                " precision (compiled: 1, 2" + (kMaxM == 4 ? ", 4" : "") + ")");
+                                std::to_string(l.rhs_per_thread) + " per thread in " + ToString(P) + " precision" +
+                                (UsesClover(E) ? std::string(" with the ") + ToString(E) + " epilogue" : "") +
+                                " (compiled: 1, 2" + (kMaxM == 4 ? ", 4" : "") + ")");
   }
   Choice best = choices.front();
   for (const Choice& c : choices) {
@@ -163,6 +175,7 @@ void LaunchMultiRhsVariant(const MultiRhsDslashLaunch& l) {
 }
 
 // Dispatches to the variant of l's reconstruction, gauge fixing, dagger and epilogue (among kEpilogues).
+// kXpayClover exists for D only (wilson_dslash_launcher.cuh: the unit-diagonal form's dagger is built otherwise).
 template <Precision P, DslashEpilogue... kEpilogues>
 void LaunchMultiRhsDslashFor(const MultiRhsDslashLaunch& l) {
   auto with_reconstruct = [&](auto reconstruct) {
@@ -173,7 +186,11 @@ void LaunchMultiRhsDslashFor(const MultiRhsDslashLaunch& l) {
           constexpr bool kGaugeFixed = std::decay_t<decltype(gauge_fixed)>::value;
           constexpr bool kDagger = std::decay_t<decltype(dagger)>::value;
           constexpr DslashEpilogue kEpilogue = decltype(epilogue)::value;
-          LaunchMultiRhsVariant<P, kReconstruct, kGaugeFixed, kDagger, kEpilogue>(l);
+          if constexpr (kEpilogue == DslashEpilogue::kXpayClover && kDagger) {
+            throw std::logic_error("MultiRhsDslash: the xpay-clover epilogue is compiled for D only, not D^dag");
+          } else {
+            LaunchMultiRhsVariant<P, kReconstruct, kGaugeFixed, kDagger, kEpilogue>(l);
+          }
         });
       });
     });
