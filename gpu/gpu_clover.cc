@@ -9,6 +9,9 @@
 #include <utility>
 
 #include "gpu/clover_apply.h"
+#include "gpu/multi_rhs_dslash.h"
+#include "gpu/multi_rhs_dslash_launch.h"  // kMaxRhsPerLaunch
+#include "solvers/block_operators.h"
 
 namespace lqcd::gpu {
 namespace {
@@ -119,18 +122,45 @@ std::string GpuCloverSchur<P>::Name() const {
 }
 
 template <typename P>
-KernelCost GpuCloverSchur<P>::Cost() const {
+KernelCost GpuCloverSchur<P>::BlockCost(int n, Dagger dagger) const {
+  if (n < 1) throw std::invalid_argument(Name() + "::BlockCost: " + std::to_string(n) + " right-hand sides");
   const Lattice& lat = gauge_->lattice();
   const Extents extents{lat.extent(0), lat.extent(1), lat.extent(2), lat.extent(3)};
+  // Partitioned, every right-hand side is its own application (launches of one).
+  const int per_launch = partitioned_ != nullptr ? 1 : kMaxRhsPerLaunch;
+  KernelCost total;
+  auto add = [&](const KernelCost& c) {
+    total.flops += c.flops;
+    total.bytes += c.bytes;
+    total.minimum_bytes += c.minimum_bytes;
+  };
+  // One multi-RHS Dslash on n right-hand sides, as the launches split it.
+  auto dslash = [&](const DslashVariant& v) {
+    for (int first = 0; first < n; first += per_launch) {
+      add(WilsonDslashCost(v, extents, std::min(per_launch, n - first)));
+    }
+  };
   DslashVariant v;
   v.precision = DevicePrecisionOf<P>::kValue;
   v.reconstruct = gauge_->layout().reconstruct;
   v.temporal_gauge_fixed = gauge_->layout().temporal_gauge_fixed;
+  v.dagger = dagger;
+  if (form_ == CloverSchurForm::kUnitDiagonal && dagger == Dagger::kYes) {
+    // s_j = T^{-1} in_j per right-hand side, t = T^{-1} D^dag s, out = in - (1/4) D^dag t.
+    const CloverApplyKernelCost term = CloverApplyCost(v.precision, extents);
+    add({n * term.flops, n * term.bytes, n * term.minimum_bytes});
+    v.clover_epilogue = DslashEpilogue::kClover;
+    dslash(v);
+    v.clover_epilogue = DslashEpilogue::kNone;
+    v.xpay = true;
+    dslash(v);
+    return total;
+  }
   v.clover_epilogue = DslashEpilogue::kClover;
-  const KernelCost first = WilsonDslashCost(v, extents);
+  dslash(v);
   v.clover_epilogue = form_ == CloverSchurForm::kComplement ? DslashEpilogue::kCloverXpay : DslashEpilogue::kXpayClover;
-  const KernelCost second = WilsonDslashCost(v, extents);
-  return {first.flops + second.flops, first.bytes + second.bytes, first.minimum_bytes + second.minimum_bytes};
+  dslash(v);
+  return total;
 }
 
 template <typename P>
@@ -186,6 +216,67 @@ void GpuCloverSchur<P>::Run(Field& out, const Field& in, Dagger dagger) const {
     second.clover = clover_.field->View(parity_, /*inverse=*/true);
   }
   ApplyCloverDslashOn(partitioned_.get(), *gauge_, out.device().View(), t.View(), dagger, second, boundary);
+}
+
+template <typename P>
+std::vector<SpinorView> GpuCloverSchur<P>::BlockScratch(std::vector<std::unique_ptr<DeviceSpinorField>>& slots,
+                                                        std::size_t n, Subset subset) const {
+  if (slots.size() < n) slots.resize(n);
+  std::vector<SpinorView> views(n);
+  for (std::size_t k = 0; k < n; ++k) views[k] = Scratch(slots[k], subset).View();
+  return views;
+}
+
+template <typename P>
+void GpuCloverSchur<P>::RunBlock(const std::vector<Field*>& out, const std::vector<const Field*>& in,
+                                 Dagger dagger) const {
+  const char* where = dagger == Dagger::kNo ? "ApplyBlock" : "ApplyDaggerBlock";
+  solvers::block_detail::CheckBlock(out, in, Name() + "::" + where);
+  for (std::size_t k = 0; k < in.size(); ++k) {
+    RequireParity(*in[k], where);
+    RequireParity(*out[k], where);
+  }
+  if (partitioned_ != nullptr) {  // no partitioned multi-RHS kernel: one application per right-hand side
+    for (std::size_t k = 0; k < in.size(); ++k) Run(*out[k], *in[k], dagger);
+    return;
+  }
+  const std::size_t n = in.size();
+  const Parity other = Opposite(parity_);
+  const FermionBoundary& boundary = clover_.params.boundary;
+  std::vector<SpinorView> out_views(n);
+  std::vector<ConstSpinorView> in_views(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    out_views[k] = out[k]->device().View();
+    in_views[k] = in[k]->device().View();
+  }
+  const std::vector<SpinorView> t = BlockScratch(block_other_parity_, n, SubsetOf(other));
+  const std::vector<ConstSpinorView> t_in(t.begin(), t.end());
+  CloverBlockEpilogue inverse_other;  // t_j = T_p'p'^{-1} D in_j
+  inverse_other.kind = DslashEpilogue::kClover;
+  inverse_other.clover = clover_.field->View(other, /*inverse=*/true);
+
+  if (form_ == CloverSchurForm::kUnitDiagonal && dagger == Dagger::kYes) {
+    // Mhat^dag in_j = in_j - (1/4) D^dag T_p'p'^{-1} D^dag T_pp^{-1} in_j
+    const std::vector<SpinorView> s = BlockScratch(block_same_parity_, n, SubsetOf(parity_));
+    for (std::size_t k = 0; k < n; ++k) ApplyCloverTerm(s[k], *clover_.field, in_views[k], /*inverse=*/true);
+    ApplyCloverDslashBlock(t, *gauge_, std::vector<ConstSpinorView>(s.begin(), s.end()), dagger, inverse_other,
+                           boundary);
+    ApplyWilsonDslashXpayBlock(out_views, *gauge_, t_in, dagger, in_views, 1.0, -0.25, boundary);
+    return;
+  }
+  ApplyCloverDslashBlock(t, *gauge_, in_views, dagger, inverse_other, boundary);
+  CloverBlockEpilogue second;
+  second.x = in_views;
+  second.a = 1.0;
+  second.b = -0.25;
+  if (form_ == CloverSchurForm::kComplement) {  // T_pp in_j - (1/4) D t_j
+    second.kind = DslashEpilogue::kCloverXpay;
+    second.clover = clover_.field->View(parity_, /*inverse=*/false);
+  } else {  // in_j - (1/4) T_pp^{-1} D t_j
+    second.kind = DslashEpilogue::kXpayClover;
+    second.clover = clover_.field->View(parity_, /*inverse=*/true);
+  }
+  ApplyCloverDslashBlock(out_views, *gauge_, t_in, dagger, second, boundary);
 }
 
 template <typename P>

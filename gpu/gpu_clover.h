@@ -15,6 +15,12 @@
 //     Both forms move the same bytes per application (two Dslashes, one x, two 72-real clover terms);
 //     kComplement is the default because its dagger needs no third launch and its full residual equals the
 //     Schur residual (FullResidualPerSchurResidual() = 1, as on the CPU).
+//     ApplyBlock / ApplyDaggerBlock (a block operator of solvers/block_operators.h, so the block solvers run on
+//     it): the same launches for n right-hand sides, each Dslash one multi-RHS call (multi_rhs_dslash.h's
+//     ApplyCloverDslashBlock / ApplyWilsonDslashXpayBlock: the links and the clover term read once per site for
+//     all of them); the unit-diagonal dagger's s_j = T^{-1} in_j stays one clover-term launch per right-hand side
+//     (no links to share). Each out_j is within Apply's error bound (bits may differ, multi_rhs_dslash.h).
+//     On a partitioned Dslash: Apply / ApplyDagger per right-hand side (no multi-RHS partitioned kernel).
 //     PrepareSource  b'_p = b_p + (1/2) D_pp' T_p'p'^{-1} b_p'   (then T_pp^{-1} of it for kUnitDiagonal)
 //     Reconstruct    x_p' = T_p'p'^{-1} (b_p' + (1/2) D_p'p x_p)
 //     FullResidualPerSchurResidual()  1 (kComplement), max_n ||T(n)||_2 (kUnitDiagonal; an upper bound)
@@ -41,6 +47,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gpu/device_clover_field.h"
 #include "gpu/device_gauge_field.h"
@@ -113,8 +120,22 @@ class GpuCloverSchur {
   Parity parity() const { return parity_; }
   CloverSchurForm form() const { return form_; }
   const CloverParams& params() const { return clover_.params; }
-  // Flops and the byte model of one Apply (wilson_dslash.h's, clover epilogues included).
-  KernelCost Cost() const;
+  // The block operator (file comment): out[k] = A in[k] (A^dag in[k]) for every k; out and in of equal length,
+  // every field on the operator's parity, no out[k] aliasing an input, the out[k] distinct.
+  void ApplyBlock(const std::vector<Field*>& out, const std::vector<const Field*>& in) const {
+    RunBlock(out, in, Dagger::kNo);
+  }
+  void ApplyDaggerBlock(const std::vector<Field*>& out, const std::vector<const Field*>& in) const {
+    RunBlock(out, in, Dagger::kYes);
+  }
+  // Flops and the byte model of one ApplyBlock (dagger: ApplyDaggerBlock) on n right-hand sides (wilson_dslash.h's
+  // model, clover epilogues included): on one GPU each multi-RHS launch (at most kMaxRhsPerLaunch right-hand
+  // sides) reads the links and the clover term once and the spinors per right-hand side, the unit-diagonal
+  // dagger adds n clover-term launches (clover_apply.h); partitioned, n single applications.
+  KernelCost BlockCost(int n, Dagger dagger = Dagger::kNo) const;
+  double BytesPerApply(int n) const { return BlockCost(n).bytes; }
+  // Flops and the byte model of one Apply.
+  KernelCost Cost() const { return BlockCost(1); }
 
   void PrepareSource(Field& b_p, const Field& b_full) const;
   void RestrictGuess(Field& x_p, const Field& x_full) const;
@@ -125,10 +146,14 @@ class GpuCloverSchur {
 
  private:
   void Run(Field& out, const Field& in, Dagger dagger) const;
+  void RunBlock(const std::vector<Field*>& out, const std::vector<const Field*>& in, Dagger dagger) const;
   void RequireFull(const Field& f, const char* where) const;
   void RequireParity(const Field& f, const char* where) const;
   // A field of this operator's precision and padding on `subset`, kept across calls.
   DeviceSpinorField& Scratch(std::unique_ptr<DeviceSpinorField>& slot, Subset subset) const;
+  // Views of the first n fields of a block of such fields, grown to n as needed and kept across calls.
+  std::vector<SpinorView> BlockScratch(std::vector<std::unique_ptr<DeviceSpinorField>>& slots, std::size_t n,
+                                       Subset subset) const;
   std::shared_ptr<const DeviceGaugeField> gauge_;
   std::shared_ptr<const PartitionedWilsonDslash> partitioned_;  // null: single GPU
   GpuCloverTerm clover_;
@@ -136,6 +161,8 @@ class GpuCloverSchur {
   Parity parity_;
   mutable std::unique_ptr<DeviceSpinorField> other_parity_;  // t = T^{-1} D in (parity p')
   mutable std::unique_ptr<DeviceSpinorField> same_parity_;   // s = T^{-1} in (the unit-diagonal dagger)
+  mutable std::vector<std::unique_ptr<DeviceSpinorField>> block_other_parity_;  // ApplyBlock's t_j
+  mutable std::vector<std::unique_ptr<DeviceSpinorField>> block_same_parity_;   // its s_j (unit-diagonal dagger)
 };
 
 }  // namespace lqcd::gpu
