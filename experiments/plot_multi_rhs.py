@@ -19,10 +19,13 @@ from experiments import plotting
 COLUMNS = ("lattice", "variant", "rhs", "single_us", "best_us", "roofline_fraction", "speedup", "copy_gbs")
 
 # QUDA's multi-RHS Wilson Dslash (--nsrc, develop of 2024-10) on an H100 at 32^4 with 12 reals: microseconds per
-# right-hand side for n = 1, 2, 4, 8, 16 (the figures the multi-RHS issue quotes).
+# right-hand side for n = 1, 2, 4, 8, 16 (the figures the multi-RHS issue quotes); and its multi-RHS clover Dslash
+# A^{-1} D, which the benchmark's --operator=clover rows ("/clover": T^{-1} D) compare with.
 QUDA_32 = {
     "single/12": {1: 119.5, 2: 86.6, 4: 71.1, 8: 68.2, 16: 67.5},
     "half/12": {1: 69.5, 2: 59.3, 4: 56.4, 8: 55.2, 16: 54.8},
+    "single/12/clover": {1: 167.0, 2: 128.0, 4: 117.7, 8: 115.5, 16: 114.4},
+    "half/12/clover": {1: 94.4, 2: 78.4, 4: 75.5, 8: 74.4, 16: 73.7},
 }
 
 

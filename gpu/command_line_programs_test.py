@@ -135,9 +135,9 @@ class WilsonDslashBenchmarkTest(ProgramTestCase, LatticeChecks):
 
 class MultiRhsDslashBenchmarkTest(ProgramTestCase, LatticeChecks):
     def test_help(self):
-        self.assert_help(MULTI_RHS, ["--lattice=LXxLYxLZxLT[,...]", "--rhs=", "--repetitions=N",
-                                     "--precision=all|double|single|half", "--links=all|18|12|8", "--gauge-fixed",
-                                     "--csv=FILE"])
+        self.assert_help(MULTI_RHS, ["--operator=wilson|clover", "--lattice=LXxLYxLZxLT[,...]", "--rhs=",
+                                     "--repetitions=N", "--precision=all|double|single|half", "--links=all|18|12|8",
+                                     "--gauge-fixed", "--csv=FILE"])
 
     def test_errors(self):
         self.assert_common_errors(MULTI_RHS, flag_with_number="--repetitions", positive_flag="--repetitions")
@@ -147,6 +147,7 @@ class MultiRhsDslashBenchmarkTest(ProgramTestCase, LatticeChecks):
         self.assert_error(MULTI_RHS, ["--rhs=4,x"], "--rhs")
         self.assert_error(MULTI_RHS, ["--precision=quad"], "--precision")
         self.assert_error(MULTI_RHS, ["--links=9"], "--links")
+        self.assert_error(MULTI_RHS, ["--operator=staggered"], "--operator")
 
 
 class BlockSolverBenchmarkTest(ProgramTestCase, LatticeChecks):
