@@ -72,9 +72,6 @@ struct BicgstabScalars {
   // Queued by BicgstabQueueFirstHalf, tested by BicgstabCheckFirstHalf:
   typename B::ComplexScalar r0v;      // (r0, v)
   typename B::RealScalar v_norm2, ss;  // |v|^2, |s|^2
-  // The second half's: (t, s) and |t|^2 after t = A s; |r|^2 of the new residual (BicgstabQueueResidual).
-  typename B::ComplexScalar t_s;
-  typename B::RealScalar t_norm2, new_rr;
 };
 
 enum class BicgstabOutcome { kIterated, kConvergedOnHalfStep, kFailed };
@@ -167,24 +164,18 @@ BicgstabOutcome BicgstabCheckFirstHalf(Field& x, BicgstabFields<Field>& f, Bicgs
 // residual t = s - omega t with |r|^2 and rho_new = (r0, r) is queued before the host tests omega [~0:
 // breakdown]; then x += alpha p + omega s, r and t swap, and the host reads |r|^2 while the device updates x.
 // Counts the iteration. The search direction is advanced separately (BicgstabNewDirection) so that a
-// reliable update can replace r in between. In three pieces (BicgstabQueueResidual, BicgstabCheckOmega,
-// BicgstabFinishIteration, run in this order) so that the block solver can queue every system's piece before
-// the host waits for any (block_bicgstab.h).
-template <typename B, typename Field>
-void BicgstabQueueResidual(BicgstabFields<Field>& f, BicgstabScalars<B>& s, SolveResult& result) {
-  s.omega = s.t_s / s.t_norm2;
-  const auto update = B::BicgstabResidual(s.omega, f.t, f.r, f.r0);  // t = s - omega t: the new residual
-  s.new_rr = update.norm2;
-  s.rho_new = update.dot;
-  result.flops += vector_flops::kBicgstabResidual * B::Reals(f.t);
-}
-
-// The host's tests of omega; if it passes, x += alpha p + omega s (queued) and r, t swap (r is the new residual).
-template <typename B, typename Field>
-BicgstabOutcome BicgstabCheckOmega(Field& x, BicgstabFields<Field>& f, BicgstabScalars<B>& s, SolveResult& result) {
+// reliable update can replace r in between.
+template <typename B, typename Field, typename DotNorm>
+BicgstabOutcome BicgstabSecondHalf(Field& x, BicgstabFields<Field>& f, BicgstabScalars<B>& s, const DotNorm& ts,
+                                   double b_norm2, bool record_history, SolveResult& result) {
+  namespace vf = vector_flops;
+  const double reals = B::Reals(x);
   const double ss = s.rr;
-  const std::complex<double> t_s = B::HostValue(s.t_s);
-  const double t_norm2 = B::HostValue(s.t_norm2);
+  s.omega = ts.dot / ts.norm2;
+  const auto update = B::BicgstabResidual(s.omega, f.t, f.r, f.r0);  // t = s - omega t: the new residual
+  result.flops += vf::kBicgstabResidual * reals;
+  const std::complex<double> t_s = B::HostValue(ts.dot);
+  const double t_norm2 = B::HostValue(ts.norm2);
   if (!Finite(t_norm2) || !Finite(std::abs(t_s))) {
     Stop(result, SolveStatus::kNotFinite, "(t, s) or |t|^2 not finite");
     return BicgstabOutcome::kFailed;
@@ -196,17 +187,10 @@ BicgstabOutcome BicgstabCheckOmega(Field& x, BicgstabFields<Field>& f, BicgstabS
     return BicgstabOutcome::kFailed;
   }
   B::BicgstabSolution(s.alpha, f.p, s.omega, f.r, x);  // x = x + alpha p + omega s
-  result.flops += vector_flops::kBicgstabSolution * B::Reals(x);
+  result.flops += vf::kBicgstabSolution * reals;
   std::swap(f.r, f.t);
-  return BicgstabOutcome::kIterated;
-}
-
-// The host reads |r|^2 of the new residual (it waits for the residual update here), counts the iteration and
-// tests that |r|^2 and rho_new are finite; s.rr = |r|^2.
-template <typename B>
-BicgstabOutcome BicgstabFinishIteration(BicgstabScalars<B>& s, double b_norm2, bool record_history,
-                                        SolveResult& result) {
-  const double rr = B::HostValue(s.new_rr);
+  const double rr = B::HostValue(update.norm2);
+  s.rho_new = update.dot;
   RecordIteration(result, rr, b_norm2, record_history);
   if (!Finite(rr) || !Finite(std::abs(B::HostValue(s.rho_new)))) {
     Stop(result, SolveStatus::kNotFinite, "|r|^2 = " + Num(rr));
@@ -214,17 +198,6 @@ BicgstabOutcome BicgstabFinishIteration(BicgstabScalars<B>& s, double b_norm2, b
   }
   s.rr = rr;
   return BicgstabOutcome::kIterated;
-}
-
-template <typename B, typename Field, typename DotNorm>
-BicgstabOutcome BicgstabSecondHalf(Field& x, BicgstabFields<Field>& f, BicgstabScalars<B>& s, const DotNorm& ts,
-                                   double b_norm2, bool record_history, SolveResult& result) {
-  s.t_s = ts.dot;
-  s.t_norm2 = ts.norm2;
-  BicgstabQueueResidual<B>(f, s, result);
-  const BicgstabOutcome o = BicgstabCheckOmega<B>(x, f, s, result);
-  if (o != BicgstabOutcome::kIterated) return o;
-  return BicgstabFinishIteration<B>(s, b_norm2, record_history, result);
 }
 
 // One BiCGstab iteration up to the new residual: v = A p, the first half, t = A s, the second half.

@@ -3,7 +3,7 @@
 // block_operators.h).
 //
 // Each system runs EXACTLY the algorithm of bicgstab.h through the same code: the pieces of an iteration
-// (detail::BicgstabQueueFirstHalf after v = A p, detail::BicgstabCheckFirstHalf and the three pieces of
+// (detail::BicgstabQueueFirstHalf after v = A p, detail::BicgstabCheckFirstHalf and
 // detail::BicgstabSecondHalf after t = A s, with the half-step exit and the breakdown tests),
 // detail::BicgstabNewDirection, and the true-residual verification of detail::VerifyTrueResidual are shared
 // with BiCGstab; only the two operator applications are batched. Each system has its own Krylov space and
@@ -49,19 +49,14 @@ struct BicgstabSystemRef {
 
 // One iteration of detail::BicgstabAdvance for every system in `which`, in lockstep: v = A p and t = A s each as
 // ONE block application, apply(which, to, from) with BicgstabFields member pointers (&F::v, &F::p, then &F::t,
-// &F::r), and each system's pieces exactly as the single solver runs them, in the single solver's order for that
-// system. Across systems each piece is queued for every system before the host waits for any of the next: all
-// (t, s) reductions, then the first-half tests (the host's first wait), all residual updates, the omega tests
-// with the x updates, then the |r|^2 reads, so the device is not drained once per system (the scalars live on
-// the device until read; reading one waits for its own reduction only). system(k) gives system k's
-// BicgstabSystemRef; then(k, outcome) runs right after system k's last piece (kIterated: a whole iteration,
-// kConvergedOnHalfStep, kFailed), so each caller's next step is queued where the single solver queues it. Used
-// by BlockBiCGstab, the block reliable-update and defect-correction solvers.
+// &F::r), and each system's halves exactly as the single solver runs them. system(k) gives system k's
+// BicgstabSystemRef; then(k, outcome) runs right after system k's halves (kIterated: a whole iteration,
+// kConvergedOnHalfStep, kFailed), before the next system's, so each caller's next step is queued where the
+// single solver queues it. Used by BlockBiCGstab, the block reliable-update and defect-correction solvers.
 template <typename B, typename Field, typename Apply, typename SystemOf, typename Then>
 void BicgstabBlockIteration(const std::vector<std::size_t>& which, Apply&& apply, SystemOf&& system,
                             bool record_history, BlockSolveResult& out, Then&& then) {
   using F = detail::BicgstabFields<Field>;
-  using detail::BicgstabOutcome;
   apply(which, &F::v, &F::p);  // v = A p
   for (std::size_t k : which) {
     BicgstabSystemRef<B, Field> y = system(k);
@@ -71,29 +66,15 @@ void BicgstabBlockIteration(const std::vector<std::size_t>& which, Apply&& apply
   apply(which, &F::t, &F::r);  // t = A s, queued before the first half's host tests (detail::BicgstabAdvance)
   for (std::size_t k : which) {
     BicgstabSystemRef<B, Field> y = system(k);
+    SolveResult& rec = out.systems[k];
     const auto ts = B::DeferredDotNorm(y.f.t, y.f.r);  // (t, s), |t|^2
-    y.s.t_s = ts.dot;
-    y.s.t_norm2 = ts.norm2;
-    out.systems[k].flops += vector_flops::kDotNorm * B::Reals(y.f.t);
-  }
-  std::vector<BicgstabOutcome> outcome(which.size());
-  for (std::size_t i = 0; i < which.size(); ++i) {
-    BicgstabSystemRef<B, Field> y = system(which[i]);
-    SolveResult& rec = out.systems[which[i]];
-    outcome[i] = detail::BicgstabCheckFirstHalf<B>(y.x, y.f, y.s, y.stop_rr, y.b_norm2, record_history, rec);
-    if (outcome[i] == BicgstabOutcome::kIterated) detail::BicgstabQueueResidual<B>(y.f, y.s, rec);
-  }
-  for (std::size_t i = 0; i < which.size(); ++i) {
-    if (outcome[i] != BicgstabOutcome::kIterated) continue;
-    BicgstabSystemRef<B, Field> y = system(which[i]);
-    outcome[i] = detail::BicgstabCheckOmega<B>(y.x, y.f, y.s, out.systems[which[i]]);
-  }
-  for (std::size_t i = 0; i < which.size(); ++i) {
-    if (outcome[i] == BicgstabOutcome::kIterated) {
-      BicgstabSystemRef<B, Field> y = system(which[i]);
-      outcome[i] = detail::BicgstabFinishIteration<B>(y.s, y.b_norm2, record_history, out.systems[which[i]]);
+    rec.flops += vector_flops::kDotNorm * B::Reals(y.f.t);
+    detail::BicgstabOutcome o =
+        detail::BicgstabCheckFirstHalf<B>(y.x, y.f, y.s, y.stop_rr, y.b_norm2, record_history, rec);
+    if (o == detail::BicgstabOutcome::kIterated) {
+      o = detail::BicgstabSecondHalf<B>(y.x, y.f, y.s, ts, y.b_norm2, record_history, rec);
     }
-    then(which[i], outcome[i]);
+    then(k, o);
   }
 }
 
