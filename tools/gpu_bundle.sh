@@ -3,12 +3,14 @@
 # (experiments/pion, solver_tables_cc, generate_quenched, gpu/multi_gpu_check, experiments/staggered_pbp,
 # experiments/multi_mass), and copy the binaries into gpu_bundle/ (ignored by git), with
 # run_tests.sh, run_benchmarks.sh and run_main_job.sh that run them on a GPU machine without Bazel. The binaries link the CUDA runtime statically: they need only the NVIDIA driver there.
-# Each kernel binary carries the fatbinary of every Dslash variant (~34 MB); stripped and packed into one
-# solid xz archive with a window longer than a binary they are stored about once, which keeps the bundle far
-# below the device tool's 64 MiB.
-# The run scripts unpack it on first use.
+# Each kernel binary carries the fatbinary of the kernels it links (up to ~50 MB), stripped and packed into one
+# solid xz archive with a window longer than a binary. The whole bundle (19 tests, 14 benchmarks, 6 programs)
+# packs to about 71 MB, more than the device tool's 64 MiB carry: name the binaries a run needs (their target
+# names) and only those are built and packed, e.g.
+#   tools/gpu_bundle.sh multi_rhs_clover_dslash_test multi_rhs_dslash_benchmark pion
+# (about 5 MB per kernel binary). The run scripts unpack it on first use and run what is there.
 #
-#   tools/gpu_bundle.sh                 # here
+#   tools/gpu_bundle.sh [NAME...]       # here
 #   gpu_bundle/run_tests.sh             # there; exits non-zero if any test fails (or none ran)
 #   gpu_bundle/run_benchmarks.sh [out]  # there; writes each benchmark's output to out/ (default: .)
 #   gpu_bundle/run_multi_gpu.sh         # there; the multi-rank checks and the main job under mpirun (1, 2, 4 ranks)
@@ -26,6 +28,18 @@ benchmarks=$(bazel query --output=label 'attr(tags, "\bbenchmark\b", attr(tags, 
 programs="//experiments:pion //experiments:solver_tables_cc //experiments:generate_quenched //gpu:multi_gpu_check //experiments:staggered_pbp
   //experiments:multi_mass"
 [[ -n "$tests" ]] || { echo "gpu_bundle: no targets tagged gpu" >&2; exit 1; }
+if (( $# )); then  # keep only the named binaries (target names); an unknown name is an error, not a silent gap
+  all=" $(echo $tests $benchmarks $programs) "
+  for name in "$@"; do
+    [[ "$all" == *":$name "* ]] || { echo "gpu_bundle: no GPU test, benchmark or program named '$name'" >&2; exit 2; }
+  done
+  keep() {  # keep LABELS NAME...: the labels whose target name is one of the names
+    local list=$1 label
+    shift
+    for label in $list; do if [[ " $* " == *" ${label##*:} "* ]]; then echo "$label"; fi; done
+  }
+  tests=$(keep "$tests" "$@"); benchmarks=$(keep "$benchmarks" "$@"); programs=$(keep "$programs" "$@")
+fi
 # shellcheck disable=SC2086
 bazel build $tests $benchmarks $programs
 
@@ -42,9 +56,7 @@ for p in $programs; do cp "$(binary_path "$p")" "$stage/programs/"; done
 cp tools/compare_correlators.py tools/mpi_testing.py gpu/multi_gpu_check_test.py experiments/pion_multi_rank_test.py \
   tools/multi_gpu_model.py tools/multi_gpu_scaling.py "$stage/programs/"
 chmod -R u+w "$stage"
-strip --strip-unneeded "$stage"/tests/* "$stage"/benchmarks/* "$stage"/programs/pion "$stage"/programs/solver_tables_cc \
-  "$stage"/programs/generate_quenched "$stage"/programs/multi_gpu_check "$stage"/programs/staggered_pbp \
-  "$stage"/programs/multi_mass
+find "$stage"/tests "$stage"/benchmarks "$stage"/programs -type f ! -name '*.py' -exec strip --strip-unneeded {} +
 git rev-parse --short HEAD >"$stage/COMMIT" 2>/dev/null || echo unknown >"$stage/COMMIT"
 if ! git diff --quiet HEAD 2>/dev/null; then echo "+uncommitted changes" >>"$stage/COMMIT"; fi
 cp "$stage/COMMIT" gpu_bundle/COMMIT
