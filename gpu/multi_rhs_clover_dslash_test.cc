@@ -32,6 +32,7 @@
 #include "gpu/clover_apply.h"
 #include "gpu/clover_oracle_chain.h"
 #include "gpu/device.h"
+#include "gpu/device_block_testing.h"
 #include "gpu/device_clover_field.h"
 #include "gpu/device_gauge_field.h"
 #include "gpu/device_spinor_field.h"
@@ -88,32 +89,8 @@ class MultiRhsCloverDslashTest : public ::testing::Test {
   const Lattice lattice_{6, 4, 10, 8};
 };
 
-// n device fields of one parity and precision, the j-th padded by j * pad_step, poisoned (NaN in every precision).
-struct DeviceBlock {
-  std::vector<std::unique_ptr<DeviceSpinorField>> fields;
-  DeviceBlock(const Lattice& lat, Subset subset, Precision precision, int n, int pad_step = 0) {
-    for (int j = 0; j < n; ++j) {
-      fields.push_back(std::make_unique<DeviceSpinorField>(lat, subset, precision, pad_step * j));
-      fields.back()->FillBytes(0xff);
-    }
-  }
-  std::vector<SpinorView> Views() {
-    std::vector<SpinorView> v;
-    for (auto& f : fields) v.push_back(f->View());
-    return v;
-  }
-  std::vector<ConstSpinorView> ConstViews() const {
-    std::vector<ConstSpinorView> v;
-    for (const auto& f : fields) v.push_back(static_cast<const DeviceSpinorField&>(*f).View());
-    return v;
-  }
-};
-
-int DifferingSites(const SpinorField<double>& a, const SpinorField<double>& b) {
-  int differing = 0;
-  for (int i = 0; i < a.sites(); ++i) differing += a[i] == b[i] ? 0 : 1;
-  return differing;
-}
+using testing::DeviceBlock;
+using testing::DifferingSites;
 
 // The worst ratio seen per precision, printed at the end of a test.
 struct Worst {

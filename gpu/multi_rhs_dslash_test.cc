@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "gpu/device.h"
+#include "gpu/device_block_testing.h"
 #include "gpu/device_gauge_field.h"
 #include "gpu/device_spinor_field.h"
 #include "gpu/gpu_backend.h"
@@ -48,41 +49,22 @@ class MultiRhsDslashTest : public ::testing::Test {
   const Lattice lattice_{6, 4, 10, 8};  // extents all different, Lx / 2 odd (as wilson_dslash_test)
 };
 
-// n device fields on `subset`, filled with Gaussian noise (seeds seed, seed + 1, ...) or poisoned (NaN).
-struct DeviceBlock {
-  std::vector<std::unique_ptr<DeviceSpinorField>> fields;
+using testing::DeviceBlock;
+
+// n device fields on `subset` (testing::DeviceBlock) holding Gaussian noise, seeds seed, seed + 1, ...; the host
+// copies are the oracle's inputs.
+struct GaussianBlock : DeviceBlock {
   std::vector<SpinorField<double>> host;
 
-  DeviceBlock(const Lattice& lat, Subset subset, Precision precision, int n, std::uint64_t seed, bool poison = false,
-              int pad_step = 0) {
+  GaussianBlock(const Lattice& lat, Subset subset, Precision precision, int n, std::uint64_t seed, int pad_step = 0)
+      : DeviceBlock(lat, subset, precision, n, pad_step) {
     for (int j = 0; j < n; ++j) {
-      fields.push_back(std::make_unique<DeviceSpinorField>(lat, subset, precision, pad_step * j));
       host.emplace_back(lat, subset);
-      if (poison) {
-        fields.back()->FillBytes(0xff);
-      } else {
-        FillGaussian(host.back(), seed + j);
-        fields.back()->Upload(host.back());
-      }
+      FillGaussian(host.back(), seed + j);
+      fields[j]->Upload(host.back());
     }
   }
-  std::vector<SpinorView> Views() {
-    std::vector<SpinorView> v;
-    for (auto& f : fields) v.push_back(f->View());
-    return v;
-  }
-  std::vector<ConstSpinorView> ConstViews() const {
-    std::vector<ConstSpinorView> v;
-    for (const auto& f : fields) v.push_back(static_cast<const DeviceSpinorField&>(*f).View());
-    return v;
-  }
 };
-
-int Mismatches(const SpinorField<double>& a, const SpinorField<double>& b) {
-  int mismatches = 0;
-  for (int i = 0; i < a.sites(); ++i) mismatches += a[i] == b[i] ? 0 : 1;
-  return mismatches;
-}
 
 // The oracle's a x + b D in (or D in) for one right-hand side, with its derived per-site bound.
 struct OracleResult {
@@ -111,9 +93,9 @@ int BlockAgainstOracle(const testing::DslashCase& c, const GaugeField<double>& u
   const GaugeLayout layout{c.precision, c.reconstruct, c.gauge_fixed, 0};
   const DeviceGaugeField gauge(u, layout);
   const Subset out_subset = SubsetOf(c.out_parity), in_subset = SubsetOf(Opposite(c.out_parity));
-  DeviceBlock in(lat, in_subset, c.precision, n, 1000, false, pad_step);
-  DeviceBlock x(lat, out_subset, c.precision, n, 2000, false, pad_step);
-  DeviceBlock out(lat, out_subset, c.precision, n, 0, true, pad_step);
+  GaussianBlock in(lat, in_subset, c.precision, n, 1000, pad_step);
+  GaussianBlock x(lat, out_subset, c.precision, n, 2000, pad_step);
+  DeviceBlock out(lat, out_subset, c.precision, n, pad_step);
   DeviceSpinorField single(lat, out_subset, c.precision);
   if (c.xpay) {
     ApplyWilsonDslashXpayBlock(out.Views(), gauge, in.ConstViews(), c.dagger, x.ConstViews(), kA, kB,
@@ -136,7 +118,7 @@ int BlockAgainstOracle(const testing::DslashCase& c, const GaugeField<double>& u
     } else {
       ApplyWilsonDslash(single.View(), gauge, in.ConstViews()[j], c.dagger);
     }
-    differing += Mismatches(got, single.Download());
+    differing += testing::DifferingSites(got, single.Download());
   }
   std::printf("%-26s n %2d m %d: max error/bound %.3f, sites differing from the single-RHS kernel %d of %d\n",
               c.Name().c_str(), n, m, worst, differing, n * lat.half_volume());
@@ -179,16 +161,16 @@ TEST_F(MultiRhsDslashTest, LargeBlocksPaddingsTunedMappingsAndInPlaceXpay) {
     EXPECT_EQ(BlockAgainstOracle(c, u, 17, 1), 0) << c.Name() << ", 17 right-hand sides, 1 per thread";
 
     const int n = 6;
-    DeviceBlock in(lattice_, Subset::kOdd, precision, n, 5000);
-    DeviceBlock x(lattice_, Subset::kEven, precision, n, 6000);
-    DeviceBlock x_copy(lattice_, Subset::kEven, precision, n, 6000);  // the same x, kept
-    DeviceBlock separate(lattice_, Subset::kEven, precision, n, 0, true);
+    GaussianBlock in(lattice_, Subset::kOdd, precision, n, 5000);
+    GaussianBlock x(lattice_, Subset::kEven, precision, n, 6000);
+    GaussianBlock x_copy(lattice_, Subset::kEven, precision, n, 6000);  // the same x, kept
+    DeviceBlock separate(lattice_, Subset::kEven, precision, n);
     // In place first, on a block shape no earlier call used: the tuner times its mappings on x itself and must
     // restore x before the real call.
     ApplyWilsonDslashXpayBlock(x.Views(), gauge, in.ConstViews(), Dagger::kNo, x.ConstViews(), kA, kB);
     ApplyWilsonDslashXpayBlock(separate.Views(), gauge, in.ConstViews(), Dagger::kNo, x_copy.ConstViews(), kA, kB);
     for (int j = 0; j < n; ++j) {
-      EXPECT_EQ(Mismatches(x.fields[j]->Download(), separate.fields[j]->Download()), 0)
+      EXPECT_EQ(testing::DifferingSites(x.fields[j]->Download(), separate.fields[j]->Download()), 0)
           << ToString(precision) << ": in-place rhs " << j;
     }
   }
@@ -244,9 +226,9 @@ TEST_F(MultiRhsDslashTest, BlockSolversOnTheGpuConvergeLikeSeparateSolves) {
 TEST_F(MultiRhsDslashTest, BadArgumentsAreRefusedBeforeAnyLaunch) {
   const GaugeField<double> u = testing::RandomLinks(lattice_, 311, false);
   const DeviceGaugeField gauge(u, {Precision::kSingle, Reconstruct::k12, false, 0});
-  DeviceBlock in(lattice_, Subset::kEven, Precision::kSingle, 3, 8000);
-  DeviceBlock out(lattice_, Subset::kOdd, Precision::kSingle, 3, 0, true);
-  DeviceBlock x(lattice_, Subset::kOdd, Precision::kSingle, 3, 9000);
+  GaussianBlock in(lattice_, Subset::kEven, Precision::kSingle, 3, 8000);
+  DeviceBlock out(lattice_, Subset::kOdd, Precision::kSingle, 3);
+  GaussianBlock x(lattice_, Subset::kOdd, Precision::kSingle, 3, 9000);
   auto expect_refusal = [&](const std::function<void()>& call, const std::string& words) {
     try {
       call();
@@ -278,8 +260,8 @@ TEST_F(MultiRhsDslashTest, BadArgumentsAreRefusedBeforeAnyLaunch) {
                                               FermionBoundary::AntiperiodicTime(), {3}); },
                  "3 right-hand sides per thread");
   const DeviceGaugeField double_gauge(u, {Precision::kDouble, Reconstruct::k12, false, 0});
-  DeviceBlock din(lattice_, Subset::kEven, Precision::kDouble, 4, 8100);
-  DeviceBlock dout(lattice_, Subset::kOdd, Precision::kDouble, 4, 0, true);
+  GaussianBlock din(lattice_, Subset::kEven, Precision::kDouble, 4, 8100);
+  DeviceBlock dout(lattice_, Subset::kOdd, Precision::kDouble, 4);
   expect_refusal([&] { ApplyWilsonDslashBlock(dout.Views(), double_gauge, din.ConstViews(), Dagger::kNo,
                                               FermionBoundary::AntiperiodicTime(), {4}); },
                  "4 per thread in double");

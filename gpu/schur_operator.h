@@ -67,7 +67,8 @@ class DeviceSchurOperator {
   int DotNormGroups() const { return (gauge_.lattice().half_volume() + kDotNormGroup - 1) / kDotNormGroup; }
 
   KernelCost Cost(Precision precision) const;  // of one Apply
-  // Of one ApplyBlock on rhs right-hand sides (on one GPU: the links read once per Dslash for all of them).
+  // Of one ApplyBlock on rhs >= 1 right-hand sides (on one GPU: the links read once per Dslash launch, which
+  // takes at most kMaxRhsPerLaunch of them).
   KernelCost BlockCost(Precision precision, int rhs) const;
 
   double kappa() const { return kappa_; }

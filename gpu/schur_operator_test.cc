@@ -365,5 +365,31 @@ TEST_F(SchurOperatorTest, MisuseIsRefused) {
   EXPECT_DOUBLE_EQ(cost.flops, (2 * 1320 + 48) * lattice_.half_volume());
 }
 
+// The block byte model follows the launches: at most kMaxRhsPerLaunch right-hand sides per multi-RHS launch, each
+// reading the links once per Dslash, so 17 right-hand sides cost one launch of 16 plus one of 1.
+TEST_F(SchurOperatorTest, BlockCostCountsTheLinksOncePerLaunch) {
+  const GaugeField<double> u = testing::RandomLinks(lattice_, 508, false);
+  const DeviceGaugeField gauge(u, {Precision::kSingle, Reconstruct::k12, false, 0});
+  const DeviceSchurOperator m(gauge, kKappa, Parity::kEven);
+  const Extents extents{lattice_.extent(0), lattice_.extent(1), lattice_.extent(2), lattice_.extent(3)};
+  DslashVariant v;
+  v.precision = Precision::kSingle;
+  v.reconstruct = Reconstruct::k12;
+  auto launch = [&](int n) {  // one D and one xpay D on n right-hand sides
+    v.xpay = false;
+    const KernelCost plain = WilsonDslashCost(v, extents, n);
+    v.xpay = true;
+    const KernelCost xpay = WilsonDslashCost(v, extents, n);
+    return KernelCost{plain.flops + xpay.flops, plain.bytes + xpay.bytes, plain.minimum_bytes + xpay.minimum_bytes};
+  };
+  for (int n : {1, 5, 16}) EXPECT_DOUBLE_EQ(m.BlockCost(Precision::kSingle, n).bytes, launch(n).bytes) << n;
+  EXPECT_DOUBLE_EQ(m.BlockCost(Precision::kSingle, 17).bytes, launch(16).bytes + launch(1).bytes);
+  EXPECT_DOUBLE_EQ(m.BlockCost(Precision::kSingle, 40).minimum_bytes,
+                   2 * launch(16).minimum_bytes + launch(8).minimum_bytes);
+  EXPECT_DOUBLE_EQ(m.BlockCost(Precision::kSingle, 40).flops, 40 * m.Cost(Precision::kSingle).flops);
+  EXPECT_LT(m.BlockCost(Precision::kSingle, 17).bytes, 17 * m.Cost(Precision::kSingle).bytes);  // links shared
+  EXPECT_THROW(m.BlockCost(Precision::kSingle, 0), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace lqcd::gpu
