@@ -78,8 +78,9 @@ class GpuDiracSolver : public DiracSolver {
   }
 
   bool SolvesAsBlock(const FermionAction& action, const solvers::SolverSpec& spec) const override {
-    static_cast<void>(spec);  // every spec has a block form (solvers/spec_solve.h)
-    return !action.clover();
+    static_cast<void>(action);  // Wilson and clover: both Schur operators apply to a block (multi-RHS kernels)
+    static_cast<void>(spec);    // every spec has a block form (solvers/spec_solve.h)
+    return true;
   }
 
   std::vector<SolveOutcome> SolveBlock(const FermionAction& action, const solvers::SolverSpec& spec,
@@ -88,7 +89,7 @@ class GpuDiracSolver : public DiracSolver {
     RequireBlockShapes(b, x);
     if (!SolvesAsBlock(action, spec) || b.size() == 1) return DiracSolver::SolveBlock(action, spec, b, x);
     action.Validate();
-    solvers::RequireSupported(spec, gpu::GpuCapabilities(), false);
+    solvers::RequireSupported(spec, gpu::GpuCapabilities(), action.clover());
     for (std::size_t k = 0; k < b.size(); ++k) RequireSystemFields(u_, *b[k], *x[k]);
     const Lattice& lattice = u_.lattice();
     if (spec.temporal_gauge) FixedLinks();
@@ -99,8 +100,11 @@ class GpuDiracSolver : public DiracSolver {
       UploadSystemField(b_device.back(), *b[k], spec, action);
       if (!IsZero(*x[k])) UploadSystemField(x_device.back(), *x[k], spec, action);
     }
-    const std::vector<solvers::SolveResult> results = gpu::SolveBlockWithSpecOnGpu(
-        spec, spec.temporal_gauge ? *fixed_links_ : links_, action.wilson(), x_device, b_device);
+    gpu::GpuGaugeLinks& links = spec.temporal_gauge ? *fixed_links_ : links_;
+    const std::vector<solvers::SolveResult> results =
+        action.clover()
+            ? gpu::SolveBlockWithSpecOnGpu(spec, links, CloverTerms(spec, action), action.schur_form, x_device, b_device)
+            : gpu::SolveBlockWithSpecOnGpu(spec, links, action.wilson(), x_device, b_device);
     std::vector<SolveOutcome> out(b.size());
     for (std::size_t k = 0; k < b.size(); ++k) {
       DownloadSystemField(x_device[k], *x[k], spec, action);

@@ -257,7 +257,7 @@ bool ParseOptions(int argc, char** argv, Options* out) {
   flags.Int("max-iterations", &o.spec.max_iterations, 1, 100000000, "iteration budget per solve");
   flags.Int("rhs-block", &o.rhs_block, 1, 12,
             "columns solved together as one lockstep block: each M_ee application serves every column of the "
-            "block, the links read once per site for all (one GPU, Wilson action, any --solver). Default 1: "
+            "block, the links read once per site for all (one GPU, Wilson or clover, any --solver). Default 1: "
             "on a first run the block's kernel tuning costs more than it saves (docs/multi_rhs.md)");
   flags.Choice<BackendKind>("backend", &o.backend,
                             {{"auto", BackendKind::kAuto}, {"cpu", BackendKind::kCpu}, {"gpu", BackendKind::kGpu}},
@@ -487,12 +487,10 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
     no_block = "the backend is the CPU";
   } else if (partitioned) {
     no_block = "the lattice is split over several GPUs";
-  } else if (o.action.clover()) {
-    no_block = "the action is Wilson-clover (no multi-RHS clover operator)";
   }
   if (o.rhs_block > 1 && !no_block.empty()) {
     throw std::invalid_argument("--rhs-block=" + std::to_string(o.rhs_block) +
-                                ": columns are solved as a block only on one GPU for the Wilson action; here " +
+                                ": columns are solved as a block only on one GPU; here " +
                                 no_block);
   }
   const int rhs_block = o.rhs_block;

@@ -147,10 +147,11 @@ solvers::SolveResult SolveWilson(const solvers::SolverSpec& spec, Links& links, 
   });
 }
 
-// The same for the clover matrix of `clover` (on links.lattice()) in the even-odd `form`.
-template <typename Links>
-solvers::SolveResult SolveClover(const solvers::SolverSpec& spec, Links& links, GpuCloverTerms& clover,
-                                 CloverSchurForm form, GpuSpinorField<double>& x, const GpuSpinorField<double>& b) {
+// The clover operators of a spec on either kind of links, as WithWilsonOperators: solve(M, S, low) with the outer
+// clover M and Schur form S in double and the inner S of the spec's low precision made on first use.
+template <typename Links, typename Solve>
+auto WithCloverOperators(const solvers::SolverSpec& spec, Links& links, GpuCloverTerms& clover, CloverSchurForm form,
+                         Solve&& solve) {
   if (clover.lattice() != links.lattice()) {
     throw std::invalid_argument("SolveWithSpecOnGpu: the clover term lives on " + clover.lattice().ToString() +
                                 " but the links on " + links.lattice().ToString());
@@ -162,7 +163,16 @@ solvers::SolveResult SolveClover(const solvers::SolverSpec& spec, Links& links, 
     using P = typename decltype(tag)::type;
     return std::make_unique<GpuCloverSchur<P>>(links.template Get<P>(spec.inner.link_reals), clover.Get<P>(), form);
   });
-  return solvers::SolveWithSpec(spec, m, schur, low, x, b);
+  return solve(m, schur, low);
+}
+
+// The clover matrix of `clover` (on links.lattice()) in the even-odd `form`.
+template <typename Links>
+solvers::SolveResult SolveClover(const solvers::SolverSpec& spec, Links& links, GpuCloverTerms& clover,
+                                 CloverSchurForm form, GpuSpinorField<double>& x, const GpuSpinorField<double>& b) {
+  return WithCloverOperators(spec, links, clover, form, [&](const auto& m, const auto& schur, auto& low) {
+    return solvers::SolveWithSpec(spec, m, schur, low, x, b);
+  });
 }
 
 }  // namespace
@@ -193,6 +203,17 @@ solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuPart
   RequireGaugeFixing(spec, links);
   RequirePartitionedSolve(links, x, b);
   return SolveWilson(spec, links, params, x, b);
+}
+
+std::vector<solvers::SolveResult> SolveBlockWithSpecOnGpu(const solvers::SolverSpec& spec, GpuGaugeLinks& links,
+                                                          GpuCloverTerms& clover, CloverSchurForm form,
+                                                          std::vector<GpuSpinorField<double>>& x,
+                                                          const std::vector<GpuSpinorField<double>>& b) {
+  solvers::RequireSupported(spec, GpuCapabilities(), /*clover=*/true);
+  RequireGaugeFixing(spec, links);
+  return WithCloverOperators(spec, links, clover, form, [&](const auto& m, const auto& schur, auto& low) {
+    return solvers::SolveBlockWithSpec(spec, m, schur, low, x, b);
+  });
 }
 
 solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuGaugeLinks& links, GpuCloverTerms& clover,

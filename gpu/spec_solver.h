@@ -23,7 +23,8 @@
 //   SolveBlockWithSpecOnGpu  the n Wilson systems M x_k = b_k as one lockstep block (solvers/spec_solve.h
 //                       SolveBlockWithSpec: the block form of every spec's solver on GpuWilsonSchur's
 //                       multi-RHS application, the links read once per site for all unconverged systems);
-//                       one GPU; one record per system.
+//                       one GPU; one record per system. The clover overload does the same on
+//                       GpuCloverSchur's multi-RHS application (links and clover term read once per site).
 //
 // Domain decomposition (several ranks, one GPU each; gpu_backend.h, partitioned_dslash.h, gpu/comm/):
 //   GpuPartitionedLinks  THIS RANK's local links of a configuration split over the communicator's process
@@ -155,6 +156,10 @@ std::vector<solvers::SolveResult> SolveBlockWithSpecOnGpu(const solvers::SolverS
 solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuPartitionedLinks& links,
                                         const WilsonParams& params, GpuSpinorField<double>& x,
                                         const GpuSpinorField<double>& b);
+std::vector<solvers::SolveResult> SolveBlockWithSpecOnGpu(const solvers::SolverSpec& spec, GpuGaugeLinks& links,
+                                                          GpuCloverTerms& clover, CloverSchurForm form,
+                                                          std::vector<GpuSpinorField<double>>& x,
+                                                          const std::vector<GpuSpinorField<double>>& b);
 solvers::SolveResult SolveWithSpecOnGpu(const solvers::SolverSpec& spec, GpuGaugeLinks& links, GpuCloverTerms& clover,
                                         CloverSchurForm form, GpuSpinorField<double>& x,
                                         const GpuSpinorField<double>& b);
