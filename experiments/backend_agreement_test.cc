@@ -165,8 +165,8 @@ TEST_F(BackendAgreement, EverySolverGivesTheCpuCloverCorrelatorOn4x4x4x4) {
 // The propagator's columns as lockstep blocks (rhs_block 12, 5: blocks of 5, 5, 2; with and without gauge
 // fixing, 18 and 12 reals): every column converged with its host-verified residual, and the correlator within
 // the same bound of the one-column-at-a-time GPU run; the block form of every kind of spec (BiCGstab and CGNR,
-// plain, defect correction, reliable updates). A clover action solves one column at a time through the same
-// call.
+// plain, defect correction, reliable updates). Clover blocks go through the same call (their block solves are
+// checked in gpu/clover_dslash_test.cc).
 TEST_F(BackendAgreement, BlockSolvedColumnsGiveTheSameCorrelator) {
   const GaugeField<double> u = Quenched({8, 8, 8, 16}, 20);
   const FermionAction action = FermionAction::WilsonFromKappa(0.12);
