@@ -47,8 +47,8 @@
 #include "experiments/text_format.h"
 #include "gpu/device_buffer.h"
 #include "gpu/device_gauge_field.h"
-#include "gpu/spec_solver.h"
 #include "gpu/gpu_backend.h"
+#include "gpu/spec_solver.h"
 #include "reference/cli/command_line.h"
 #include "reference/io/gauge_io.h"
 #include "reference/spinor_field.h"
@@ -119,10 +119,11 @@ class HostWilsonAtMass {
   WilsonParams params_;
 };
 
-WilsonParams WilsonAt(double mass) {
+// The Wilson action of the study at `mass` (the default basis and boundary, as the source is made in).
+FermionAction ActionAt(double mass) {
   FermionAction action;
   action.mass = mass;
-  return action.wilson();
+  return action;
 }
 
 // One strategy over a mass set with the driver on the backend's own fields: x one field per mass, make_operator(m)
@@ -170,18 +171,16 @@ class SingleMassRunner {
       const std::shared_ptr<const gpu::DeviceGaugeField> links = links_->Get<double>(18);
       return RunStrategy(
           masses, x, *b_device_, spec_, guess, order,
-          [&](double m) { return gpu::GpuWilson<double>(links, WilsonAt(m)); },
+          [&](double m) { return gpu::GpuWilson<double>(links, ActionAt(m).wilson()); },
           [&](double m, gpu::GpuSpinorField<double>& xm, const gpu::GpuSpinorField<double>& bm) {
-            return gpu::SolveWithSpecOnGpu(spec_, *links_, WilsonAt(m), xm, bm);
+            return gpu::SolveWithSpecOnGpu(spec_, *links_, ActionAt(m).wilson(), xm, bm);
           });
     }
     std::vector<SpinorField<double>> x(masses.size(), SpinorField<double>(u_.lattice()));
     return RunStrategy(
-        masses, x, b_, spec_, guess, order, [&](double m) { return HostWilsonAtMass(u_, WilsonAt(m)); },
+        masses, x, b_, spec_, guess, order, [&](double m) { return HostWilsonAtMass(u_, ActionAt(m).wilson()); },
         [&](double m, SpinorField<double>& xm, const SpinorField<double>& bm) {
-          FermionAction action;
-          action.mass = m;
-          return solver_->Solve(action, spec_, bm, xm).result;
+          return solver_->Solve(ActionAt(m), spec_, bm, xm).result;
         });
   }
 

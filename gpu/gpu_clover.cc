@@ -10,7 +10,6 @@
 
 #include "gpu/clover_apply.h"
 #include "gpu/multi_rhs_dslash.h"
-#include "gpu/multi_rhs_dslash_launch.h"  // kMaxRhsPerLaunch
 #include "solvers/block_operators.h"
 
 namespace lqcd::gpu {
@@ -126,20 +125,17 @@ KernelCost GpuCloverSchur<P>::BlockCost(int n, Dagger dagger) const {
   if (n < 1) throw std::invalid_argument(Name() + "::BlockCost: " + std::to_string(n) + " right-hand sides");
   const Lattice& lat = gauge_->lattice();
   const Extents extents{lat.extent(0), lat.extent(1), lat.extent(2), lat.extent(3)};
-  // Partitioned, every right-hand side is its own application (launches of one).
-  const int per_launch = partitioned_ != nullptr ? 1 : kMaxRhsPerLaunch;
+  // Partitioned, every right-hand side is its own application; on one GPU one multi-RHS call per Dslash
+  // (WilsonDslashCost counts the links and the clover term once per launch of it).
+  const int per_call = partitioned_ != nullptr ? 1 : n;
+  const double calls = static_cast<double>(n) / per_call;
   KernelCost total;
-  auto add = [&](const KernelCost& c) {
-    total.flops += c.flops;
-    total.bytes += c.bytes;
-    total.minimum_bytes += c.minimum_bytes;
+  auto add = [&](const KernelCost& c, double times) {
+    total.flops += times * c.flops;
+    total.bytes += times * c.bytes;
+    total.minimum_bytes += times * c.minimum_bytes;
   };
-  // One multi-RHS Dslash on n right-hand sides, as the launches split it.
-  auto dslash = [&](const DslashVariant& v) {
-    for (int first = 0; first < n; first += per_launch) {
-      add(WilsonDslashCost(v, extents, std::min(per_launch, n - first)));
-    }
-  };
+  auto dslash = [&](const DslashVariant& v) { add(WilsonDslashCost(v, extents, per_call), calls); };
   DslashVariant v;
   v.precision = DevicePrecisionOf<P>::kValue;
   v.reconstruct = gauge_->layout().reconstruct;
@@ -148,7 +144,7 @@ KernelCost GpuCloverSchur<P>::BlockCost(int n, Dagger dagger) const {
   if (form_ == CloverSchurForm::kUnitDiagonal && dagger == Dagger::kYes) {
     // s_j = T^{-1} in_j per right-hand side, t = T^{-1} D^dag s, out = in - (1/4) D^dag t.
     const CloverApplyKernelCost term = CloverApplyCost(v.precision, extents);
-    add({n * term.flops, n * term.bytes, n * term.minimum_bytes});
+    add({term.flops, term.bytes, term.minimum_bytes}, n);
     v.clover_epilogue = DslashEpilogue::kClover;
     dslash(v);
     v.clover_epilogue = DslashEpilogue::kNone;

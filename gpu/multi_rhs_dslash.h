@@ -25,9 +25,9 @@
 //
 // Cost model of one call on n right-hand sides (V/2 output sites each), with the terms of WilsonDslashCost:
 //   flops   n x the single-RHS flops;
-//   bytes   the links (and the clover term) once per site (not once per right-hand side) + n x the single-RHS
-//           spinor traffic;
-//   minimum the links (and the clover term) once + n x (each input and output spinor once, + x).
+//   bytes   the links (and the clover term) once per site and launch (not once per right-hand side; a launch
+//           takes at most kMaxRhsPerLaunch) + n x the single-RHS spinor traffic;
+//   minimum the links (and the clover term) once per launch + n x (each input and output spinor once, + x).
 // WilsonDslashCost(variant, extents, n) in wilson_dslash.h computes it.
 #pragma once
 

@@ -11,11 +11,6 @@
 
 namespace lqcd::gpu {
 
-// Right-hand sides of one launch at most; the host API splits larger blocks into launches of at most this
-// many. 16 keeps the kernel's argument struct small (three accessors per right-hand side) and the threads of
-// one site's right-hand sides within one block.
-inline constexpr int kMaxRhsPerLaunch = 16;
-
 // One launch: out[j] = epilogue(D in[j]) for j < rhs, every field on the gauge field's lattice and precision.
 struct MultiRhsDslashLaunch {
   int rhs = 0;

@@ -267,7 +267,7 @@ TEST_F(MultiRhsDslashTest, BadArgumentsAreRefusedBeforeAnyLaunch) {
                  "4 per thread in double");
 }
 
-// The n-RHS model: flops n times, links once, spinors n times (wilson_dslash.h). Single, 12 reals, no gauge
+// The n-RHS model: flops n times, links once per launch, spinors n times (wilson_dslash.h). Single, 12 reals, no gauge
 // fixing, plain: per site 8 x 12 x 4 = 384 link bytes, (6 x 24 + 2 x 12) x 4 = 672 in, 96 out; minimum 96 in.
 TEST(MultiRhsDslashCost, LinksOnceSpinorsPerRightHandSide) {
   const Extents e{8, 8, 8, 8};
@@ -278,6 +278,11 @@ TEST(MultiRhsDslashCost, LinksOnceSpinorsPerRightHandSide) {
   EXPECT_DOUBLE_EQ(eight.bytes, sites * (384 + 8 * (672 + 96)));
   EXPECT_DOUBLE_EQ(eight.minimum_bytes, sites * (384 + 8 * (96 + 96)));
   EXPECT_DOUBLE_EQ(eight.flops, 8 * one.flops);
+  // More than kMaxRhsPerLaunch right-hand sides go out in several launches, each reading the links.
+  const KernelCost sixteen = WilsonDslashCost(v, e, 16), seventeen = WilsonDslashCost(v, e, 17);
+  EXPECT_DOUBLE_EQ(sixteen.bytes, sites * (384 + 16 * (672 + 96)));
+  EXPECT_DOUBLE_EQ(seventeen.bytes, sixteen.bytes + one.bytes);
+  EXPECT_DOUBLE_EQ(seventeen.minimum_bytes, sixteen.minimum_bytes + one.minimum_bytes);
   EXPECT_THROW(WilsonDslashCost(v, e, 0), std::invalid_argument);
 }
 

@@ -137,13 +137,15 @@ KernelCost WilsonDslashCost(const DslashVariant& v, const Extents& extents, int 
   const double clover_bytes = clover ? 72 * real_bytes + 2 * norm_bytes : 0;
 
   // The spinor terms per right-hand side; the links and the clover term, the same for every right-hand side,
-  // once per call.
+  // once per launch (a call on more than kMaxRhsPerLaunch right-hand sides is split into launches).
   const double n = rhs;
+  const double launches = (rhs + kMaxRhsPerLaunch - 1) / kMaxRhsPerLaunch;
+  const double shared_bytes = launches * (gauge_bytes + clover_bytes);
   KernelCost cost;
   cost.flops = n * sites *
                (kDslashFlopsPerSite + (with_x ? kXpayFlopsPerSite : 0) + (clover ? kCloverFlopsPerSiteOnDevice : 0));
-  cost.bytes = sites * (gauge_bytes + clover_bytes + n * (in_spinor_bytes + out_bytes + x_bytes));
-  cost.minimum_bytes = sites * (gauge_bytes + clover_bytes + n * ((24 * real_bytes + norm_bytes) + out_bytes + x_bytes));
+  cost.bytes = sites * (shared_bytes + n * (in_spinor_bytes + out_bytes + x_bytes));
+  cost.minimum_bytes = sites * (shared_bytes + n * ((24 * real_bytes + norm_bytes) + out_bytes + x_bytes));
   return cost;
 }
 

@@ -63,7 +63,7 @@ struct DslashVariant {
 
 // Cost of one call on one parity (V/2 output sites) of a lattice with these extents; with rhs > 1, of one
 // multi-RHS call (multi_rhs_dslash.h) on rhs right-hand sides: flops and spinor bytes rhs times, links (and
-// clover term) once.
+// clover term) once per launch, i.e. once for every kMaxRhsPerLaunch right-hand sides or fewer.
 KernelCost WilsonDslashCost(const DslashVariant& variant, const Extents& extents, int rhs = 1);
 
 void ApplyWilsonDslash(const SpinorView& out, const DeviceGaugeField& gauge, const ConstSpinorView& in, Dagger dagger,

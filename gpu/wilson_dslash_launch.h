@@ -38,6 +38,13 @@ constexpr bool WritesPartials(DslashEpilogue e) {
 // Sites per partial sum of kXpayDotNorm: one warp, summed in a fixed shuffle tree, so the partials and their
 // order depend only on the site numbering, not on the tuned block size (a multiple of 32).
 inline constexpr int kDotNormGroup = 32;
+
+// Right-hand sides of one multi-RHS launch at most (multi_rhs_dslash_launch.h); the host API splits larger
+// blocks into launches of at most this many, and WilsonDslashCost counts the links once per launch. 16 keeps
+// the kernel's argument struct small (three accessors per right-hand side) and the threads of one site's
+// right-hand sides within one block.
+inline constexpr int kMaxRhsPerLaunch = 16;
+
 inline const char* ToString(DslashEpilogue e) {
   switch (e) {
     case DslashEpilogue::kNone: return "none";
