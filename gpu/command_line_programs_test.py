@@ -153,7 +153,9 @@ class MultiRhsDslashBenchmarkTest(ProgramTestCase, LatticeChecks):
 class BlockSolverBenchmarkTest(ProgramTestCase, LatticeChecks):
     def test_help(self):
         self.assert_help(BLOCK_SOLVER, ["--lattice=LXxLYxLZxLT", "--gauge=PATH", "--kappa=X", "--rhs=",
-                                        "--solver=SPEC", "--tolerance=X", "--max-iterations=N", "--seed=N"])
+                                        "--solver=SPEC", "--tolerance=X", "--max-iterations=N", "--seed=N",
+                                        "--fermion=wilson|clover", "--csw=X", "--clover-form=complement|unit-diagonal",
+                                        "--csv=FILE"])
 
     def test_errors(self):
         self.assert_common_errors(BLOCK_SOLVER, flag_with_number="--max-iterations", positive_flag="--max-iterations")
@@ -165,6 +167,22 @@ class BlockSolverBenchmarkTest(ProgramTestCase, LatticeChecks):
         self.assert_error(BLOCK_SOLVER, ["--solver=bicgstab:double/18/gf"], "/gf")
         self.assert_error(BLOCK_SOLVER, ["--solver=bicgstab-reliable:half/12"], "delta")
         self.assert_error(BLOCK_SOLVER, ["--tolerance=2"], "--tolerance")
+        self.assert_error(BLOCK_SOLVER, ["--solver=bicgstab,bogus"], "--solver", "bogus")
+        self.assert_error(BLOCK_SOLVER, ["--solver=bicgstab,"], "--solver", "empty")
+
+    def test_fermion_and_csv_errors(self):
+        self.assert_common_errors(BLOCK_SOLVER, flag_with_number="--csw")
+        self.assert_error(BLOCK_SOLVER, ["--fermion=bogus"], "--fermion", "bogus")
+        self.assert_error(BLOCK_SOLVER, ["--fermion=clover", "--fermion=wilson"], "--fermion", "more than once")
+        self.assert_error(BLOCK_SOLVER, ["--csw=1"], "--csw", "--fermion=clover")
+        self.assert_error(BLOCK_SOLVER, ["--fermion=wilson", "--csw=1"], "--csw", "--fermion=clover")
+        self.assert_error(BLOCK_SOLVER, ["--fermion=clover", "--csw=-1"], "--csw")
+        self.assert_error(BLOCK_SOLVER, ["--clover-form=unit-diagonal"], "--clover-form", "--fermion=clover")
+        self.assert_error(BLOCK_SOLVER, ["--fermion=clover", "--clover-form=asymmetric"], "--clover-form",
+                          "asymmetric")
+        self.assert_error(BLOCK_SOLVER, ["--fermion=clover", "--solver=bicgstab:double/18/gf"], "/gf")
+        self.assert_error(BLOCK_SOLVER, ["--csv="], "--csv")
+        self.assert_error(BLOCK_SOLVER, ["--gauge=cfg.lime", "--csv=cfg.lime"], "--csv", "--gauge")
 
 
 class CloverBenchmarkTest(ProgramTestCase, LatticeChecks):
