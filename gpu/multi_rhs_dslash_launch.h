@@ -28,6 +28,22 @@ struct MultiRhsDslashLaunch {
   int rhs_per_thread = 0;
 };
 
+// The n whose tuning a launch on n right-hand sides shares: the smallest of 1, 2, 3, 4, 6, 8, 12, 16 that is at least
+// n. A lockstep block solver applies the operator to fewer systems as they converge (12, 11, ..., 1 for the
+// propagator), and tuning every count anew (each mapping m x every block width x several launches of the whole
+// block) cost more than the block saved. Any tuned width is valid for any count (the launcher fits as many groups
+// per block as the width allows), but the mapping and width tuned for one count are not always good for a larger
+// one: with power-of-two buckets, n = 16 used what n = 12 had tuned (the first count of 9..16 a benchmark or a
+// propagator meets) and took 87 instead of 70 us per right-hand side (an H100, Wilson single/12 at 32^4).
+// Each bucket's smallest count is at least two thirds of its largest (9..12, 13..16).
+constexpr int MultiRhsTuneBucket(int rhs) {
+  constexpr int kBuckets[] = {1, 2, 3, 4, 6, 8, 12, 16};
+  for (int bucket : kBuckets) {
+    if (rhs <= bucket) return bucket;
+  }
+  return rhs;  // beyond kMaxRhsPerLaunch: not launched as one block
+}
+
 // The epilogues kNone and kXpay (multi_rhs_dslash_{double,single,half}.cu).
 void LaunchMultiRhsDslashDouble(const MultiRhsDslashLaunch& launch);
 void LaunchMultiRhsDslashSingle(const MultiRhsDslashLaunch& launch);

@@ -16,7 +16,7 @@
 // bx = 32, 64, ... up to the kernel's thread limit under its own key, and the launcher
 // takes the m whose tuned time is smallest; both choices are remembered (and cached on disk) like any block
 // size. A pinned m (MultiRhsDslashLaunch::rhs_per_thread) or a forced block size skips the comparison. The
-// counts n of one power-of-two bucket share their tunings (MultiRhsTuneBucket).
+// counts n of one bucket share their tunings (MultiRhsTuneBucket, multi_rhs_dslash_launch.h).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -39,17 +39,6 @@ namespace lqcd::gpu {
 // would double the fatbinary the clover variants add to every GPU binary).
 constexpr int MaxRhsPerThread(Precision p, DslashEpilogue e) {
   return p == Precision::kDouble || UsesClover(e) ? 2 : 4;
-}
-
-// The n whose tuning a launch on n right-hand sides shares: the next power of two (1, 2, 4, 8, 16). A lockstep
-// block solver applies the operator to fewer systems as they converge (12, 11, ..., 1 for the propagator), and
-// tuning every count anew (each mapping m x every block width x several launches of the whole block) cost more
-// than the block saved; the block width tuned for one count is a good one for its neighbours (the launcher
-// fits as many groups per block as the width allows, so any tuned width is valid for any count).
-constexpr int MultiRhsTuneBucket(int rhs) {
-  int bucket = 1;
-  while (bucket < rhs) bucket *= 2;
-  return bucket;
 }
 
 // The single-RHS kernel's key for the same variant, lattice and strides (of the first right-hand side), with the

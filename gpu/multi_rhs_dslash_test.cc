@@ -22,6 +22,7 @@
 #include "gpu/device_gauge_field.h"
 #include "gpu/device_spinor_field.h"
 #include "gpu/gpu_backend.h"
+#include "gpu/multi_rhs_dslash_launch.h"
 #include "gpu/oracle_comparison.h"
 #include "gpu/schur_operator.h"
 #include "gpu/tune.h"
@@ -284,6 +285,15 @@ TEST(MultiRhsDslashCost, LinksOnceSpinorsPerRightHandSide) {
   EXPECT_DOUBLE_EQ(seventeen.bytes, sixteen.bytes + one.bytes);
   EXPECT_DOUBLE_EQ(seventeen.minimum_bytes, sixteen.minimum_bytes + one.minimum_bytes);
   EXPECT_THROW(WilsonDslashCost(v, e, 0), std::invalid_argument);
+}
+
+// The counts that share a tuning: 12 and 16 apart, each bucket's smallest count at least two thirds of its largest.
+TEST(MultiRhsTuneBucket, SeparatesTwelveFromSixteen) {
+  const int expected[17] = {0, 1, 2, 3, 4, 6, 6, 8, 8, 12, 12, 12, 12, 16, 16, 16, 16};
+  for (int n = 1; n <= kMaxRhsPerLaunch; ++n) {
+    EXPECT_EQ(MultiRhsTuneBucket(n), expected[n]) << n;
+    EXPECT_GE(3 * n, 2 * MultiRhsTuneBucket(n)) << n;
+  }
 }
 
 }  // namespace
