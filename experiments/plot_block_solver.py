@@ -86,7 +86,13 @@ def series_key(row):
 def naming(rows):
     """The fields that differ between rows (the solver always among them), and the text of those that do not."""
     varying = [f for f in SERIES_FIELDS if f == "solver" or len({r[f] for r in rows}) > 1]
-    fixed = [f for f in SERIES_FIELDS if f not in varying]
+    # The links file or the device, where the other fields already tell the series apart (a file per lattice), adds
+    # only length to every label.
+    for f in ("device", "links"):
+        others = [g for g in varying if g != f]
+        if f in varying and len({tuple(r[g] for g in others) for r in rows}) == len({series_key(r) for r in rows}):
+            varying.remove(f)
+    fixed = [f for f in SERIES_FIELDS if f not in varying and len({r[f] for r in rows}) == 1]
     return varying, ", ".join(f"{f} {rows[0][f]}" if f in ("kappa", "links") else str(rows[0][f]) for f in fixed)
 
 
