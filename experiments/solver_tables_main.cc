@@ -47,6 +47,7 @@
 #include "experiments/solve_journal.h"
 #include "experiments/sweep_engine.h"
 #include "reference/cli/command_line.h"
+#include "reference/cli/csv_cell.h"
 #include "reference/lattice.h"
 #include "reference/cli/machine_info.h"
 #include "reference/spinor_field.h"
@@ -248,14 +249,6 @@ FermionAction WilsonAt(double mass) {
   FermionAction a;
   a.mass = mass;
   return a;
-}
-
-// CSV cell: quoted if it holds a comma, quote or newline.
-std::string Cell(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
 }
 
 std::string Num(double x) {
@@ -621,7 +614,7 @@ int Run(const Options& o, const BackendChoice& backend) {
       << r.iterations << "," << r.krylov_iterations << "," << r.high_precision_updates << "," << r.restarts << ","
       << r.operator_applications << "," << r.low_precision_applications << "," << Num(outcome.true_residual) << ","
       << Num(r.iterated_residual) << "," << Num(r.seconds) << "," << Num(r.seconds > 0 ? r.flops / r.seconds * 1e-9 : 0)
-      << "," << solvers::ToString(r.status) << "," << Cell(r.reason) << "," << v.Name() << "," << ToString(backend.kind);
+      << "," << solvers::ToString(r.status) << "," << CsvCell(r.reason) << "," << v.Name() << "," << ToString(backend.kind);
     return f.str();
   };
 
@@ -686,8 +679,8 @@ int Run(const Options& o, const BackendChoice& backend) {
       << "max_iterations," << o.max_iterations << "\n"
       << "threads," << (backend.kind == BackendKind::kGpu ? 1 : o.threads) << "\n"
       << "backend," << ToString(backend.kind) << "\n"
-      << "device," << Cell(backend.device) << "\n"
-      << "machine," << Cell(machine) << "\n"
+      << "device," << CsvCell(backend.device) << "\n"
+      << "machine," << CsvCell(machine) << "\n"
       << "hardware_threads," << std::thread::hardware_concurrency() << "\n"
       << "critical_mass_measured," << (critical.measured ? 1 : 0) << "\n";
     if (have_mc) {

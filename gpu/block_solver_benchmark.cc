@@ -47,6 +47,7 @@
 #include "gpu/gpu_backend.h"
 #include "gpu/spec_solver.h"
 #include "reference/cli/command_line.h"
+#include "reference/cli/csv_cell.h"
 #include "reference/clover.h"
 #include "reference/io/gauge_io.h"
 #include "reference/su3_random.h"
@@ -78,14 +79,6 @@ constexpr char kCsvHeader[] =
 
 const char* CloverFormWord(CloverSchurForm form) {  // as --clover-form spells it
   return form == CloverSchurForm::kUnitDiagonal ? "unit-diagonal" : "complement";
-}
-
-// A CSV field: quoted when it holds a separator, a quote or a line break (a file path or a device name may).
-std::string CsvField(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
 }
 
 // The specs of --solver with the tolerance and budget; checked (for this action on the GPU) before any work.
@@ -227,14 +220,14 @@ void Run(const GaugeField<double>& u, const Options& o, const RunContext& contex
                   one.iterations / n, one.updates / n, all.seconds / n, all.iterations / n, all.updates / n,
                   one.seconds / all.seconds, all_converged ? "" : "  (not all converged)");
       if (csv != nullptr) {
-        *csv << lattice.ToString() << "," << CsvField(context.links) << "," << (o.clover ? "clover" : "wilson") << ","
+        *csv << lattice.ToString() << "," << CsvCell(context.links) << "," << (o.clover ? "clover" : "wilson") << ","
              << o.kappa << ",";
         if (o.clover) *csv << o.c_sw;
-        *csv << "," << (o.clover ? CloverFormWord(o.clover_form) : "") << "," << CsvField(spec.Name()) << ","
+        *csv << "," << (o.clover ? CloverFormWord(o.clover_form) : "") << "," << CsvCell(spec.Name()) << ","
              << spec.tolerance << "," << n << "," << one.seconds / n << "," << all.seconds / n << ","
              << one.seconds / all.seconds << "," << one.iterations / n << "," << all.iterations / n << ","
              << one.updates / n << "," << all.updates / n << "," << (all_converged ? 1 : 0) << ","
-             << std::max(one.max_true_residual, all.max_true_residual) << "," << CsvField(context.device) << "\n";
+             << std::max(one.max_true_residual, all.max_true_residual) << "," << CsvCell(context.device) << "\n";
         csv->flush();  // a run cut short keeps the rows it finished
       }
     }
