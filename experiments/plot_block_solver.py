@@ -12,7 +12,6 @@ usage: plot_block_solver.py CSV [CSV ...] PNG [--markdown PATH]
 (also `bazel run //experiments:plot_block_solver -- CSV... PNG`)
 """
 import argparse
-import pathlib
 import sys
 
 from experiments import plotting
@@ -175,10 +174,7 @@ def main(argv):
     sources = ", ".join(p.split("/")[-1] for p in args.csv)
     path = plot(rows, plotting.user_path(args.png), f"lqcd //gpu:block_solver_benchmark, data {sources}")
     text = markdown(rows)
-    if args.markdown:
-        pathlib.Path(plotting.user_path(args.markdown)).write_text(text)
-    else:
-        print(text)
+    plotting.write_markdown(text, args.markdown)
     print(f"plot_block_solver: wrote {path}")
     return 0
 

@@ -11,7 +11,6 @@ usage: plot_multi_rhs.py CSV PNG [--markdown PATH]
 (also `bazel run //experiments:plot_multi_rhs -- CSV PNG`)
 """
 import argparse
-import pathlib
 import sys
 
 from experiments import plotting
@@ -102,10 +101,7 @@ def main(argv):
     rows = load(plotting.user_path(args.csv))
     path = plot(rows, plotting.user_path(args.png), f"lqcd //gpu:multi_rhs_dslash_benchmark, data {args.csv.split('/')[-1]}")
     text = markdown(rows)
-    if args.markdown:
-        pathlib.Path(plotting.user_path(args.markdown)).write_text(text)
-    else:
-        print(text)
+    plotting.write_markdown(text, args.markdown)
     print(f"plot_multi_rhs: wrote {path}")
     return 0
 

@@ -58,6 +58,14 @@ def markdown_table(header, rows):
     return "\n".join(lines) + "\n"
 
 
+def write_markdown(text, path):
+    """The markdown `text` to `path` (a user path, see user_path), or to stdout when `path` is empty."""
+    if path:
+        pathlib.Path(user_path(path)).write_text(text)
+    else:
+        print(text)
+
+
 def user_path(path):
     """Relative paths are relative to where `bazel run` was started (it runs the program in the runfiles)."""
     base = os.environ.get("BUILD_WORKING_DIRECTORY")

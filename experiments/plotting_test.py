@@ -1,5 +1,7 @@
 """The Python toolchain runs on Debian's interpreter and can render a PNG with matplotlib;
 the CSV reader and the markdown table helper do what they say."""
+import contextlib
+import io
 import os
 import sys
 import tempfile
@@ -41,6 +43,16 @@ class PlottingTest(unittest.TestCase):
         finally:
             if old is not None:
                 os.environ["BUILD_WORKING_DIRECTORY"] = old
+
+    def test_write_markdown_to_a_file_or_stdout(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "t.md")
+            plotting.write_markdown("| a |\n", path)
+            with open(path) as f:
+                self.assertEqual(f.read(), "| a |\n")
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            plotting.write_markdown("| b |", "")
+        self.assertEqual(out.getvalue(), "| b |\n")
 
     def test_markdown_table(self):
         self.assertEqual(plotting.markdown_table(["a", "b"], [[1, 2]]), "| a | b |\n|---|---|\n| 1 | 2 |\n")
