@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "experiments/fermion_action.h"
 #include "experiments/propagator_driver.h"
@@ -46,15 +47,21 @@ inline double ResidualRounding(double t_norm, double x_norm) {
          2 * kDoubleRoundoff;
 }
 
-// eps of a Krylov propagator: sqrt(sum_col (||M^{-1}|| (r_col + rho_col))^2).
-inline double PropagatorError(const PropagatorRun& run, double inverse_norm, double t_norm) {
+// eps of a Krylov propagator: sqrt(sum_col (||M^{-1}|| (r_col + rho_col))^2), from each column's record and
+// |x| (column_norms[k] of solves[k]).
+inline double PropagatorError(const std::vector<PropagatorSolveRecord>& solves,
+                              const std::vector<double>& column_norms, double inverse_norm, double t_norm) {
   double e2 = 0;
-  for (const PropagatorSolveRecord& r : run.solves) {
-    const double x_norm = std::sqrt(Norm2(run.propagator.Column(r.spin, r.colour)));
-    const double delta = inverse_norm * (r.true_residual + ResidualRounding(t_norm, x_norm));
+  for (std::size_t k = 0; k < solves.size(); ++k) {
+    const double delta = inverse_norm * (solves[k].true_residual + ResidualRounding(t_norm, column_norms.at(k)));
     e2 += delta * delta;
   }
   return std::sqrt(e2);
+}
+inline double PropagatorError(const PropagatorRun& run, double inverse_norm, double t_norm) {
+  std::vector<double> norms;
+  for (const PropagatorSolveRecord& r : run.solves) norms.push_back(std::sqrt(Norm2(run.propagator.Column(r.spin, r.colour))));
+  return PropagatorError(run.solves, norms, inverse_norm, t_norm);
 }
 
 // The bound on |C(t) - C*(t)| for a correlator value c.

@@ -230,4 +230,17 @@ std::unique_ptr<DiracSolver> MakeDiracSolver(const BackendChoice& choice, const 
   throw std::invalid_argument("MakeDiracSolver: resolve --backend=auto first (ChooseBackend)");
 }
 
+std::unique_ptr<DistributedDiracSolver> MakeDistributedDiracSolver(const BackendChoice& choice,
+                                                                   const GaugeField<double>& u) {
+  if (!choice.partitioned()) {
+    throw std::invalid_argument("MakeDistributedDiracSolver: needs the GPU backend on a grid of several ranks");
+  }
+  if (choice.verify != VerifyOn::kDevice) {
+    throw std::invalid_argument(
+        "MakeDistributedDiracSolver: needs --verify=device (the host recompute of the true residual needs the "
+        "global fields)");
+  }
+  return internal::MakePartitionedDiracSolver(u, choice.verify, *choice.communicator, choice.transport);
+}
+
 }  // namespace lqcd::experiments

@@ -27,6 +27,13 @@
 //       global reductions (GpuWilson or GpuClover). Wilson-clover actions build their clover term on the
 //       GLOBAL links on every rank (once per action; on the gauge-fixed links for gauge-fixed solves) and
 //       upload this rank's piece (gpu/comm/subdomain.h ScatterClover).
+//   Distributed fields: MakeDistributedDiracSolver(choice, u) (a partitioned choice with verify=device) gives
+//       the same partitioned solver with one more entry point, SolveLocal(action, spec, b, x), whose b and x are
+//       THIS RANK's pieces (fields on local_lattice(); local site n is global site offset + n,
+//       gpu/comm/subdomain.h) instead of the global fields. No rank then scatters, gathers or holds a global
+//       spinor field; the solve, the returned pieces and the device true residual are those Solve gives (Solve
+//       itself scatters, calls the same solve on the pieces, and gathers). b must be nonzero globally (a rank's
+//       piece may be zero). Collective, as Solve.
 //   DiracSolver::Solve(action, spec, b, x)
 //       x = M^{-1} b by `spec` (solvers/solver_spec.h), x the initial guess on entry, full-lattice double
 //       host fields in the action's gamma basis. The spec is checked against the backend first
@@ -105,6 +112,21 @@ class DiracSolver {
 };
 
 std::unique_ptr<DiracSolver> MakeDiracSolver(const BackendChoice& choice, const GaugeField<double>& u);
+
+// The partitioned solver's entry point on this rank's pieces (file comment, "Distributed fields").
+class DistributedDiracSolver : public DiracSolver {
+ public:
+  virtual const Lattice& local_lattice() const = 0;
+  virtual comm::Communicator& communicator() const = 0;
+  // x = M^{-1} b on the global lattice, b and x (the guess on entry) this rank's pieces on local_lattice().
+  virtual SolveOutcome SolveLocal(const FermionAction& action, const solvers::SolverSpec& spec,
+                                  const SpinorField<double>& b, SpinorField<double>& x) = 0;
+};
+
+// std::invalid_argument unless choice.partitioned() and choice.verify is kDevice (the host recompute needs the
+// global fields).
+std::unique_ptr<DistributedDiracSolver> MakeDistributedDiracSolver(const BackendChoice& choice,
+                                                                   const GaugeField<double>& u);
 
 // |b - M x| / |b| in double on the full lattice with the reference operators (ApplyWilson /
 // ApplyWilsonClover) of `action`. std::invalid_argument for b = 0 or fields not on u's full lattice.

@@ -25,6 +25,8 @@ class TemporalGaugeCopy {
   const GaugeField<double>& links() const { return fixed_.field; }
   SpinorField<double> ToFixed(const SpinorField<double>& psi) const;    // G psi
   SpinorField<double> FromFixed(const SpinorField<double>& psi) const;  // G^dag psi
+  const GaugeTransformation<double>& transformation() const { return fixed_.transformation; }  // G
+  const GaugeTransformation<double>& inverse() const { return inverse_; }                      // G^dag
 
  private:
   TemporalGauge<double> fixed_;
@@ -72,7 +74,7 @@ class CloverCache {
 
 std::unique_ptr<DiracSolver> MakeGpuDiracSolver(const GaugeField<double>& u, VerifyOn verify);
 // The partitioned GPU solver (dirac_solver.h, "Domain decomposition"); communicator.size() > 1.
-std::unique_ptr<DiracSolver> MakePartitionedDiracSolver(const GaugeField<double>& u, VerifyOn verify,
+std::unique_ptr<DistributedDiracSolver> MakePartitionedDiracSolver(const GaugeField<double>& u, VerifyOn verify,
                                                         comm::Communicator& communicator,
                                                         gpu::HaloTransport transport);
 

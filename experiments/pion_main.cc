@@ -63,6 +63,7 @@
 #include "reference/ensemble/quenched_generator.h"
 #include "experiments/correlator_bounds.h"
 #include "experiments/dirac_solver.h"
+#include "experiments/distributed_propagator.h"
 #include "experiments/fermion_action.h"
 #include "experiments/inverse_norm.h"
 #include "experiments/plot_runner.h"
@@ -481,6 +482,9 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
                       std::to_string(communicator->size()) + " ranks";
   }
   solvers::RequireSupported(o.spec, CapabilitiesOf(backend), o.action.clover());
+  // Several ranks with the residuals recomputed on the devices: every rank keeps only its own sites of the
+  // propagator (the host recompute, --verify=host, needs the global fields on every rank).
+  const bool distributed = partitioned && backend.verify == VerifyOn::kDevice;
   // Block solves: one GPU and the Wilson action (every spec has a block form).
   std::string no_block;
   if (backend.kind != BackendKind::kGpu) {
@@ -532,8 +536,9 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
   if (partitioned) {
     std::cout << "grid: " << o.grid.ToString() << ", " << communicator->size() << " MPI ranks"
               << (o.share_gpu ? " (GPUs shared: --share-gpu)" : ", one GPU each") << "; faces by the "
-              << gpu::ToString(o.transport) << " transport; every rank holds the whole configuration, rank 0 "
-              << "prints and writes the files\n";
+              << gpu::ToString(o.transport) << " transport; every rank holds the whole configuration and "
+              << (distributed ? "only its own sites of the propagator" : "the whole propagator")
+              << ", rank 0 prints and writes the files\n";
     for (const std::string& line : placements) std::cout << "  " << line << "\n";
   }
   std::cout
@@ -594,16 +599,38 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
   // Solves.
   std::cout << "solves (" << o.spec.Name() << ", backend " << ToString(backend.kind) << "):\n"
             << " spin colour  status      iterations  true |b-Mx|/|b|  seconds  Gflop/s\n";
-  const PropagatorRun run =
-      ComputePropagator(u, action, o.spec, backend, solve_threads, source, [](const PropagatorSolveRecord& r) {
-        std::cout << std::setw(5) << r.spin << std::setw(7) << r.colour << "  " << std::left << std::setw(11)
-                  << solvers::ToString(r.result.status) << std::right << std::setw(11) << r.result.iterations
-                  << std::setw(17) << Sci(r.true_residual, 3) << std::setw(9) << Fixed(r.result.seconds, 2)
-                  << std::setw(9)
-                  << Fixed(r.result.seconds > 0 ? r.result.flops / r.result.seconds * 1e-9 : 0.0, 2) << "\n";
-        std::cout.flush();
-      },
-      rhs_block);
+  const auto print_record = [](const PropagatorSolveRecord& r) {
+    std::cout << std::setw(5) << r.spin << std::setw(7) << r.colour << "  " << std::left << std::setw(11)
+              << solvers::ToString(r.result.status) << std::right << std::setw(11) << r.result.iterations
+              << std::setw(17) << Sci(r.true_residual, 3) << std::setw(9) << Fixed(r.result.seconds, 2) << std::setw(9)
+              << Fixed(r.result.seconds > 0 ? r.result.flops / r.result.seconds * 1e-9 : 0.0, 2) << "\n";
+    std::cout.flush();
+  };
+  // What the job keeps of the propagator: the records, the correlator and the columns' norms (the bound's |x|).
+  // On several ranks with the residuals recomputed on the devices, every rank keeps only its own sites' pieces
+  // (distributed_propagator.h); else every process holds the whole propagator.
+  struct Solved {
+    std::vector<PropagatorSolveRecord> solves;
+    double seconds = 0;
+    bool all_converged = false;
+    std::vector<double> correlator, column_norms;
+  } run;
+  if (distributed) {
+    const std::unique_ptr<experiments::DistributedDiracSolver> solver =
+        experiments::MakeDistributedDiracSolver(backend, u);
+    const experiments::DistributedPropagatorRun pieces =
+        experiments::ComputeDistributedPropagator(*solver, lattice, action, o.spec, source, print_record);
+    run = {pieces.solves, pieces.seconds, pieces.all_converged(), experiments::PionCorrelator(pieces, *communicator),
+           experiments::ColumnNorms(pieces, *communicator)};
+  } else {
+    const PropagatorRun whole =
+        ComputePropagator(u, action, o.spec, backend, solve_threads, source, print_record, rhs_block);
+    std::vector<double> norms;
+    for (const PropagatorSolveRecord& r : whole.solves) {
+      norms.push_back(std::sqrt(Norm2(whole.propagator.Column(r.spin, r.colour))));
+    }
+    run = {whole.solves, whole.seconds, whole.all_converged(), PionCorrelator(whole.propagator), std::move(norms)};
+  }
   if (backend.kind == BackendKind::kGpu) {
     std::cout << "device memory of the fields: peak " << Fixed(gpu::DeviceBufferPeakBytes() / 1e9, 2)
               << " GB (links in every layout used, solver and transfer fields" << (partitioned ? "; rank 0's GPU" : "")
@@ -618,7 +645,7 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
   std::cout << "12 solves: " << iterations << " iterations, " << Fixed(run.seconds, 1) << " s, "
             << Fixed(flops / run.seconds * 1e-9, 2) << " Gflop/s; solver: " << run.solves.front().result.solver
             << "\n";
-  if (!run.all_converged()) {
+  if (!run.all_converged) {
     std::cout << "WARNING: not every solve converged; the correlator below is NOT reliable:\n";
     for (const PropagatorSolveRecord& r : run.solves) {
       if (!r.result.converged()) std::cout << "  (" << r.spin << "," << r.colour << "): " << r.result.Summary() << "\n";
@@ -651,10 +678,11 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
     inverse_norm_source = why.str();
     inverse_norm_kind = "estimated";
   }
-  const double eps = inverse_norm > 0 ? experiments::PropagatorError(run, inverse_norm, t_norm) : 0;
+  const double eps =
+      inverse_norm > 0 ? experiments::PropagatorError(run.solves, run.column_norms, inverse_norm, t_norm) : 0;
 
   // Correlator.
-  const std::vector<double> c = PionCorrelator(run.propagator);
+  const std::vector<double>& c = run.correlator;
   const std::vector<double> c_kappa = KappaNormalisedCorrelator(c, kappa);
   const std::vector<double> m_log = LogEffectiveMass(c);
   const std::vector<double> m_cosh = CoshEffectiveMass(c);
@@ -689,7 +717,7 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
   }
 
   // Files: every rank computed the same correlator from the same gathered columns; rank 0 writes them.
-  if (!root) return run.all_converged() ? 0 : 2;
+  if (!root) return run.all_converged ? 0 : 2;
   {
     std::ofstream csv((output / "pion_correlator.csv").string());
     // Empty cells where a quantity is undefined (last t; folded masses past the midpoint; no cosh solution).
@@ -735,7 +763,7 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
             << "iterations," << iterations << "\n"
             << "solve_seconds," << run.seconds << "\n"
             << "gflops," << flops / run.seconds * 1e-9 << "\n"
-            << "all_converged," << (run.all_converged() ? 1 : 0) << "\n"
+            << "all_converged," << (run.all_converged ? 1 : 0) << "\n"
             << "inverse_norm," << inverse_norm << "\n"
             << "inverse_norm_source," << inverse_norm_kind << "\n"
             << "eps," << eps << "\n"
@@ -760,7 +788,7 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
   }
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << "total time: " << Fixed(total, 1) << " s\n";
-  return run.all_converged() ? 0 : 2;
+  return run.all_converged ? 0 : 2;
 }
 
 // True when a launcher started this process as one rank of an MPI job (Open MPI's mpirun sets

@@ -24,8 +24,9 @@ A rank killed mid-job (SIGKILL to rank 1 of a 2-rank run once the solves have st
 configuration so that they take seconds): the job must end within KILLED_TIMEOUT_S with a non-zero status and
 Open MPI's report naming the killed rank, and no rank of it may be left running (a survivor blocked in a halo
 exchange or a global sum must not hang).
-Each multi-rank run must converge all 12 solves with true residuals within the tolerance, print its grid and
-one line per rank, write its files once (rank 0), and its correlator must agree with the reference at every
+Each multi-rank run must converge all 12 solves with true residuals within the tolerance, print its grid,
+one line per rank and how the propagator is held (the runs with device residuals keep only each rank's own sites
+of it: experiments/distributed_propagator.h), write its files once (rank 0), and its correlator must agree with the reference at every
 t within the sum of the two runs' bounds (tools/compare_correlators.py, the GPU bundle's check). Without a
 GPU those runs are skipped with a message.
 
@@ -155,6 +156,10 @@ class MultiRank(unittest.TestCase):
         self.assertIn("grid: %s, %d MPI ranks" % (grid, ranks), out, what)
         for rank in range(ranks):
             self.assertIn("  rank %d on " % rank, out, what)
+        # With the residuals recomputed on the devices (the default) every rank keeps only its own sites of the
+        # propagator; the host recompute needs the whole of it on every rank.
+        held = "the whole propagator" if "--verify=host" in flags else "only its own sites of the propagator"
+        self.assertIn("every rank holds the whole configuration and " + held, out, what)
         with open(os.path.join(out_dir, "run.log")) as f:
             self.assertEqual(f.read(), out)
         solves = read_rows(os.path.join(out_dir, "solves.csv"))

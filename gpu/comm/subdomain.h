@@ -85,6 +85,9 @@ class SpinorSubdomainMap {
   void ScatterInto(const SpinorField<double>& global, int rank, SpinorField<double>& local) const;
   // global = GatherSpinor of the pieces: pieces[r * local_elements() + i] is rank r's local element i.
   void GatherInto(const SiteSpinor<double>* pieces, SpinorField<double>& global) const;
+  // The global element (site, or checkerboard site for one parity) of rank r's local element i
+  // (0 <= r < ranks(), 0 <= i < local_elements(); not checked).
+  int GlobalElement(int rank, int local_element) const { return elements_[rank][local_element]; }
 
  private:
   Lattice global_, local_;
