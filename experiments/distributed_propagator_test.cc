@@ -1,4 +1,5 @@
-// The distributed pion correlator: the per-site sums of every rank's pieces, put together in rank order as an
+// The distributed pion correlator: the per-site sums of every rank's pieces (AddPionSiteSums of the 12
+// columns' pieces in spin-major order), put together in rank order as an
 // AllGather gives them, reproduce reference/observables/propagator.h's PionCorrelator of the global propagator
 // bit for bit on five process grids (one to sixteen ranks) and several source time slices. Random Gaussian
 // columns make every addition round, so summing the sites in any other order than PionCorrelator's, or putting
@@ -44,10 +45,8 @@ TEST(DistributedPropagatorTest, CorrelatorFromThePiecesIsPionCorrelatorBitForBit
       const comm::SpinorSubdomainMap map(global, Subset::kFull, grid);
       std::vector<double> all;  // every rank's sums, in rank order
       for (int rank = 0; rank < grid.size(); ++rank) {
-        std::vector<SpinorField<double>> pieces;
-        for (int k = 0; k < 12; ++k) pieces.push_back(comm::ScatterSpinor(s.Column(k / 3, k % 3), grid, rank));
-        const std::vector<double> sums = PionSiteSums(pieces);
-        ASSERT_EQ(static_cast<int>(sums.size()), map.local_elements());
+        std::vector<double> sums(map.local_elements(), 0.0);
+        for (int k = 0; k < 12; ++k) AddPionSiteSums(sums, comm::ScatterSpinor(s.Column(k / 3, k % 3), grid, rank));
         all.insert(all.end(), sums.begin(), sums.end());
       }
       const std::vector<double> c = CorrelatorFromSiteSums(map, source_site, all);
@@ -60,27 +59,26 @@ TEST(DistributedPropagatorTest, CorrelatorFromThePiecesIsPionCorrelatorBitForBit
   }
 }
 
-TEST(DistributedPropagatorTest, SiteSumsAreThe12ColumnsSquaredNorms) {
+TEST(DistributedPropagatorTest, SiteSumsAddEachColumnsSquaredNorm) {
   const Lattice lattice(kGlobal);
   const PointPropagator s = RandomPropagator(lattice, 0);
-  std::vector<SpinorField<double>> columns;
-  for (int k = 0; k < 12; ++k) columns.push_back(s.Column(k / 3, k % 3));
-  const std::vector<double> sums = PionSiteSums(columns);
+  std::vector<double> sums(lattice.volume(), 0.0);
+  for (int k = 0; k < 12; ++k) AddPionSiteSums(sums, s.Column(k / 3, k % 3));
   for (int site : {0, 17, lattice.volume() - 1}) {
     double sum = 0;
-    for (int k = 0; k < 12; ++k) sum += columns[k][site].squaredNorm();
+    for (int k = 0; k < 12; ++k) sum += s.Column(k / 3, k % 3)[site].squaredNorm();
     EXPECT_TRUE(SameBits(sums[site], sum)) << "site " << site;
   }
 }
 
-TEST(DistributedPropagatorTest, RefusesTheWrongNumberOfColumnsOrSums) {
+TEST(DistributedPropagatorTest, RefusesSumsOfAnotherSize) {
   const Lattice lattice(kGlobal);
-  const std::vector<SpinorField<double>> eleven(11, SpinorField<double>(lattice));
+  std::vector<double> too_few(lattice.volume() - 1, 0.0);
   try {
-    PionSiteSums(eleven);
-    FAIL() << "11 columns accepted";
+    AddPionSiteSums(too_few, SpinorField<double>(lattice));
+    FAIL() << "sums of the wrong size accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("12 columns, got 11"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("sums for a field of"), std::string::npos) << e.what();
   }
   const comm::ProcessGrid grid({1, 1, 1, 2});
   const comm::SpinorSubdomainMap map(lattice, Subset::kFull, grid);

@@ -203,7 +203,7 @@ class PartitionedDiracSolver : public DistributedDiracSolver {
   std::unique_ptr<GaugeFixing> fixed_;
   std::unique_ptr<gpu::GpuPartitionedLinks> links_, fixed_links_;
   CloverCache clover_, fixed_clover_;  // this rank's pieces, built on u_ and on the gauge-fixed links
-  std::unique_ptr<Transfers> transfers_;  // made on the first solve
+  std::unique_ptr<Transfers> transfers_;  // made on the first global solve
 };
 
 }  // namespace
