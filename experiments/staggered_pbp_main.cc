@@ -21,8 +21,10 @@
 //     pbp_running.png: that running estimate per mass with the exact value as a line
 //              (experiments/plot_staggered_pbp.py through /usr/bin/python3; --no-plot skips it)
 // --backend=gpu runs the solves on the GPU (gpu/gpu_staggered.h: the links uploaded once in double, CG on the
-// even Schur operator, --block right-hand sides through the block Dslash); the true residual of every solve is
-// recomputed on the host either way. Default cpu (the oracle); auto = the GPU when one is usable.
+// even Schur operator, --block right-hand sides through the block Dslash; --solver=cg-reliable:single:DELTA or
+// cg-reliable:half:DELTA: reliable-update CG with its iterations in single or half precision, the links uploaded
+// once more in that precision); the true residual of every solve is recomputed on the host either way. Default
+// cpu (the oracle, which solves in double); auto = the GPU when one is usable.
 // Exit status 0, or 2 if some solve did not converge.
 //
 //   bazel run //experiments:staggered_pbp
@@ -115,7 +117,9 @@ struct Options {
   ExactMode exact = ExactMode::kAuto;
   std::string output = "pbp_out";
   experiments::BackendKind backend = experiments::BackendKind::kCpu;
-  bool single_inner = false;  // --solver=cg-reliable:single:DELTA: single-precision iterations (GPU)
+  // --solver=cg-reliable:single:DELTA or cg-reliable:half:DELTA: reliable-update CG with its iterations in that
+  // precision (GPU); kDouble: CG in double.
+  solvers::OperatorPrecision inner = solvers::OperatorPrecision::kDouble;
   double delta = 0;
   bool long_links_13 = false;  // --long-links=13: the GPU stores the Naik links in 13 numbers
 };
@@ -156,14 +160,15 @@ bool ParseOptions(int argc, char** argv, Options* out) {
       "backend", &o.backend,
       {{"cpu", experiments::BackendKind::kCpu}, {"gpu", experiments::BackendKind::kGpu},
        {"auto", experiments::BackendKind::kAuto}},
-      "where the solves run: cpu = the oracle, gpu = gpu/gpu_staggered.h (double CG; --block through the block "
-      "Dslash), auto = the GPU when one is usable. The true residual of every solve is recomputed on the host");
+      "where the solves run: cpu = the oracle (double CG), gpu = gpu/gpu_staggered.h (double CG, or --solver's "
+      "reliable-update CG; --block through the block Dslash), auto = the GPU when one is usable. The true "
+      "residual of every solve is recomputed on the host");
   std::string solver_text = "cg";
   flags.String("solver", &solver_text, "SPEC",
                "the solver as a spec (solvers/solver_spec.h StaggeredSolveFormOf): cg = CG on the even Schur "
-               "operator in double; cg-reliable:single:DELTA = its iterations in single precision with double "
-               "reliable updates when the iterated residual has dropped by DELTA (--backend=gpu; the block form "
-               "with --block)");
+               "operator in double; cg-reliable:single:DELTA or cg-reliable:half:DELTA = its iterations in single "
+               "or half precision with double reliable updates when the iterated residual has dropped by DELTA "
+               "(--backend=gpu; the block form with --block; half: not with --long-links=13)");
   std::string long_links = "18";
   flags.Choice<std::string>("long-links", &long_links, {{"18", "18"}, {"13", "13"}},
                             "how the GPU stores the long (Naik) links: 18 reals, or 13 numbers (two rows of "
@@ -189,10 +194,13 @@ bool ParseOptions(int argc, char** argv, Options* out) {
   }
   if (flags.Given("u0") && o.links != LinkKind::kAsqtad) throw std::invalid_argument("--u0 needs --links=asqtad");
   const solvers::StaggeredSolveForm form = solvers::StaggeredSolveFormOf(solvers::SolverSpec::Parse(solver_text));
-  o.single_inner = form.single_inner;
+  o.inner = form.inner;
   o.delta = form.delta;
-  if (o.single_inner && o.backend != experiments::BackendKind::kGpu) {
-    throw std::invalid_argument("--solver=" + solver_text + " needs --backend=gpu (the CPU solves in double)");
+  if (form.reliable && o.backend != experiments::BackendKind::kGpu) {
+    throw std::invalid_argument("--solver=" + solver_text + " needs --backend=gpu (the CPU solves in double" +
+                                (o.inner == solvers::OperatorPrecision::kHalf
+                                     ? "; its staggered backend has no half colour vectors)"
+                                     : ")"));
   }
   o.long_links_13 = long_links == "13";
   if (o.long_links_13 && o.backend != experiments::BackendKind::kGpu) {
@@ -200,6 +208,10 @@ bool ParseOptions(int argc, char** argv, Options* out) {
   }
   if (o.long_links_13 && o.links == LinkKind::kNaive) {
     throw std::invalid_argument("--long-links=13 needs long links: --links=asqtad or hisq");
+  }
+  if (o.long_links_13 && o.inner == solvers::OperatorPrecision::kHalf) {
+    throw std::invalid_argument("--long-links=13 cannot be combined with --solver=" + solver_text +
+                                ": half-precision links keep the long links in 18 reals (gpu/staggered_dslash.h)");
   }
   o.generator.seed = o.seed;
   o.generator.thermalisation_sweeps = sweeps - 1;
@@ -233,6 +245,7 @@ int Main(int argc, char** argv) {
   Options o;
   if (!ParseOptions(argc, argv, &o)) return 0;
   const fs::path output = UserPath(o.output);
+  const bool reliable = o.inner != solvers::OperatorPrecision::kDouble;  // --solver=cg-reliable:...
 
   // The backend is chosen (and a missing GPU refused) before any work.
   const experiments::BackendChoice backend = experiments::ChooseBackend(o.backend, experiments::VerifyOn::kHost);
@@ -296,9 +309,11 @@ int Main(int argc, char** argv) {
   std::cout << "; fermion boundary (x,y,z,t) = PPPA\n"
             << "noise: " << o.vectors << " Z2 vectors per mass, seed " << o.seed << "\n"
             << "solver: even-odd "
-            << (o.single_inner ? "reliable-update " : "")
+            << (reliable ? "reliable-update " : "")
             << (o.block > 1 ? "block CG, " + std::to_string(o.block) + " right-hand sides per block" : std::string("CG"))
-            << (o.single_inner ? ", single-precision iterations, delta " + Fixed(o.delta, 3) : std::string())
+            << (reliable ? std::string(", ") + solvers::ToString(o.inner) + "-precision iterations, delta " +
+                               Fixed(o.delta, 3)
+                         : std::string())
             << (o.long_links_13 ? ", long links in 13 numbers on the GPU" : "")
             << ", tolerance " << Sci(o.tolerance, 1) << ", max iterations " << o.max_iterations
             << "\n"
@@ -338,14 +353,17 @@ int Main(int argc, char** argv) {
   solver.tolerance = o.tolerance;
   solver.max_iterations = o.max_iterations;
   // On the GPU the links are uploaded once, in double, for every mass.
-  std::shared_ptr<const gpu::DeviceStaggeredLinks> device_links, single_links;
+  std::shared_ptr<const gpu::DeviceStaggeredLinks> device_links, inner_links;
   if (backend.kind == experiments::BackendKind::kGpu) {
     // The Naik links over their coefficient are unitary (hisq_links.h), which the 13-number form needs.
     const double naik_scale = o.links == LinkKind::kAsqtad ? AsqtadNaikCoefficient(o.u0) : HisqNaikCoefficient(0.0);
     const gpu::LongLinkStorage storage{o.long_links_13 ? U3Compression::k13 : U3Compression::k18, naik_scale};
     device_links = std::make_shared<const gpu::DeviceStaggeredLinks>(links, gpu::Precision::kDouble, storage);
-    if (o.single_inner) {
-      single_links = std::make_shared<const gpu::DeviceStaggeredLinks>(links, gpu::Precision::kSingle, storage);
+    if (reliable) {
+      // The iterations' links in their precision (half: 18-real long links; --long-links=13 was refused above).
+      const gpu::Precision inner =
+          o.inner == solvers::OperatorPrecision::kHalf ? gpu::Precision::kHalf : gpu::Precision::kSingle;
+      inner_links = std::make_shared<const gpu::DeviceStaggeredLinks>(links, inner, storage);
       solver.delta = o.delta;
     }
   }
@@ -358,7 +376,7 @@ int Main(int argc, char** argv) {
                   links, params, o.vectors, o.seed, o.block,
                   [&](const std::vector<ColourVectorField<double>>& eta) {
                     return gpu::SolveStaggeredEvenOddBlockOnGpu(device_links, links, params, eta, solver,
-                                                                single_links);
+                                                                inner_links);
                   })
             : solvers::EstimateChiralCondensate(links, params, o.vectors, o.seed, solver, o.block);
     solve_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - solve_start).count();

@@ -49,6 +49,57 @@ struct ColourVector {
   DeviceComplex<Real> c[3];
 };
 
+// a * b rounded once, never contracted with a following addition (on the device; the host compiler here does
+// not contract): how a half level becomes a value in the vector operations.
+__host__ __device__ __forceinline__ float RoundedProduct(float a, float b) {
+#ifdef __CUDA_ARCH__
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
+// One half site as stored: three words of two levels and the norm.
+struct HalfColourSite {
+  short2 levels[3];
+  float norm;
+};
+
+// The half format's quantisation of one site (the one routine every writer of half colour vectors uses): the
+// norm is the site's largest |real| (NaN if a real is NaN or Inf, so that a non-finite result survives the
+// store: every load of the site is then NaN), each real the nearest level of real * (32767 / norm). Sites below
+// 2^-64 are scaled by 2^64 first (exact), since 32767 / norm would overflow float below about 1e-34; the stored
+// norm stays unscaled.
+__host__ __device__ __forceinline__ HalfColourSite QuantizeColourSite(const ColourVector<float>& v) {
+  float r[6];
+#pragma unroll
+  for (int c = 0; c < 3; ++c) {
+    r[2 * c] = v.c[c].re;
+    r[2 * c + 1] = v.c[c].im;
+  }
+  float largest = 0, poison = 0;  // 0 * x: 0 for finite x, NaN for NaN or Inf
+#pragma unroll
+  for (int i = 0; i < 6; ++i) {
+    const float a = r[i] < 0 ? -r[i] : r[i];
+    largest = a > largest ? a : largest;
+    poison += 0.0f * r[i];
+  }
+  largest += poison;
+  HalfColourSite q;
+  q.norm = largest;
+  if (largest < 0x1p-64f) {  // false for NaN
+#pragma unroll
+    for (int i = 0; i < 6; ++i) r[i] *= 0x1p64f;
+    largest *= 0x1p64f;
+  }
+  const float to_levels = largest > 0.0f ? kHalfScale / largest : 0.0f;
+#pragma unroll
+  for (int c = 0; c < 3; ++c) {
+    q.levels[c] = short2{NearestLevel(r[2 * c] * to_levels), NearestLevel(r[2 * c + 1] * to_levels)};
+  }
+  return q;
+}
+
 // The storage of staggered_dslash_launch.h: colour c of site cb at data[c * stride + cb] (half: levels, and the
 // site's norm at norm[cb]).
 template <Precision P>
@@ -79,45 +130,60 @@ struct ColourVectorAccessor {
     return v;
   }
 
-  // Half: the site's norm is its largest |real| (NaN if a real is NaN or Inf, so that a non-finite result
-  // survives the store: every load of the site is then NaN), each real the nearest level of
-  // real * (32767 / norm). Sites below 2^-64 are scaled by 2^64 first (exact), since 32767 / norm would
-  // overflow float below about 1e-34; the stored norm stays unscaled.
+  // Stores v (half: quantised by QuantizeColourSite).
   __host__ __device__ __forceinline__ void Store(int cb, const ColourVector<Real>& v) const {
     if constexpr (kHalf) {
-      float r[6];
-#pragma unroll
-      for (int c = 0; c < 3; ++c) {
-        r[2 * c] = v.c[c].re;
-        r[2 * c + 1] = v.c[c].im;
-      }
-      float largest = 0, poison = 0;  // 0 * x: 0 for finite x, NaN for NaN or Inf
-#pragma unroll
-      for (int i = 0; i < 6; ++i) {
-        const float a = r[i] < 0 ? -r[i] : r[i];
-        largest = a > largest ? a : largest;
-        poison += 0.0f * r[i];
-      }
-      largest += poison;
-      const float stored_norm = largest;
-      if (largest < 0x1p-64f) {  // false for NaN
-#pragma unroll
-        for (int i = 0; i < 6; ++i) r[i] *= 0x1p64f;
-        largest *= 0x1p64f;
-      }
-      const float to_levels = largest > 0.0f ? kHalfScale / largest : 0.0f;
-#pragma unroll
-      for (int c = 0; c < 3; ++c) {
-        data[c * stride + cb] = Word{NearestLevel(r[2 * c] * to_levels), NearestLevel(r[2 * c + 1] * to_levels)};
-      }
-      norm[cb] = stored_norm;
+      WriteHalfSite(cb, QuantizeColourSite(v));
     } else {
 #pragma unroll
       for (int c = 0; c < 3; ++c) data[c * stride + cb] = Word{v.c[c].re, v.c[c].im};
     }
   }
-  // One complex component (the vector operations run over components, not sites; a plain load, since they
-  // also read fields they write). Not for half (a site's components share its norm).
+
+  // The vector operations' site access (staggered_blas.cu): plain loads, never the read-only path, since they
+  // also write the fields they read. Half: each real is the rounded product level * (norm * (1 / 32767)), never
+  // fused into the caller's next operation: what the host's UnpackColourVectors decodes, so that the host
+  // emulation, Download and the device agree bit for bit.
+  __host__ __device__ __forceinline__ ColourVector<Real> LoadSite(int cb) const {
+    ColourVector<Real> v;
+    if constexpr (kHalf) {
+      const float scale = RoundedProduct(norm[cb], 1.0f / kHalfScale);
+#pragma unroll
+      for (int c = 0; c < 3; ++c) {
+        const Word w = data[c * stride + cb];
+        v.c[c] = {RoundedProduct(static_cast<float>(w.x), scale), RoundedProduct(static_cast<float>(w.y), scale)};
+      }
+    } else {
+#pragma unroll
+      for (int c = 0; c < 3; ++c) {
+        const Word w = data[c * stride + cb];
+        v.c[c] = {w.x, w.y};
+      }
+    }
+    return v;
+  }
+  // Stores v as Store does and returns the values as stored, i.e. what LoadSite then returns (half: the
+  // decoded levels; double and single: v). The reductions fused into an update sum these.
+  __host__ __device__ __forceinline__ ColourVector<Real> StoreSite(int cb, const ColourVector<Real>& v) const {
+    if constexpr (kHalf) {
+      const HalfColourSite q = QuantizeColourSite(v);
+      WriteHalfSite(cb, q);
+      const float scale = RoundedProduct(q.norm, 1.0f / kHalfScale);
+      ColourVector<Real> stored;
+#pragma unroll
+      for (int c = 0; c < 3; ++c) {
+        stored.c[c] = {RoundedProduct(static_cast<float>(q.levels[c].x), scale),
+                       RoundedProduct(static_cast<float>(q.levels[c].y), scale)};
+      }
+      return stored;
+    } else {
+      Store(cb, v);
+      return v;
+    }
+  }
+
+  // One complex component (the double and single vector operations run over components, not sites; a plain
+  // load, since they also read fields they write). Not for half (a site's components share its norm).
   __host__ __device__ __forceinline__ DeviceComplex<Real> LoadComponent(int c, int cb) const {
     static_assert(!kHalf, "half colour vectors are read a site at a time");
     const Word w = data[c * stride + cb];
@@ -126,6 +192,13 @@ struct ColourVectorAccessor {
   __host__ __device__ __forceinline__ void StoreComponent(int c, int cb, DeviceComplex<Real> z) const {
     static_assert(!kHalf, "half colour vectors are written a site at a time");
     data[c * stride + cb] = Word{z.re, z.im};
+  }
+
+ private:
+  __host__ __device__ __forceinline__ void WriteHalfSite(int cb, const HalfColourSite& q) const {
+#pragma unroll
+    for (int c = 0; c < 3; ++c) data[c * stride + cb] = q.levels[c];
+    norm[cb] = q.norm;
   }
 };
 

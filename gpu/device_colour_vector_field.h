@@ -5,8 +5,8 @@
 // Host-only header (no CUDA types). Storage: staggered_dslash_launch.h (structure of arrays, one complex number
 // per word, stride V/2 + pad; half: 16-bit levels and a float norm per site). Colour vectors have no spin, so no
 // basis change applies: the device holds the oracle's numbers (rounded to float in single precision; in half,
-// each real to the nearest of 32767 levels of its site's largest |real|). Half fields are for the Dslash only: the
-// vector operations (staggered_blas.h) refuse them.
+// each real to the nearest of 32767 levels of its site's largest |real|). Half fields serve the Dslash and the
+// vector operations (staggered_blas.h), i.e. the low precision of the reliable-update solvers.
 // New fields are zero. Errors (std::invalid_argument): a negative pad, an upload of a field of another lattice or
 // parity, or of a non-finite value or (single, half) one beyond the float range: a clear error at the upload
 // instead of an Inf in a later solve.

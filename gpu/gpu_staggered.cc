@@ -76,7 +76,9 @@ double GpuStaggeredSchur<P>::BytesPerApply(int n) const {
     const int m = std::min(kMaxStaggeredRhs, n - first);
     bytes += 2 * StaggeredDslashKernelCost(*links_, m).bytes;  // the two Dslash calls
   }
-  return bytes + n * 6.0 * sizeof(P) * links_->lattice().half_volume();  // the xpay reads in once more
+  // The xpay reads in once more: 48, 24 or 16 bytes per site (half: the levels and the norm).
+  return bytes + n * static_cast<double>(ColourVectorBytes(StaggeredPrecisionOf<P>(), 1)) *
+                     links_->lattice().half_volume();
 }
 
 template <typename P>
@@ -87,34 +89,61 @@ std::string GpuStaggeredSchur<P>::Name() const {
 
 template class GpuStaggeredSchur<double>;
 template class GpuStaggeredSchur<float>;
+template class GpuStaggeredSchur<solvers::Half>;
+
+namespace {
+
+// The Schur solve on the even sites (block CG in double, or the block reliable-update CG with its iterations in
+// the inner links' precision).
+solvers::BlockSolveResult SolveSchur(const GpuStaggeredSchur<double>& op,
+                                     const std::shared_ptr<const DeviceStaggeredLinks>& inner_links,
+                                     std::vector<GpuColourVectorField<double>>& x_e,
+                                     const std::vector<GpuColourVectorField<double>>& b_e,
+                                     const solvers::SolverParams& solver, const std::vector<double>& tolerances) {
+  if (inner_links == nullptr) return solvers::BlockCg(op, x_e, b_e, solver, tolerances);
+  if (inner_links->precision() == Precision::kSingle) {
+    const GpuStaggeredSchur<float> inner(inner_links, op.params(), op.parity());
+    return solvers::BlockReliableCg(op, inner, x_e, b_e, solver, tolerances);
+  }
+  const GpuStaggeredSchur<solvers::Half> inner(inner_links, op.params(), op.parity());
+  return solvers::BlockReliableCg(op, inner, x_e, b_e, solver, tolerances);
+}
+
+}  // namespace
 
 solvers::StaggeredSolve SolveStaggeredEvenOddOnGpu(std::shared_ptr<const DeviceStaggeredLinks> device_links,
                                                    const StaggeredLinks<double>& links, const StaggeredParams& params,
                                                    const ColourVectorField<double>& b,
                                                    const solvers::SolverParams& solver,
-                                                   std::shared_ptr<const DeviceStaggeredLinks> single_links) {
+                                                   std::shared_ptr<const DeviceStaggeredLinks> inner_links) {
   // A block of one: block CG and block reliable CG run each system through exactly the single solver's
   // operations (solvers/block_cg.h, block_reliable_update.h).
   return SolveStaggeredEvenOddBlockOnGpu(std::move(device_links), links, params, {b}, solver,
-                                         std::move(single_links))[0];
+                                         std::move(inner_links))[0];
 }
 
 std::vector<solvers::StaggeredSolve> SolveStaggeredEvenOddBlockOnGpu(
     std::shared_ptr<const DeviceStaggeredLinks> device_links, const StaggeredLinks<double>& links,
     const StaggeredParams& params, const std::vector<ColourVectorField<double>>& b,
-    const solvers::SolverParams& solver, std::shared_ptr<const DeviceStaggeredLinks> single_links) {
+    const solvers::SolverParams& solver, std::shared_ptr<const DeviceStaggeredLinks> inner_links) {
   solvers::RequireStaggeredMass(params.mass, "SolveStaggeredEvenOddBlockOnGpu");
   if (b.empty()) throw std::invalid_argument("SolveStaggeredEvenOddBlockOnGpu: no sources");
   for (const auto& bk : b) solvers::pbp_detail::RequireFullSource(links, bk, "SolveStaggeredEvenOddBlockOnGpu");
-  const auto holds = [&](const DeviceStaggeredLinks& d, Precision precision) {
-    return d.lattice() == links.lattice() && d.precision() == precision && d.improved() == links.long_links.has_value();
+  const auto holds = [&](const DeviceStaggeredLinks& d) {
+    return d.lattice() == links.lattice() && d.improved() == links.long_links.has_value();
   };
-  if (device_links == nullptr || !holds(*device_links, Precision::kDouble)) {
+  if (device_links == nullptr || !holds(*device_links) || device_links->precision() != Precision::kDouble) {
     throw std::invalid_argument("SolveStaggeredEvenOddBlockOnGpu: the device links must be `links` in double");
   }
-  if (single_links != nullptr && !holds(*single_links, Precision::kSingle)) {
-    throw std::invalid_argument("SolveStaggeredEvenOddBlockOnGpu: the single links must be `links` in single "
-                                "precision");
+  if (inner_links != nullptr) {
+    if (inner_links->precision() == Precision::kDouble) {
+      throw std::invalid_argument("SolveStaggeredEvenOddBlockOnGpu: the inner links of a reliable-update solve must "
+                                  "be single or half precision (without inner links the solve is CG in double)");
+    }
+    if (!holds(*inner_links)) {
+      throw std::invalid_argument(std::string("SolveStaggeredEvenOddBlockOnGpu: the inner links must be `links` in ") +
+                                  ToString(inner_links->precision()) + " precision (same lattice, same long links)");
+    }
   }
   const Lattice& lattice = links.lattice();
   const GpuStaggeredSchur<double> op(device_links, params, Parity::kEven);
@@ -133,13 +162,7 @@ std::vector<solvers::StaggeredSolve> SolveStaggeredEvenOddBlockOnGpu(
     b_o.push_back(std::move(odd));
     x_e.emplace_back(lattice, Parity::kEven);
   }
-  solvers::BlockSolveResult result;
-  if (single_links != nullptr) {
-    const GpuStaggeredSchur<float> inner(single_links, params, Parity::kEven);
-    result = solvers::BlockReliableCg(op, inner, x_e, b_e, solver, tolerances);
-  } else {
-    result = solvers::BlockCg(op, x_e, b_e, solver, tolerances);
-  }
+  const solvers::BlockSolveResult result = SolveSchur(op, inner_links, x_e, b_e, solver, tolerances);
   std::vector<solvers::StaggeredSolve> out;
   const double inverse_2m = 1 / (2 * params.mass);
   for (std::size_t k = 0; k < b.size(); ++k) {

@@ -3,21 +3,26 @@
 //
 // The GPU counterpart of solvers/cpu_staggered.h and solvers/staggered_pbp.h's SolveStaggeredEvenOdd, with the
 // same semantics, so that the solvers (cg.h) run unchanged:
-// Fields:   GpuStaggeredBackend::Field<P> = GpuColourVectorField<P>, one parity on the device, P = double or
-//           float. Reals(x) = 6 per site.
-// Vector operations: gpu/staggered_blas.h (in P with the scalars rounded to P; reductions in double,
-//           deterministic, returned to the host: RealScalar is a host double, every reduction waits).
+// Fields:   GpuStaggeredBackend::Field<P> = GpuColourVectorField<P>, one parity on the device, P = double, float
+//           or solvers::Half (16-bit levels with a float norm per site). Reals(x) = 6 per site.
+// Vector operations: gpu/staggered_blas.h (in P with the scalars rounded to P, half computing in float and
+//           re-quantising each site it writes; reductions in double over the values as stored, deterministic,
+//           returned to the host: RealScalar is a host double, every reduction waits).
 // Operator: GpuStaggeredSchur<P> = M_pp = 4m^2 - D_{p,p'} D_{p',p} on parity p (default even): t = D_{p',p} in,
-//           then out = 4m^2 in - D_{p,p'} t in the xpay form of the Dslash (staggered_dslash.h), two launches;
-//           Hermitian positive definite for m != 0, so ApplyDagger = Apply. FlopsPerApply as the CPU operator's.
+//           then out = 4m^2 in - D_{p,p'} t in the xpay form of the Dslash (staggered_dslash.h), two launches, on
+//           links of P's precision (half: fat and long links of 18 reals in the scaled half layout; t is half
+//           too); Hermitian positive definite for m != 0, so ApplyDagger = Apply. FlopsPerApply as the CPU
+//           operator's.
 // Solve:    SolveStaggeredEvenOdd[Block]OnGpu(links on the device, the same links on the host, params, b, solver
-//           [, the links in single precision]): b'_e = 2m b_e - D_eo b_o and x_o = (b_o - D_oe x_e) / (2m) by the
-//           xpay Dslash; block CG on M_ee in double (one source: a block of one, which runs exactly CG's
-//           operations), or with single links the block reliable-update CG (single-precision iterations, double
-//           updates); each system's Schur tolerance meets solver.tolerance on the full system (staggered_pbp.h's
-//           SchurTolerance); the true residual |b - M x| / |b| is recomputed on the host with the oracle.
+//           [, inner links]): b'_e = 2m b_e - D_eo b_o and x_o = (b_o - D_oe x_e) / (2m) by the xpay Dslash;
+//           block CG on M_ee in double (one source: a block of one, which runs exactly CG's operations), or with
+//           inner links the block reliable-update CG whose iterations run in the inner links' precision (single
+//           or half) with double updates; each system's Schur tolerance meets solver.tolerance on the full system
+//           (staggered_pbp.h's SchurTolerance); the true residual |b - M x| / |b| is recomputed on the host with
+//           the oracle.
 // Errors: std::invalid_argument for a zero or non-finite mass, fields of another lattice or parity, a source that
-//           is not a full-lattice field on the links' lattice, out aliasing in.
+//           is not a full-lattice field on the links' lattice, out aliasing in, inner links in double or not
+//           holding `links`, delta not above the inner precision's unit roundoff.
 #pragma once
 
 #include <complex>
@@ -30,15 +35,20 @@
 #include "gpu/staggered_blas.h"
 #include "gpu/staggered_dslash.h"
 #include "reference/staggered/staggered_dslash.h"
+#include "solvers/precision.h"
 #include "solvers/solve_result.h"
 #include "solvers/staggered_pbp.h"
 
 namespace lqcd::gpu {
 
+// The device precision of the solvers' precision tag P (double, float, solvers::Half).
 template <typename P>
 constexpr Precision StaggeredPrecisionOf() {
-  static_assert(std::is_same_v<P, double> || std::is_same_v<P, float>, "staggered GPU fields: double or float");
-  return std::is_same_v<P, double> ? Precision::kDouble : Precision::kSingle;
+  static_assert(std::is_same_v<P, double> || std::is_same_v<P, float> || std::is_same_v<P, solvers::Half>,
+                "staggered GPU fields: double, float or solvers::Half");
+  return std::is_same_v<P, double> ? Precision::kDouble
+         : std::is_same_v<P, float> ? Precision::kSingle
+                                    : Precision::kHalf;
 }
 
 template <typename P>
@@ -157,7 +167,8 @@ struct GpuStaggeredBackend {
   }
 };
 
-// M_pp = 4m^2 - D_{p,p'} D_{p',p} on parity p (default even), for CG. P = double or float (the links' precision).
+// M_pp = 4m^2 - D_{p,p'} D_{p',p} on parity p (default even), for CG. P = double, float or solvers::Half (the
+// links' precision; instantiated for the three).
 template <typename P>
 class GpuStaggeredSchur {
  public:
@@ -194,22 +205,24 @@ class GpuStaggeredSchur {
 };
 
 // The even-odd solve of M x = b on the GPU (file comment); `device_links` must hold `links` in double. With
-// `single_links` (the same links in single precision) the Schur system is solved by reliable-update CG
-// (solvers/reliable_update.h ReliableCg: single-precision iterations, double residual updates when the
-// iterated residual has dropped by solver.delta), otherwise by CG in double.
+// `inner_links` (the same links in single or half precision) the Schur system is solved by reliable-update CG
+// (solvers/reliable_update.h ReliableCg: the iterations in the inner links' precision, on fields of that
+// precision; double residual updates when the iterated residual has dropped by solver.delta), otherwise by CG in
+// double. Half inner links hold long links in 18 reals (DeviceStaggeredLinks refuses 13 numbers in half); the
+// double links may store theirs either way.
 solvers::StaggeredSolve SolveStaggeredEvenOddOnGpu(std::shared_ptr<const DeviceStaggeredLinks> device_links,
                                                    const StaggeredLinks<double>& links, const StaggeredParams& params,
                                                    const ColourVectorField<double>& b,
                                                    const solvers::SolverParams& solver,
-                                                   std::shared_ptr<const DeviceStaggeredLinks> single_links = nullptr);
+                                                   std::shared_ptr<const DeviceStaggeredLinks> inner_links = nullptr);
 // The same for n sources at once: block CG (solvers/block_cg.h) on GpuStaggeredSchur's block operator, each
 // system with its own Schur tolerance and stopping criterion (as solvers::SolveStaggeredEvenOddBlock on the CPU);
-// with `single_links`, the block reliable-update CG (solvers/block_reliable_update.h BlockReliableCg: the
-// single-precision iterations of all systems share each block application, the double updates due together
+// with `inner_links`, the block reliable-update CG (solvers/block_reliable_update.h BlockReliableCg: the
+// low-precision iterations of all systems share each block application, the double updates due together
 // share one).
 std::vector<solvers::StaggeredSolve> SolveStaggeredEvenOddBlockOnGpu(
     std::shared_ptr<const DeviceStaggeredLinks> device_links, const StaggeredLinks<double>& links,
     const StaggeredParams& params, const std::vector<ColourVectorField<double>>& b,
-    const solvers::SolverParams& solver, std::shared_ptr<const DeviceStaggeredLinks> single_links = nullptr);
+    const solvers::SolverParams& solver, std::shared_ptr<const DeviceStaggeredLinks> inner_links = nullptr);
 
 }  // namespace lqcd::gpu

@@ -88,7 +88,9 @@ void CgSolutionDirection(double alpha, double beta, const DeviceColourVectorFiel
                          DeviceColourVectorField& p) {
   RequireSameShape(r, x, "CgSolutionDirection");
   RequireSameShape(r, p, "CgSolutionDirection");
-  if (&x == &p) throw std::invalid_argument("staggered_blas::CgSolutionDirection: x and p must differ");
+  if (&x == &p || &x == &r) {
+    throw std::invalid_argument("staggered_blas::CgSolutionDirection: x must differ from p and from r");
+  }
   Run(ColourBlasOp::kCgSolutionDirection, r, &x, &p, alpha, beta);
 }
 

@@ -1,5 +1,6 @@
-// staggered_blas.cu: the vector operations of staggered_blas_launch.h: the Arg struct, the per-component
-// functor (a host function too), the fixed-grid kernel with its in-block tree, and the same loops on the host.
+// staggered_blas.cu: the vector operations of staggered_blas_launch.h: the Arg struct, the per-item functor (a
+// complex component in double and single, a site in half; a host function too), the fixed-grid kernel with its
+// in-block tree, and the same loops on the host.
 #include <cuda_runtime.h>
 
 #include <array>
@@ -23,8 +24,8 @@ struct ColourBlasArg {
   ColourBlasOp op;
   ColourVectorAccessor<P> x, y, z;
   Real a, b;
-  int sites;       // V / 2 per colour
-  int components;  // 3 V / 2
+  int sites;  // V / 2 per colour
+  int items;  // the loop's items: the 3 V / 2 complex components in double and single, the V / 2 sites in half
 };
 
 // a b + c with one rounding in Real: fmaf for float on both sides (a host compiler might otherwise pick the
@@ -43,63 +44,98 @@ __host__ __device__ __forceinline__ DeviceComplex<Real> Fma(Real s, DeviceComple
   return {FusedMultiplyAdd(s, u.re, v.re), FusedMultiplyAdd(s, u.im, v.im)};  // s u + v, one rounding per part
 }
 
-// Component e: its update and its contribution to the sums (acc[0], acc[1]), accumulated in double.
+// Which fields an operation reads besides x, and which it writes.
+__host__ __device__ __forceinline__ bool ReadsY(ColourBlasOp op) {
+  return op != ColourBlasOp::kNorm2 && op != ColourBlasOp::kNonFinite;
+}
+__host__ __device__ __forceinline__ bool UsesZ(ColourBlasOp op) { return op == ColourBlasOp::kCgSolutionDirection; }
+__host__ __device__ __forceinline__ bool WritesY(ColourBlasOp op) {
+  return op == ColourBlasOp::kAxpy || op == ColourBlasOp::kAxpyNorm || op == ColourBlasOp::kCaxpy ||
+         op == ColourBlasOp::kXpay || op == ColourBlasOp::kCgSolutionDirection;
+}
+
+// One complex component's update in Real, the same in every precision (half: on the loaded values, before the
+// site is quantised): y (and z) replaced by the new values from x, y, z as loaded.
+template <typename Real>
+__host__ __device__ __forceinline__ void UpdateComponent(ColourBlasOp op, Real a, Real b, DeviceComplex<Real> x,
+                                                         DeviceComplex<Real>& y, DeviceComplex<Real>& z) {
+  switch (op) {
+    case ColourBlasOp::kAxpy:
+    case ColourBlasOp::kAxpyNorm: y = Fma(a, x, y); return;
+    case ColourBlasOp::kCaxpy:
+      // y += (a + i b) x: re = y.re + a x.re - b x.im, im = y.im + a x.im + b x.re, two fused steps each.
+      y = DeviceComplex<Real>{FusedMultiplyAdd(a, x.re, FusedMultiplyAdd(-b, x.im, y.re)),
+                              FusedMultiplyAdd(a, x.im, FusedMultiplyAdd(b, x.re, y.im))};
+      return;
+    case ColourBlasOp::kXpay: y = Fma(a, y, x); return;
+    case ColourBlasOp::kCgSolutionDirection: {
+      const DeviceComplex<Real> p = z;
+      y = Fma(a, p, y);  // x_sol += alpha p
+      z = Fma(b, p, x);  // p = r + beta p
+      return;
+    }
+    default: return;  // the reductions
+  }
+}
+
+// One complex component's terms of the operation's sums, accumulated in double: of x, and of y as stored
+// (AxpyNorm's |y|^2 is then the Norm2 of what it wrote, in every precision).
+template <typename Real>
+__host__ __device__ __forceinline__ void AccumulateComponent(ColourBlasOp op, DeviceComplex<Real> x,
+                                                             DeviceComplex<Real> y, double (&acc)[2]) {
+  switch (op) {
+    case ColourBlasOp::kAxpyNorm:
+      acc[0] = fma(double(y.re), double(y.re), acc[0]);
+      acc[0] = fma(double(y.im), double(y.im), acc[0]);
+      return;
+    case ColourBlasOp::kNorm2:
+      acc[0] = fma(double(x.re), double(x.re), acc[0]);
+      acc[0] = fma(double(x.im), double(x.im), acc[0]);
+      return;
+    case ColourBlasOp::kReDot:
+    case ColourBlasOp::kDot:
+      // conj(x) y = (xr yr + xi yi) + i (xr yi - xi yr)
+      acc[0] = fma(double(x.re), double(y.re), acc[0]);
+      acc[0] = fma(double(x.im), double(y.im), acc[0]);
+      if (op == ColourBlasOp::kDot) {
+        acc[1] = fma(double(x.re), double(y.im), acc[1]);
+        acc[1] = fma(-double(x.im), double(y.re), acc[1]);
+      }
+      return;
+    case ColourBlasOp::kNonFinite: acc[0] += 0.0 * double(x.re) + 0.0 * double(x.im); return;
+    default: return;  // no sum
+  }
+}
+
+// Item e of the loop: its update and its contribution to the sums (acc[0], acc[1]), accumulated in double.
+// Double and single: complex component e (colour c of site cb). Half: site e, its three components updated in
+// float as above, the site quantised when stored (a site's components share its norm), and the sums taken over
+// its stored values in colour order.
 template <Precision P>
-struct ColourBlasComponent {
+struct ColourBlasItem {
   __host__ __device__ __forceinline__ void operator()(const ColourBlasArg<P>& arg, int e, double (&acc)[2]) const {
     using Real = typename ColourStorage<P>::Real;
-    const int c = e / arg.sites, cb = e - c * arg.sites;
-    switch (arg.op) {
-      case ColourBlasOp::kAxpy:
-      case ColourBlasOp::kAxpyNorm: {
-        const DeviceComplex<Real> y = Fma(arg.a, arg.x.LoadComponent(c, cb), arg.y.LoadComponent(c, cb));
-        arg.y.StoreComponent(c, cb, y);
-        if (arg.op == ColourBlasOp::kAxpyNorm) {
-          acc[0] = fma(double(y.re), double(y.re), acc[0]);
-          acc[0] = fma(double(y.im), double(y.im), acc[0]);
-        }
-        return;
-      }
-      case ColourBlasOp::kCaxpy: {
-        // y += (a + i b) x: re = y.re + a x.re - b x.im, im = y.im + a x.im + b x.re, two fused steps each.
-        const DeviceComplex<Real> x = arg.x.LoadComponent(c, cb), y = arg.y.LoadComponent(c, cb);
-        arg.y.StoreComponent(c, cb,
-                             DeviceComplex<Real>{FusedMultiplyAdd(arg.a, x.re, FusedMultiplyAdd(-arg.b, x.im, y.re)),
-                                                 FusedMultiplyAdd(arg.a, x.im, FusedMultiplyAdd(arg.b, x.re, y.im))});
-        return;
-      }
-      case ColourBlasOp::kXpay:
-        arg.y.StoreComponent(c, cb, Fma(arg.a, arg.y.LoadComponent(c, cb), arg.x.LoadComponent(c, cb)));
-        return;
-      case ColourBlasOp::kCgSolutionDirection: {
-        const DeviceComplex<Real> p = arg.z.LoadComponent(c, cb);
-        arg.y.StoreComponent(c, cb, Fma(arg.a, p, arg.y.LoadComponent(c, cb)));  // x_sol += alpha p
-        arg.z.StoreComponent(c, cb, Fma(arg.b, p, arg.x.LoadComponent(c, cb)));  // p = r + beta p
-        return;
-      }
-      case ColourBlasOp::kNorm2: {
-        const DeviceComplex<Real> x = arg.x.LoadComponent(c, cb);
-        acc[0] = fma(double(x.re), double(x.re), acc[0]);
-        acc[0] = fma(double(x.im), double(x.im), acc[0]);
-        return;
-      }
-      case ColourBlasOp::kReDot:
-      case ColourBlasOp::kDot: {
-        const DeviceComplex<Real> x = arg.x.LoadComponent(c, cb), y = arg.y.LoadComponent(c, cb);
-        // conj(x) y = (xr yr + xi yi) + i (xr yi - xi yr)
-        acc[0] = fma(double(x.re), double(y.re), acc[0]);
-        acc[0] = fma(double(x.im), double(y.im), acc[0]);
-        if (arg.op == ColourBlasOp::kDot) {
-          acc[1] = fma(double(x.re), double(y.im), acc[1]);
-          acc[1] = fma(-double(x.im), double(y.re), acc[1]);
-        }
-        return;
-      }
-      case ColourBlasOp::kNonFinite: {
-        const DeviceComplex<Real> x = arg.x.LoadComponent(c, cb);
-        acc[0] += 0.0 * double(x.re) + 0.0 * double(x.im);
-        return;
-      }
+    if constexpr (P == Precision::kHalf) {
+      const ColourVector<Real> x = arg.x.LoadSite(e);
+      ColourVector<Real> y{}, z{};
+      if (ReadsY(arg.op)) y = arg.y.LoadSite(e);
+      if (UsesZ(arg.op)) z = arg.z.LoadSite(e);
+#pragma unroll
+      for (int c = 0; c < 3; ++c) UpdateComponent(arg.op, arg.a, arg.b, x.c[c], y.c[c], z.c[c]);
+      if (WritesY(arg.op)) y = arg.y.StoreSite(e, y);
+      if (UsesZ(arg.op)) arg.z.StoreSite(e, z);
+#pragma unroll
+      for (int c = 0; c < 3; ++c) AccumulateComponent(arg.op, x.c[c], y.c[c], acc);
+    } else {
+      const int c = e / arg.sites, cb = e - c * arg.sites;
+      const DeviceComplex<Real> x = arg.x.LoadComponent(c, cb);
+      DeviceComplex<Real> y{}, z{};
+      if (ReadsY(arg.op)) y = arg.y.LoadComponent(c, cb);
+      if (UsesZ(arg.op)) z = arg.z.LoadComponent(c, cb);
+      UpdateComponent(arg.op, arg.a, arg.b, x, y, z);
+      if (WritesY(arg.op)) arg.y.StoreComponent(c, cb, y);
+      if (UsesZ(arg.op)) arg.z.StoreComponent(c, cb, z);
+      AccumulateComponent(arg.op, x, y, acc);
     }
   }
 };
@@ -109,15 +145,15 @@ bool Reduces(ColourBlasOp op) {
          op == ColourBlasOp::kDot || op == ColourBlasOp::kNonFinite;
 }
 
-// Thread t of block g sums the components g * threads + t, + grid * threads, ... in that order; the block
-// then adds its threads' sums in a fixed tree (the same on the host).
+// Thread t of block g sums the items g * threads + t, + grid * threads, ... in that order; the block then adds
+// its threads' sums in a fixed tree (the same on the host).
 template <Precision P>
 __global__ void ColourBlasKernel(const ColourBlasArg<P> arg, double* partials) {
   __shared__ double sum[2][kColourBlasThreads];
   double acc[2] = {0, 0};
-  for (int e = blockIdx.x * kColourBlasThreads + threadIdx.x; e < arg.components;
+  for (int e = blockIdx.x * kColourBlasThreads + threadIdx.x; e < arg.items;
        e += kColourBlasBlocks * kColourBlasThreads) {
-    ColourBlasComponent<P>{}(arg, e, acc);
+    ColourBlasItem<P>{}(arg, e, acc);
   }
   sum[0][threadIdx.x] = acc[0];
   sum[1][threadIdx.x] = acc[1];
@@ -135,22 +171,31 @@ __global__ void ColourBlasKernel(const ColourBlasArg<P> arg, double* partials) {
   }
 }
 
+// The accessor of a view's storage: its words and, in half, the norms after its 3 x stride words
+// (staggered_dslash_launch.h).
+template <Precision P>
+ColourVectorAccessor<P> AccessorOf(const void* data, int stride) {
+  ColourVectorAccessor<P> a;
+  a.data = static_cast<typename ColourStorage<P>::Word*>(const_cast<void*>(data));  // inputs are only loaded
+  a.stride = stride;
+  if constexpr (P == Precision::kHalf) {
+    if (data != nullptr) a.norm = reinterpret_cast<float*>(a.data + 3 * static_cast<long>(stride));
+  }
+  return a;
+}
+
 template <Precision P>
 ColourBlasArg<P> ArgOf(const ColourBlasLaunch& l) {
-  using Word = typename ColourStorage<P>::Word;
   using Real = typename ColourStorage<P>::Real;
   ColourBlasArg<P> arg;
   arg.op = l.op;
-  arg.x.data = static_cast<Word*>(const_cast<void*>(l.x.data));  // never stored through
-  arg.x.stride = l.x.stride;
-  arg.y.data = static_cast<Word*>(l.y.data);
-  arg.y.stride = l.y.stride;
-  arg.z.data = static_cast<Word*>(l.z.data);
-  arg.z.stride = l.z.stride;
+  arg.x = AccessorOf<P>(l.x.data, l.x.stride);  // never stored through
+  arg.y = AccessorOf<P>(l.y.data, l.y.stride);
+  arg.z = AccessorOf<P>(l.z.data, l.z.stride);
   arg.a = static_cast<Real>(l.a);
   arg.b = static_cast<Real>(l.b);
   arg.sites = l.x.sites;
-  arg.components = 3 * l.x.sites;
+  arg.items = P == Precision::kHalf ? l.x.sites : 3 * l.x.sites;
   return arg;
 }
 
@@ -184,8 +229,8 @@ std::array<double, 2> RunOnHost(const ColourBlasLaunch& l) {
   for (int g = 0; g < kColourBlasBlocks; ++g) {
     for (int t = 0; t < kColourBlasThreads; ++t) {
       double acc[2] = {0, 0};
-      for (int e = g * kColourBlasThreads + t; e < arg.components; e += kColourBlasBlocks * kColourBlasThreads) {
-        ColourBlasComponent<P>{}(arg, e, acc);
+      for (int e = g * kColourBlasThreads + t; e < arg.items; e += kColourBlasBlocks * kColourBlasThreads) {
+        ColourBlasItem<P>{}(arg, e, acc);
       }
       sum0[t] = acc[0];
       sum1[t] = acc[1];
@@ -207,54 +252,60 @@ template <Precision To, Precision From>
 struct ColourConvertArg {
   ColourVectorAccessor<To> y;
   ColourVectorAccessor<From> x;
-  int sites, components;
+  int sites;
 };
 
+// Site cb: each real converted to To's compute type (a double for a half field is rounded to float first), then
+// stored (half: the site quantised).
 template <Precision To, Precision From>
-struct ColourConvertComponent {
-  __host__ __device__ __forceinline__ void operator()(const ColourConvertArg<To, From>& arg, int e) const {
+struct ColourConvertSite {
+  __host__ __device__ __forceinline__ void operator()(const ColourConvertArg<To, From>& arg, int cb) const {
     using Real = typename ColourStorage<To>::Real;
-    const int c = e / arg.sites, cb = e - c * arg.sites;
-    const auto z = arg.x.LoadComponent(c, cb);
-    arg.y.StoreComponent(c, cb, DeviceComplex<Real>{static_cast<Real>(z.re), static_cast<Real>(z.im)});
+    const auto v = arg.x.LoadSite(cb);
+    ColourVector<Real> w;
+#pragma unroll
+    for (int c = 0; c < 3; ++c) w.c[c] = {static_cast<Real>(v.c[c].re), static_cast<Real>(v.c[c].im)};
+    arg.y.Store(cb, w);
   }
 };
 
 template <Precision To, Precision From>
 __global__ void ColourConvertKernel(const ColourConvertArg<To, From> arg) {
-  for (int e = blockIdx.x * kColourBlasThreads + threadIdx.x; e < arg.components;
-       e += kColourBlasBlocks * kColourBlasThreads) {
-    ColourConvertComponent<To, From>{}(arg, e);
+  for (int cb = blockIdx.x * kColourBlasThreads + threadIdx.x; cb < arg.sites;
+       cb += kColourBlasBlocks * kColourBlasThreads) {
+    ColourConvertSite<To, From>{}(arg, cb);
   }
 }
 
 template <Precision To, Precision From>
 void Convert(const ColourVectorView& y, const ConstColourVectorView& x, bool on_host) {
   ColourConvertArg<To, From> arg;
-  arg.y.data = static_cast<typename ColourStorage<To>::Word*>(y.data);
-  arg.y.stride = y.stride;
-  arg.x.data = static_cast<typename ColourStorage<From>::Word*>(const_cast<void*>(x.data));  // only loaded
-  arg.x.stride = x.stride;
+  arg.y = AccessorOf<To>(y.data, y.stride);
+  arg.x = AccessorOf<From>(x.data, x.stride);  // only loaded
   arg.sites = x.sites;
-  arg.components = 3 * x.sites;
   if (on_host) {
-    for (int e = 0; e < arg.components; ++e) ColourConvertComponent<To, From>{}(arg, e);
+    for (int cb = 0; cb < arg.sites; ++cb) ColourConvertSite<To, From>{}(arg, cb);
     return;
   }
   ColourConvertKernel<To, From><<<kColourBlasBlocks, kColourBlasThreads>>>(arg);
   CheckCuda(cudaGetLastError(), "launch of the staggered precision conversion", __FILE__, __LINE__);
 }
 
+template <Precision To>
+void ConvertFrom(const ColourVectorView& y, const ConstColourVectorView& x, bool on_host) {
+  switch (x.precision) {
+    case Precision::kDouble: return Convert<To, Precision::kDouble>(y, x, on_host);
+    case Precision::kSingle: return Convert<To, Precision::kSingle>(y, x, on_host);
+    case Precision::kHalf: return Convert<To, Precision::kHalf>(y, x, on_host);
+  }
+}
+
 void ConvertDispatch(const ColourVectorView& y, const ConstColourVectorView& x, bool on_host) {
-  if (y.precision == Precision::kHalf || x.precision == Precision::kHalf) {
-    throw std::invalid_argument("ColourConvert: half precision is not implemented");
+  switch (y.precision) {
+    case Precision::kDouble: return ConvertFrom<Precision::kDouble>(y, x, on_host);
+    case Precision::kSingle: return ConvertFrom<Precision::kSingle>(y, x, on_host);
+    case Precision::kHalf: return ConvertFrom<Precision::kHalf>(y, x, on_host);
   }
-  if (y.precision == Precision::kDouble) {
-    if (x.precision == Precision::kDouble) return Convert<Precision::kDouble, Precision::kDouble>(y, x, on_host);
-    return Convert<Precision::kDouble, Precision::kSingle>(y, x, on_host);
-  }
-  if (x.precision == Precision::kDouble) return Convert<Precision::kSingle, Precision::kDouble>(y, x, on_host);
-  Convert<Precision::kSingle, Precision::kSingle>(y, x, on_host);
 }
 
 }  // namespace
@@ -268,18 +319,18 @@ std::array<double, 2> LaunchColourBlas(const ColourBlasLaunch& launch) {
   switch (launch.x.precision) {
     case Precision::kDouble: return Launch<Precision::kDouble>(launch);
     case Precision::kSingle: return Launch<Precision::kSingle>(launch);
-    case Precision::kHalf: break;
+    case Precision::kHalf: return Launch<Precision::kHalf>(launch);
   }
-  throw std::invalid_argument("LaunchColourBlas: half precision is not implemented");
+  throw std::invalid_argument("LaunchColourBlas: unknown precision");
 }
 
 std::array<double, 2> RunColourBlasOnHost(const ColourBlasLaunch& launch) {
   switch (launch.x.precision) {
     case Precision::kDouble: return RunOnHost<Precision::kDouble>(launch);
     case Precision::kSingle: return RunOnHost<Precision::kSingle>(launch);
-    case Precision::kHalf: break;
+    case Precision::kHalf: return RunOnHost<Precision::kHalf>(launch);
   }
-  throw std::invalid_argument("RunColourBlasOnHost: half precision is not implemented");
+  throw std::invalid_argument("RunColourBlasOnHost: unknown precision");
 }
 
 }  // namespace lqcd::gpu

@@ -1,11 +1,18 @@
 // staggered_blas.h: the vector operations the staggered solvers need, on device colour-vector fields of one
-// parity (device_colour_vector_field.h), in double or single precision: the semantics of the CPU staggered
+// parity (device_colour_vector_field.h), in double, single or half precision: the semantics of the CPU staggered
 // backend (solvers/cpu_staggered.h): each operation in the fields' precision with the scalars rounded to it,
 // reductions accumulated in double and deterministic (staggered_blas_launch.h: a fixed grid and fixed-order
 // sums), returned to the host (each reduction waits for the device).
+// Half (the low precision of the reliable-update solvers, as the Wilson half spinors in gpu/blas.h): every
+// operation reads the values as stored (level * norm / 32767), computes in float as single precision does, and
+// re-quantises each site it writes (norm = the site's largest |real|, each real the nearest of 32767 levels of
+// it; a NaN or Inf makes the norm NaN, so AllFinite still sees it); reductions (Norm2, ReDot, Dot and AxpyNorm's
+// norm) are of the values as stored, accumulated in double. Zero stores zero levels and norms; Copy copies the
+// levels and norms bit for bit.
 //
-// Host-only header. Errors (std::invalid_argument, before any launch): fields of different lattices, parities or
-// precisions; half-precision fields (the Dslash's only: a site's components share one norm).
+// Host-only header. Errors (std::invalid_argument, before any launch): fields of different lattices or parities;
+// fields of different precisions, except in Convert (any pair of double, single and half); x the same field as p
+// or r in CgSolutionDirection (each site reads r, x and p before it writes x and p).
 #pragma once
 
 #include <complex>
@@ -15,7 +22,7 @@
 namespace lqcd::gpu::staggered_blas {
 
 void Zero(DeviceColourVectorField& x);                                         // x = 0
-void Copy(DeviceColourVectorField& y, const DeviceColourVectorField& x);       // y = x, bit for bit
+void Copy(DeviceColourVectorField& y, const DeviceColourVectorField& x);       // y = x, bit for bit (same pad)
 void Convert(DeviceColourVectorField& y, const DeviceColourVectorField& x);    // y = x rounded to y's precision
 double Norm2(const DeviceColourVectorField& x);                                // |x|^2
 double ReDot(const DeviceColourVectorField& x, const DeviceColourVectorField& y);             // Re (x, y)

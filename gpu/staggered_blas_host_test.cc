@@ -1,6 +1,8 @@
-// The staggered vector operations' per-component code and fixed-order sums (staggered_blas.cu), run on the host
-// by RunColourBlasOnHost over host memory laid out as the device stores it (fields with different pads), against
-// the CPU staggered backend (solvers/cpu_staggered.h) on the same stored values, in double and single.
+// The staggered vector operations' per-item code and fixed-order sums (staggered_blas.cu), run on the host by
+// RunColourBlasOnHost over host memory laid out as the device stores it (fields with different pads): in double
+// and single against the CPU staggered backend (solvers/cpu_staggered.h) on the same stored values; in half
+// (which the CPU backend does not have) against the operations computed in double on the values the half inputs
+// represent, within the bound staggered_blas_testing.h derives.
 //
 // Bounds (derived): an update y + a x is one fused multiply-add per real part here and a product then a sum on
 // the CPU, so the two differ by at most 2 u (|a| |x| + |y|) per part (sqrt(2) of that for the complex
@@ -10,12 +12,15 @@
 
 #include <cmath>
 #include <complex>
+#include <cstdio>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "gpu/device_colour_vector_field.h"
 #include "gpu/staggered_blas_launch.h"
+#include "gpu/staggered_blas_testing.h"
 #include "reference/staggered/colour_vector_field.h"
 #include "solvers/cpu_staggered.h"
 
@@ -249,6 +254,159 @@ TEST(StaggeredBlasOnHost, SumsDoNotDependOnTheFieldsPad) {
   la.x = a.view;
   lb.x = b.view;
   EXPECT_EQ(RunColourBlasOnHost(la)[0], RunColourBlasOnHost(lb)[0]);
+}
+
+// ---- half precision ----
+
+// Gaussian values scaled per site over 27 decades (1e3 down to 1e-25, below the 2^-64 at which a site's reals
+// are scaled before quantising) and one zero site: a half site keeps its resolution relative to its own largest
+// real, whatever the others hold.
+ColourVectorField<double> MixedScales(const Lattice& lattice, std::uint64_t seed, int offset) {
+  ColourVectorField<double> v(lattice, Subset::kEven);
+  FillGaussian(v, seed);
+  constexpr double kScales[] = {1.0, 1e-3, 1e3, 1e-25, 0.5, 7.0};
+  for (int i = 0; i < v.sites(); ++i) v[i] *= kScales[(i + offset) % 6];
+  v[11 + offset].setZero();
+  return v;
+}
+
+std::array<double, 2> RunOn(ColourBlasOp op, HostVector& x, HostVector* y, HostVector* z, double a = 0,
+                            double b = 0) {
+  ColourBlasLaunch l;
+  l.op = op;
+  l.x = x.view;
+  if (y != nullptr) l.y = y->view;
+  if (z != nullptr) l.z = z->view;
+  l.a = a;
+  l.b = b;
+  return RunColourBlasOnHost(l);
+}
+
+TEST(StaggeredBlasOnHost, HalfUpdatesAreWithinTheDerivedBoundOfTheExactResult) {
+  const Lattice lattice(Coordinates{4, 4, 6, 6});
+  const ColourVectorField<double> x0 = MixedScales(lattice, 1, 0), y0 = MixedScales(lattice, 2, 1),
+                                  z0 = MixedScales(lattice, 3, 2);
+  const double a = -0.3717, b = 1.9231;  // neither a float: their rounding is part of the bound
+  HostVector x(x0, Precision::kHalf, 0);
+  const ColourVectorField<double> xs = x.Values(lattice, Parity::kEven);
+  for (const ColourBlasOp op : {ColourBlasOp::kAxpy, ColourBlasOp::kAxpyNorm, ColourBlasOp::kCaxpy,
+                                ColourBlasOp::kXpay, ColourBlasOp::kCgSolutionDirection}) {
+    HostVector y(y0, Precision::kHalf, 3), z(z0, Precision::kHalf, 5);
+    const ColourVectorField<double> ys = y.Values(lattice, Parity::kEven), zs = z.Values(lattice, Parity::kEven);
+    const std::array<double, 2> sum = RunOn(op, x, &y, &z, a, b);
+    const std::string what = "half op " + std::to_string(static_cast<int>(op));
+    const testing::ColourBlasExact exact = testing::ExactColourBlas(op, a, b, xs, ys, zs);
+    const ColourVectorField<double> y_after = y.Values(lattice, Parity::kEven);
+    const double worst = testing::CheckHalfWithinBound(y_after, exact.y, exact.y_bound, what);
+    std::printf("%s: largest error / bound %.3f\n", what.c_str(), worst);
+    if (op == ColourBlasOp::kCgSolutionDirection) {
+      testing::CheckHalfWithinBound(z.Values(lattice, Parity::kEven), exact.z, exact.z_bound, what + " direction");
+    } else {
+      EXPECT_EQ(std::memcmp(z.bytes.data(), HostVector(z0, Precision::kHalf, 5).bytes.data(), z.bytes.size()), 0)
+          << what << " wrote z";
+    }
+    if (op == ColourBlasOp::kAxpyNorm) {
+      // The norm of the values as stored: the same sum as Norm2 of the result, bit for bit, and the exact sum of
+      // the stored values within the reordering bound (the norm of the unquantised float results is ~1e-5 off).
+      EXPECT_EQ(sum[0], RunOn(ColourBlasOp::kNorm2, y, nullptr, nullptr)[0]) << what;
+      const testing::ExactSum e = testing::ExactColourReduction(op, xs, y_after);
+      EXPECT_LE(std::abs(sum[0] - e.value[0]), e.bound) << what;
+    } else {
+      EXPECT_EQ(sum[0], 0.0) << what;
+    }
+  }
+}
+
+TEST(StaggeredBlasOnHost, HalfUpdatesMayWorkInPlace) {
+  // y = y + a y and y = y + a y through Xpay with x the same field: each site is read before it is written.
+  const Lattice lattice(Coordinates{4, 4, 6, 6});
+  const ColourVectorField<double> y0 = MixedScales(lattice, 4, 3);
+  for (const ColourBlasOp op : {ColourBlasOp::kAxpy, ColourBlasOp::kXpay}) {
+    HostVector y(y0, Precision::kHalf, 2);
+    const ColourVectorField<double> ys = y.Values(lattice, Parity::kEven);
+    RunOn(op, y, &y, nullptr, 0.625);
+    const testing::ColourBlasExact exact = testing::ExactColourBlas(op, 0.625, 0, ys, ys, ys);
+    testing::CheckHalfWithinBound(y.Values(lattice, Parity::kEven), exact.y, exact.y_bound,
+                                  "in place, op " + std::to_string(static_cast<int>(op)));
+  }
+}
+
+TEST(StaggeredBlasOnHost, HalfReductionsSumTheStoredValuesInDouble) {
+  const Lattice lattice(Coordinates{4, 4, 6, 6});
+  HostVector x(MixedScales(lattice, 5, 0), Precision::kHalf, 1), y(MixedScales(lattice, 6, 4), Precision::kHalf, 0);
+  const ColourVectorField<double> xs = x.Values(lattice, Parity::kEven), ys = y.Values(lattice, Parity::kEven);
+  for (const ColourBlasOp op : {ColourBlasOp::kNorm2, ColourBlasOp::kReDot, ColourBlasOp::kDot}) {
+    const std::array<double, 2> sum = RunOn(op, x, &y, nullptr);
+    const testing::ExactSum e = testing::ExactColourReduction(op, xs, ys);
+    EXPECT_LE(std::abs(sum[0] - e.value[0]), e.bound) << "op " << static_cast<int>(op);
+    EXPECT_LE(std::abs(sum[1] - e.value[1]), e.bound) << "op " << static_cast<int>(op);
+  }
+  EXPECT_EQ(RunOn(ColourBlasOp::kNonFinite, x, nullptr, nullptr)[0], 0.0);
+}
+
+TEST(StaggeredBlasOnHost, HalfConversionsRoundToTheTargetPrecision) {
+  const Lattice lattice(Coordinates{4, 4, 6, 6});
+  const ColourVectorField<double> v = MixedScales(lattice, 7, 2);
+  const ColourVectorField<double> zero(lattice, Subset::kEven);
+  // double -> half: rounded to float, then quantised.
+  HostVector from_double(v, Precision::kDouble, 2), half(zero, Precision::kHalf, 1);
+  RunColourConvertOnHost(half.view, from_double.view);
+  const ColourVectorField<double> stored = half.Values(lattice, Parity::kEven);
+  const testing::ColourBlasExact e = testing::ExactColourConvert(v);
+  std::printf("double -> half: largest error / bound %.3f\n",
+              testing::CheckHalfWithinBound(stored, e.y, e.y_bound, "double -> half"));
+  // half -> double and half -> single: the stored values exactly.
+  for (const Precision to : {Precision::kDouble, Precision::kSingle}) {
+    HostVector back(zero, to, 3);
+    RunColourConvertOnHost(back.view, half.view);
+    const ColourVectorField<double> widened = back.Values(lattice, Parity::kEven);
+    for (int i = 0; i < v.sites(); ++i) {
+      for (int c = 0; c < 3; ++c) ASSERT_EQ(widened[i](c), stored[i](c)) << ToString(to) << " site " << i;
+    }
+  }
+  // single -> half: the float values quantised (rounding to float is exact there, so the bound holds).
+  HostVector single(v, Precision::kSingle, 0), half2(zero, Precision::kHalf, 0);
+  RunColourConvertOnHost(half2.view, single.view);
+  const testing::ColourBlasExact es = testing::ExactColourConvert(single.Values(lattice, Parity::kEven));
+  testing::CheckHalfWithinBound(half2.Values(lattice, Parity::kEven), es.y, es.y_bound, "single -> half");
+  // half -> half: the levels kept (a re-stored site has the same levels up to rounding; values within the bound).
+  HostVector half3(zero, Precision::kHalf, 4);
+  RunColourConvertOnHost(half3.view, half.view);
+  const testing::ColourBlasExact eh = testing::ExactColourConvert(stored);
+  testing::CheckHalfWithinBound(half3.Values(lattice, Parity::kEven), eh.y, eh.y_bound, "half -> half");
+}
+
+TEST(StaggeredBlasOnHost, HalfReStoringStoredValuesKeepsTheirLevels) {
+  // y = 0 + 1 x re-stores x's stored values: the float arithmetic finds each level again (x_s / N' is q / 32767
+  // within 4 u, |q| 4 u < 0.01 of a level) and the norm N' = |the largest stored real| differs from x's by a few
+  // float roundings, so each value comes back within 8 u N of x's; one level (N / 32767) off would be 60 times that.
+  const Lattice lattice(Coordinates{4, 4, 6, 6});
+  HostVector x(MixedScales(lattice, 8, 5), Precision::kHalf, 0),
+      y(ColourVectorField<double>(lattice, Subset::kEven), Precision::kHalf, 0);
+  RunOn(ColourBlasOp::kAxpy, x, &y, nullptr, 1.0);
+  const ColourVectorField<double> xs = x.Values(lattice, Parity::kEven), ys = y.Values(lattice, Parity::kEven);
+  for (int i = 0; i < xs.sites(); ++i) {
+    double largest = 0;
+    for (int c = 0; c < 3; ++c) largest = std::max({largest, std::abs(xs[i](c).real()), std::abs(xs[i](c).imag())});
+    for (int c = 0; c < 3; ++c) {
+      ASSERT_LE(std::abs(ys[i](c).real() - xs[i](c).real()), 8 * 0x1p-24 * largest) << "site " << i;
+      ASSERT_LE(std::abs(ys[i](c).imag() - xs[i](c).imag()), 8 * 0x1p-24 * largest) << "site " << i;
+    }
+  }
+}
+
+TEST(StaggeredBlasOnHost, AHalfOverflowIsStoredAsNonFinite) {
+  // y = y + a x with |a x| beyond the float range: the site's norm becomes NaN, every real of it loads as NaN and
+  // the non-finite check (AllFinite) finds it; the other sites stay finite.
+  const Lattice lattice(Coordinates{4, 4, 6, 6});
+  ColourVectorField<double> x0(lattice, Subset::kEven);
+  x0[5](1) = Complex<double>(4.0, 0.0);
+  HostVector x(x0, Precision::kHalf, 0), y(MixedScales(lattice, 9, 0), Precision::kHalf, 0);
+  RunOn(ColourBlasOp::kAxpy, x, &y, nullptr, 3e38);
+  const ColourVectorField<double> ys = y.Values(lattice, Parity::kEven);
+  for (int c = 0; c < 3; ++c) EXPECT_TRUE(std::isnan(ys[5](c).real()) && std::isnan(ys[5](c).imag()));
+  for (int c = 0; c < 3; ++c) EXPECT_TRUE(std::isfinite(std::abs(ys[6](c))));
+  EXPECT_TRUE(std::isnan(RunOn(ColourBlasOp::kNonFinite, y, nullptr, nullptr)[0]));
 }
 
 }  // namespace

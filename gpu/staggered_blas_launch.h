@@ -5,10 +5,15 @@
 //
 // An operation runs over the 3 V/2 complex components of one parity (colour c of site cb: word c * stride + cb
 // of each field, each field with its own stride), in the fields' precision with the scalars rounded to it;
-// reductions accumulate in double. Deterministic: a fixed grid of kColourBlasBlocks blocks of
-// kColourBlasThreads threads, each thread summing its components in index order, a fixed tree in each block,
-// and the block partials added in block order on the host. RunColourBlasOnHost does exactly the same loops on
-// host memory (the check without a GPU).
+// reductions accumulate in double. Half (16-bit levels, a norm per site): over the V/2 sites instead, since a
+// site's components share its norm: each input real is loaded as level * (norm * (1 / 32767)) in float (each
+// product rounded), the update computed in float exactly as in single precision, and each written site
+// quantised anew (norm = its largest |real|, each real the nearest level of real * 32767 / norm, as the
+// Dslash's stores); the sums are of the values as stored (AxpyNorm's |y|^2 is the Norm2 of the y it wrote),
+// in colour order within a site. Deterministic: a fixed grid of kColourBlasBlocks blocks of
+// kColourBlasThreads threads, each thread summing its items (components, or half sites) in index order, a
+// fixed tree in each block, and the block partials added in block order on the host. RunColourBlasOnHost does
+// exactly the same loops on host memory (the check without a GPU).
 #pragma once
 
 #include <array>
@@ -44,8 +49,9 @@ struct ColourBlasLaunch {
 std::array<double, 2> LaunchColourBlas(const ColourBlasLaunch& launch);
 std::array<double, 2> RunColourBlasOnHost(const ColourBlasLaunch& launch);
 
-// y = x rounded to y's precision (IEEE round to nearest), the two on one lattice and parity, any precisions
-// (double, single); the mixed-precision solvers' Convert.
+// y = x rounded to y's precision (IEEE round to nearest; to half: rounded to float, then the site quantised as
+// above), the two on one lattice and parity, any precisions (double, single, half; from half: the stored values,
+// exactly); the mixed-precision solvers' Convert.
 void LaunchColourConvert(const ColourVectorView& y, const ConstColourVectorView& x);
 void RunColourConvertOnHost(const ColourVectorView& y, const ConstColourVectorView& x);
 

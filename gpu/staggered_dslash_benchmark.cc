@@ -2,7 +2,8 @@
 // the even-odd block CG (gpu_staggered.h) per right-hand side: the paper-003 (Bielefeld HISQ) table.
 //
 //   staggered_dslash_benchmark [--lattice=32x32x32x32,64x64x64x16] [--rhs=1,2,4,8,16] [--repetitions=N]
-//                              [--precision=double|single|half|all] [--cg-rhs=1,2,4,8|0] [--mass=M] [--csv=FILE]
+//                              [--precision=double|single|half|all] [--cg-rhs=1,2,4,8|0] [--mass=M]
+//                              [--cg-solver=cg|cg-reliable:single:DELTA|cg-reliable:half:DELTA] [--csv=FILE]
 //
 // Dslash rows, per lattice x precision x links (fat + long links of 18 reals or of 13 numbers: the improved
 // operator; fat only: naive) x n:
@@ -11,18 +12,21 @@
 // long links, 570 without), the kernel
 // model's and the minimum bytes per site per right-hand side (staggered_dslash_cost.h), flop/byte of the kernel
 // model, the fraction of the minimum-bytes roofline at the copy bandwidth measured in the same run, and the
-// per-right-hand-side speed-up over n = 1. CG rows (double, improved links): the block CG on M_ee to 1e-10 from
-// Gaussian even sources, seconds per right-hand side (the solver's own time; nothing verified on the host), the
-// GFLOPS of the whole block and the speed-up over n = 1. Links are Haar random (values do not change the
-// timing; the CG's iteration count does depend on them and is printed). Medians of --repetitions calls with CUDA
-// events after a warm-up call that tunes. Measures and prints; asserts nothing about speed. Needs a GPU: without
-// one it prints why and exits 1.
+// per-right-hand-side speed-up over n = 1. CG rows (improved links): the block CG on M_ee to 1e-10 from Gaussian
+// even sources, in double or, with --cg-solver=cg-reliable:single|half:DELTA, the block reliable-update CG with its
+// iterations in single or half precision (gpu_staggered.h), seconds per right-hand side (the solver's own time;
+// nothing verified on the host; the largest iteration and update counts and whether every system converged are
+// printed), the GFLOPS of the whole block and the speed-up over n = 1. Links are Haar random (values do not change
+// the timing; the CG's iteration count does depend on them and is printed). Medians of --repetitions calls with
+// CUDA events after a warm-up call that tunes. Measures and prints; asserts nothing about speed. Needs a GPU:
+// without one it prints why and exits 1.
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -36,6 +40,8 @@
 #include "reference/cli/command_line.h"
 #include "reference/su3_random.h"
 #include "solvers/block_cg.h"
+#include "solvers/block_reliable_update.h"
+#include "solvers/solver_spec.h"
 
 namespace lqcd::gpu {
 namespace {
@@ -46,6 +52,7 @@ struct Options {
   std::vector<int> cg_rhs{1, 2, 4, 8};
   int repetitions = 20;
   double mass = 0.02;
+  std::string cg_solver = "cg";  // a staggered solver spec (solvers/solver_spec.h StaggeredSolveFormOf)
   std::string csv;
 };
 
@@ -133,17 +140,33 @@ void CgRows(const Lattice& lattice, const Options& o, double copy_gbs, std::ofst
   if (o.cg_rhs.empty()) return;
   const GaugeField<double> fat = ParallelRandomGaugeField(lattice, 3, DefaultThreads());
   const GaugeField<double> long_links = ParallelRandomGaugeField(lattice, 4, DefaultThreads());
-  const auto links =
-      std::make_shared<const DeviceStaggeredLinks>(StaggeredLinks<double>{fat, long_links}, Precision::kDouble);
+  const StaggeredLinks<double> host_links{fat, long_links};
+  const auto links = std::make_shared<const DeviceStaggeredLinks>(host_links, Precision::kDouble);
+  const solvers::StaggeredSolveForm form = solvers::StaggeredSolveFormOf(solvers::SolverSpec::Parse(o.cg_solver));
+  // The reliable-update CG's iterations run on the links in their own precision (half: 18-real long links).
+  const Precision inner_precision =
+      form.inner == solvers::OperatorPrecision::kHalf ? Precision::kHalf : Precision::kSingle;
+  const auto inner_links =
+      form.reliable ? std::make_shared<const DeviceStaggeredLinks>(host_links, inner_precision) : nullptr;
   StaggeredParams params;
   params.mass = o.mass;
   const GpuStaggeredSchur<double> op(links, params, Parity::kEven);
+  std::optional<GpuStaggeredSchur<float>> single_op;
+  std::optional<GpuStaggeredSchur<solvers::Half>> half_op;
+  if (form.reliable && inner_precision == Precision::kSingle) single_op.emplace(inner_links, params, Parity::kEven);
+  if (form.reliable && inner_precision == Precision::kHalf) half_op.emplace(inner_links, params, Parity::kEven);
   solvers::SolverParams solver;
   solver.tolerance = 1e-10;
   solver.max_iterations = 100000;
-  std::printf("\nblock CG on M_ee, double, fat+long links, m = %g, tolerance %g, lattice %s\n", o.mass,
+  if (form.reliable) solver.delta = form.delta;  // CG in double keeps SolverParams' default (BlockCg checks it)
+  const std::string what =
+      form.reliable ? std::string("reliable-update CG, ") + solvers::ToString(form.inner) + " iterations, delta " +
+                          std::to_string(form.delta)
+                    : std::string("CG, double");
+  std::printf("\nblock %s on M_ee, fat+long links, m = %g, tolerance %g, lattice %s\n", what.c_str(), o.mass,
               solver.tolerance, lattice.ToString().c_str());
-  std::printf("%3s | %10s %10s %10s %8s\n", "n", "iterations", "s per RHS", "GFLOPS", "speedup");
+  std::printf("%3s | %10s %10s %10s %8s %8s  %s\n", "n", "iterations", "s per RHS", "GFLOPS", "speedup", "updates",
+              "status");
   double single = 0;
   for (int n : o.cg_rhs) {
     std::vector<GpuColourVectorField<double>> b, x;
@@ -156,23 +179,29 @@ void CgRows(const Lattice& lattice, const Options& o, double copy_gbs, std::ofst
     }
     auto solve = [&] {
       for (auto& xj : x) GpuStaggeredBackend::Zero(xj);
+      if (half_op) return solvers::BlockReliableCg(op, *half_op, x, b, solver);
+      if (single_op) return solvers::BlockReliableCg(op, *single_op, x, b, solver);
       return solvers::BlockCg(op, x, b, solver);
     };
     (void)solve();  // tunes every kernel
     solvers::BlockSolveResult r = solve();
     double seconds = 0, flops = 0;
-    int iterations = 0;
+    int iterations = 0, updates = 0;
+    const char* status = "converged";  // the first system that did not converge, if any
     for (const solvers::SolveResult& s : r.systems) {
       seconds = std::max(seconds, s.seconds);
       flops += s.flops;
       iterations = std::max(iterations, s.iterations);
+      updates = std::max(updates, s.high_precision_updates);
+      if (!s.converged() && std::string(status) == "converged") status = solvers::ToString(s.status);
     }
     const double per_rhs = seconds / n;
     if (n == 1) single = per_rhs;
-    std::printf("%3d | %10d %10.4f %10.0f %7.2fx\n", n, iterations, per_rhs, flops / seconds * 1e-9,
-                single > 0 ? single / per_rhs : 0.0);
+    std::printf("%3d | %10d %10.4f %10.0f %7.2fx %8d  %s\n", n, iterations, per_rhs, flops / seconds * 1e-9,
+                single > 0 ? single / per_rhs : 0.0, updates, status);
     if (csv != nullptr) {
-      *csv << "cg," << lattice.ToString() << ",double,fat+long," << n << ",,,," << 1e6 * per_rhs << ","
+      *csv << (form.reliable ? "cg-reliable," : "cg,") << lattice.ToString() << "," << solvers::ToString(form.inner)
+           << ",fat+long," << n << ",,,," << 1e6 * per_rhs << ","
            << flops / seconds * 1e-9 << ",,,,," << (single > 0 ? single / per_rhs : 0.0) << "," << copy_gbs << ","
            << iterations << "\n";
       csv->flush();
@@ -196,8 +225,11 @@ int Main(int argc, char** argv) {
   flags.Int("repetitions", &o.repetitions, 1, 1000000, "timed Dslash calls per row; the median is reported");
   flags.Choice<std::string>("precision", &precision,
                             {{"all", "all"}, {"double", "double"}, {"single", "single"}, {"half", "half"}},
-                            "precision of the Dslash rows (the CG runs in double)");
+                            "precision of the Dslash rows (the CG rows: --cg-solver)");
   flags.Double("mass", &o.mass, "staggered mass of the CG rows", command_line::Range::Positive());
+  flags.String("cg-solver", &o.cg_solver, "SPEC",
+               "the CG rows' solver: cg (double), cg-reliable:single:DELTA or cg-reliable:half:DELTA (the iterations "
+               "in single or half precision, double reliable updates)");
   flags.String("csv", &o.csv, "FILE", "also write every row to this CSV");
   if (!flags.Parse(argc, argv, std::cout)) return 0;
   if (std::find(o.cg_rhs.begin(), o.cg_rhs.end(), 0) != o.cg_rhs.end()) {
@@ -208,6 +240,7 @@ int Main(int argc, char** argv) {
     o.cg_rhs.clear();
   }
   if (precision != "all") o.precisions = {ParsePrecision(precision)};
+  (void)solvers::StaggeredSolveFormOf(solvers::SolverSpec::Parse(o.cg_solver));  // a bad spec: refused before any work
   if (const std::string why = NoDeviceReason(); !why.empty()) {
     std::printf("staggered_dslash_benchmark: %s\n", why.c_str());
     return 1;

@@ -276,10 +276,11 @@ StaggeredSolveForm StaggeredSolveFormOf(const SolverSpec& spec) {
   }
   StaggeredSolveForm form;
   if (spec.scheme == MixedScheme::kReliableUpdate) {
-    if (spec.inner.precision != OperatorPrecision::kSingle) {
-      refuse("reliable updates with single-precision iterations only (half colour vectors are the Dslash's only)");
+    if (spec.inner.precision == OperatorPrecision::kDouble) {
+      refuse("reliable updates need single- or half-precision iterations (cg is the double solve)");
     }
-    form.single_inner = true;
+    form.reliable = true;
+    form.inner = spec.inner.precision;
     form.delta = spec.parameter;
   }
   return form;

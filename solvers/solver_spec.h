@@ -102,14 +102,17 @@ BackendCapabilities CpuCapabilities();  // 18 reals, gauge fixing, clover
 void RequireSupported(const SolverSpec& spec, const BackendCapabilities& backend, bool clover);
 
 // Staggered fermions (staggered_pbp.h): the even-odd system 4m^2 - D_eo D_oe is Hermitian positive definite, so
-// its solve is CG on it, not CGNR. A spec names one as "cg" (double) or "cg-reliable:single:<delta>" (the CG
-// iterations in single precision, double reliable updates at delta; gpu/gpu_staggered.h). Every other spec is
-// refused with the reason (std::invalid_argument): BiCGstab, defect correction, a half low precision (half
-// colour vectors are the Dslash's only), a link form (the fat links keep 18 reals; how the long links are
-// stored is the program's choice, e.g. staggered_pbp --long-links), gauge fixing.
+// its solve is CG on it, not CGNR. A spec names one as "cg" (double), "cg-reliable:single:<delta>" or
+// "cg-reliable:half:<delta>" (the CG iterations in single or half precision, double reliable updates at delta;
+// gpu/gpu_staggered.h, on the GPU only: the CPU staggered backend has no half colour vectors, and the programs
+// run its solves in double). Every other spec is refused with the reason (std::invalid_argument): BiCGstab,
+// defect correction, a double low precision, a link form (the fat links keep 18 reals; how the long links are
+// stored is the program's choice, e.g. staggered_pbp --long-links, and half links keep them in 18 reals), gauge
+// fixing.
 struct StaggeredSolveForm {
-  bool single_inner = false;  // reliable updates with single-precision iterations
-  double delta = 0;           // their threshold (single_inner only)
+  bool reliable = false;                                 // reliable updates (else CG in double)
+  OperatorPrecision inner = OperatorPrecision::kDouble;  // the iterations' precision: kSingle or kHalf if reliable
+  double delta = 0;                                      // the updates' threshold (reliable only)
 };
 StaggeredSolveForm StaggeredSolveFormOf(const SolverSpec& spec);
 

@@ -156,14 +156,21 @@ double Residual(const GaugeField<double>& u, const CloverField<double>* clover, 
   return std::sqrt(Norm2(Difference(b, mx)) / Norm2(b));
 }
 
-TEST(SolverSpec, StaggeredSolvesAreCgInDoubleOrReliableWithSingleIterations) {
+TEST(SolverSpec, StaggeredSolvesAreCgInDoubleOrReliableWithSingleOrHalfIterations) {
   const StaggeredSolveForm plain = StaggeredSolveFormOf(SolverSpec::Parse("cg"));
-  EXPECT_FALSE(plain.single_inner);
+  EXPECT_FALSE(plain.reliable);
+  EXPECT_EQ(plain.inner, OperatorPrecision::kDouble);
   const StaggeredSolveForm reliable = StaggeredSolveFormOf(SolverSpec::Parse("cg-reliable:single:0.2"));
-  EXPECT_TRUE(reliable.single_inner);
+  EXPECT_TRUE(reliable.reliable);
+  EXPECT_EQ(reliable.inner, OperatorPrecision::kSingle);
   EXPECT_EQ(reliable.delta, 0.2);
-  for (const char* refused : {"bicgstab", "bicgstab-reliable:single:0.1", "cg-dc:single:1e-3", "cg-reliable:half:0.1",
-                              "cg:double/12", "cg:double/18/gf", "cg-reliable:single/8:0.1"}) {
+  const StaggeredSolveForm half = StaggeredSolveFormOf(SolverSpec::Parse("cg-reliable:half:0.1"));
+  EXPECT_TRUE(half.reliable);
+  EXPECT_EQ(half.inner, OperatorPrecision::kHalf);
+  EXPECT_EQ(half.delta, 0.1);
+  for (const char* refused : {"bicgstab", "bicgstab-reliable:single:0.1", "cg-dc:single:1e-3",
+                              "cg:double/12", "cg:double/18/gf", "cg-reliable:single/8:0.1", "cg-reliable:half/12:0.1",
+                              "cg-dc:half:1e-2", "cg-reliable:half/18/gf:0.1"}) {
     try {
       StaggeredSolveFormOf(SolverSpec::Parse(refused));
       ADD_FAILURE() << refused << " was accepted";
