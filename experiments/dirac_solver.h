@@ -88,6 +88,11 @@ struct SolveOutcome {
   solvers::SolveResult result;  // the solver's record (of the gauge-fixed system for spec.temporal_gauge)
   double true_residual = 0;     // |b - M x| / |b| of the returned x, recomputed in double
   VerifyOn verified_on = VerifyOn::kHost;
+  // Where the call's time went besides the solver's own (result.seconds), for the programs to report: moving b,
+  // the guess and x between host and device (host conversions, staging and, on several ranks, the scatter and
+  // gather included; 0 on the CPU) and recomputing the true residual.
+  double transfer_seconds = 0;
+  double check_seconds = 0;
 };
 
 class DiracSolver {

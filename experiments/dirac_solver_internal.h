@@ -1,6 +1,7 @@
 // dirac_solver_internal.h: pieces shared by the CPU and GPU DiracSolvers (dirac_solver.h); not an interface.
 #pragma once
 
+#include <chrono>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -40,6 +41,16 @@ void RequireSystemFields(const GaugeField<double>& u, const SpinorField<double>&
 
 // Throws std::invalid_argument unless b and x have the same length >= 1, no null field, the x[k] distinct.
 void RequireBlockShapes(const std::vector<const SpinorField<double>*>& b, const std::vector<SpinorField<double>*>& x);
+
+// Wall seconds since construction (SolveOutcome's transfer and check times: the transfers and the residual end
+// with a synchronous copy or host read, so their wall time is their time).
+class Stopwatch {
+ public:
+  double Seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
 
 // True when every component of x is exactly zero (a zero initial guess needs no upload).
 bool IsZero(const SpinorField<double>& x);

@@ -64,8 +64,8 @@ DistributedPropagatorRun ComputeDistributedPropagator(DistributedDiracSolver& so
     if (k > 0) SetZero(x);  // the initial guess
     const auto column_start = std::chrono::steady_clock::now();
     const SolveOutcome outcome = solver.SolveLocal(action, spec, b, x);
-    run.solves.push_back(
-        {spin, colour, outcome.result, outcome.true_residual, outcome.verified_on, SecondsSince(column_start)});
+    run.solves.push_back({spin, colour, outcome.result, outcome.true_residual, outcome.verified_on,
+                          SecondsSince(column_start), outcome.transfer_seconds, outcome.check_seconds});
     AddPionSiteSums(run.site_sums, x);
     run.piece_norms2.push_back(Norm2(x));
     if (observer) observer(run.solves.back());

@@ -66,11 +66,19 @@ class PartitionedDiracSolver : public DistributedDiracSolver {
     RequireSystemFields(u_, b, x);
     if (!transfers_) transfers_ = std::make_unique<Transfers>(u_.lattice(), communicator_.grid());
     const int rank = communicator_.rank();
+    const Stopwatch scatter;
     transfers_->map.ScatterInto(b, rank, transfers_->b);
     transfers_->map.ScatterInto(x, rank, transfers_->x);
+    const double scatter_seconds = scatter.Seconds();
     SolveOutcome out = SolvePieces(action, spec, transfers_->b, transfers_->x, verify_ == VerifyOn::kDevice);
+    const Stopwatch gather;
     AllGather(transfers_->x, x);
-    if (verify_ == VerifyOn::kHost) out.true_residual = ReferenceResidual(u_, action, x, b);  // on every rank
+    out.transfer_seconds += scatter_seconds + gather.Seconds();
+    if (verify_ == VerifyOn::kHost) {
+      const Stopwatch check;
+      out.true_residual = ReferenceResidual(u_, action, x, b);  // on every rank
+      out.check_seconds = check.Seconds();
+    }
     return out;
   }
 
@@ -125,28 +133,40 @@ class PartitionedDiracSolver : public DistributedDiracSolver {
     if (spec.temporal_gauge) {
       Fixed();  // the same G on every rank: TemporalGaugeFix of the same global links is deterministic host code
       gpu::GpuPartitionedLinks& links = LinksFor(action.boundary, true);
+      const Stopwatch upload;
       b_device.Upload(ApplyGaugeTransformation(fixed_->g, b), action.basis);
       if (!IsZero(x)) x_device.Upload(ApplyGaugeTransformation(fixed_->g, x), action.basis);
+      out.transfer_seconds = upload.Seconds();
       out.result = Solve(links, fixed_clover_, fixed_->copy.links(), action, spec, b_device, x_device);
+      const Stopwatch download;
       x = ApplyGaugeTransformation(fixed_->g_dagger, x_device.Download(action.basis));
+      out.transfer_seconds += download.Seconds();
       if (!device_residual) return out;
       // The device fields hold the gauge-fixed b and x: the original ones go up for the residual.
+      const Stopwatch reupload;
       b_device.Upload(b, action.basis);
       x_device.Upload(x, action.basis);
+      out.transfer_seconds += reupload.Seconds();
     } else {
       gpu::GpuPartitionedLinks& links = LinksFor(action.boundary, false);
+      const Stopwatch upload;
       b_device.Upload(b, action.basis);
       if (!IsZero(x)) x_device.Upload(x, action.basis);  // a new device field is zero already
+      out.transfer_seconds = upload.Seconds();
       out.result = Solve(links, clover_, u_, action, spec, b_device, x_device);
+      const Stopwatch download;
       x_device.Download(x, action.basis);
+      out.transfer_seconds += download.Seconds();
       if (!device_residual) return out;
       // The device fields still hold b and the x just downloaded (the solvers never write b).
     }
+    const Stopwatch check;
     const auto dslash = LinksFor(action.boundary, false).Get<double>(18);
     out.true_residual =
         action.clover()
             ? DeviceResidual(gpu::GpuClover<double>(dslash, clover_.For(u_, action).Get<double>()), b_device, x_device)
             : DeviceResidual(gpu::GpuWilson<double>(dslash, params), b_device, x_device);
+    out.check_seconds = check.Seconds();
     return out;
   }
 

@@ -7,7 +7,9 @@
 //     pion_correlator.csv   t, C (m-normalised, of M^{-1}), C_kappa = C / (4 kappa^2), C_folded =
 //                           (C(t) + C(T - t)) / 2, m_eff_log, m_eff_cosh (of C), m_eff_cosh_folded (of C_folded)
 //     solves.csv            one row per solve: status, iterations, true residual, the solver's time (seconds),
-//                           flops, and the column's wall time with its transfers and checks (column_seconds)
+//                           flops, and the column's wall time with its transfers and checks (column_seconds),
+//                           of which moving b, the guess and x between host and device (transfer_seconds) and
+//                           recomputing the true residual (check_seconds)
 //     pion.png              log C(t) and the effective masses (experiments/plot_pion.py, matplotlib)
 //     run.log               everything printed
 //     quenched_*.nersc, quenched_*_plaquette.csv   the generated configuration and its plaquette history
@@ -738,14 +740,14 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
     if (!csv) throw std::runtime_error("error writing pion_correlator.csv");
     std::ofstream solves((output / "solves.csv").string());
     solves << "spin,colour,status,iterations,krylov_iterations,restarts,high_precision_updates,true_residual,"
-              "solver_true_residual,seconds,flops,verified_on,column_seconds\n"
+              "solver_true_residual,seconds,flops,verified_on,column_seconds,transfer_seconds,check_seconds\n"
            << std::setprecision(10);
     for (const PropagatorSolveRecord& r : run.solves) {
       solves << r.spin << "," << r.colour << "," << solvers::ToString(r.result.status) << "," << r.result.iterations
              << "," << r.result.krylov_iterations << "," << r.result.restarts << ","
              << r.result.high_precision_updates << "," << r.true_residual << "," << r.result.true_residual << ","
              << r.result.seconds << "," << r.result.flops << "," << ToString(r.verified_on) << ","
-             << r.column_seconds << "\n";
+             << r.column_seconds << "," << r.transfer_seconds << "," << r.check_seconds << "\n";
     }
     if (!solves) throw std::runtime_error("error writing solves.csv");
   }

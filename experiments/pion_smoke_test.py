@@ -57,9 +57,12 @@ class PionSmokeTest(unittest.TestCase):
             self.assertEqual(row["status"], "converged")
             self.assertLessEqual(float(row["true_residual"]), 1e-9)
             self.assertGreater(int(row["iterations"]), 0)
-            # The column's wall time holds the solver's own time (and the residual check around it); both are
-            # printed with 10 digits.
-            self.assertGreaterEqual(float(row["column_seconds"]) * (1 + 1e-9), float(row["seconds"]))
+            # The column's wall time holds the solver's own time, the transfers (none on the CPU) and the residual
+            # check, three disjoint intervals; all are printed with 10 digits.
+            parts = float(row["seconds"]) + float(row["transfer_seconds"]) + float(row["check_seconds"])
+            self.assertGreaterEqual(float(row["column_seconds"]) * (1 + 1e-9), parts)
+            self.assertEqual(float(row["transfer_seconds"]), 0.0)
+            self.assertGreater(float(row["check_seconds"]), 0.0)
         corr = read_rows(os.path.join(self.out, "pion_correlator.csv"))
         self.assertEqual([int(r["t"]) for r in corr], list(range(8)))
         kappa = 0.12

@@ -59,7 +59,7 @@ PropagatorRun ComputePropagator(const GaugeField<double>& u, const FermionAction
       for (int j = 0; j < count; ++j) {
         const int k = first + j;
         records.push_back({k / 3, k % 3, outcomes[j].result, outcomes[j].true_residual, outcomes[j].verified_on,
-                           block_seconds / count});
+                           block_seconds / count, outcomes[j].transfer_seconds, outcomes[j].check_seconds});
         if (observer) observer(records.back());
       }
     }
@@ -95,8 +95,10 @@ PropagatorRun ComputePropagator(const GaugeField<double>& u, const FermionAction
         const auto column_start = std::chrono::steady_clock::now();
         const SolveOutcome outcome = solver->Solve(action, spec, b, propagator.MutableColumn(spin, colour));
         const double column_seconds = SecondsSince(column_start);
-        PropagatorSolveRecord record{spin,    colour, outcome.result, outcome.true_residual, outcome.verified_on,
-                                     column_seconds};
+        PropagatorSolveRecord record{spin,           colour,
+                                     outcome.result, outcome.true_residual,
+                                     outcome.verified_on, column_seconds,
+                                     outcome.transfer_seconds, outcome.check_seconds};
         const std::lock_guard<std::mutex> lock(mutex);
         records[k] = std::move(record);
         done[k] = true;

@@ -33,6 +33,8 @@ struct PropagatorSolveRecord {
   double true_residual = 0;     // |b - M x| / |b| of the column, recomputed in double (verified_on)
   VerifyOn verified_on = VerifyOn::kHost;
   double column_seconds = 0;    // wall time of the column's DiracSolver call: the solve, transfers and checks
+  double transfer_seconds = 0;  // of which host <-> device moves, and the true residual (SolveOutcome)
+  double check_seconds = 0;
 };
 
 struct PropagatorRun {
