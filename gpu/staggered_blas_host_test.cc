@@ -258,16 +258,10 @@ TEST(StaggeredBlasOnHost, SumsDoNotDependOnTheFieldsPad) {
 
 // ---- half precision ----
 
-// Gaussian values scaled per site over 27 decades (1e3 down to 1e-25, below the 2^-64 at which a site's reals
-// are scaled before quantising) and one zero site: a half site keeps its resolution relative to its own largest
-// real, whatever the others hold.
+// Sites of wildly different size (testing::MixedScaleField): a half site keeps its resolution relative to its own
+// largest real, whatever the others hold.
 ColourVectorField<double> MixedScales(const Lattice& lattice, std::uint64_t seed, int offset) {
-  ColourVectorField<double> v(lattice, Subset::kEven);
-  FillGaussian(v, seed);
-  constexpr double kScales[] = {1.0, 1e-3, 1e3, 1e-25, 0.5, 7.0};
-  for (int i = 0; i < v.sites(); ++i) v[i] *= kScales[(i + offset) % 6];
-  v[11 + offset].setZero();
-  return v;
+  return testing::MixedScaleField(lattice, seed, offset);
 }
 
 std::array<double, 2> RunOn(ColourBlasOp op, HostVector& x, HostVector* y, HostVector* z, double a = 0,

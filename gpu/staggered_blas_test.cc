@@ -35,15 +35,9 @@ class StaggeredBlasHalfTest : public ::testing::Test {
   // 4 x 4 x 6 x 6 would fit one block; 8^3 x 12 has 3072 even sites: several blocks and a grid-stride pass.
   const Lattice lattice_{Coordinates{8, 8, 8, 12}};
 
-  // Gaussian values scaled per site over 27 decades (1e3 down to 1e-25: below 2^-64 a site is scaled before it
-  // is quantised) and one zero site: a half site's resolution is relative to its own largest real.
+  // Sites of wildly different size and one zero site (testing::MixedScaleField).
   ColourVectorField<double> MixedScales(std::uint64_t seed, int offset) const {
-    ColourVectorField<double> v(lattice_, Subset::kEven);
-    FillGaussian(v, seed);
-    constexpr double kScales[] = {1.0, 1e-3, 1e3, 1e-25, 0.5, 7.0};
-    for (int i = 0; i < v.sites(); ++i) v[i] *= kScales[(i + offset) % 6];
-    v[11 + offset].setZero();
-    return v;
+    return testing::MixedScaleField(lattice_, seed, offset);
   }
   DeviceColourVectorField HalfField(const ColourVectorField<double>& v, int pad) const {
     DeviceColourVectorField f(lattice_, Parity::kEven, Precision::kHalf, pad);

@@ -132,4 +132,13 @@ ExactSum ExactColourReduction(ColourBlasOp op, const ColourVectorField<double>& 
   return s;
 }
 
+ColourVectorField<double> MixedScaleField(const Lattice& lattice, std::uint64_t seed, int offset) {
+  ColourVectorField<double> v(lattice, Subset::kEven);
+  FillGaussian(v, seed);
+  constexpr double kScales[] = {1.0, 1e-3, 1e3, 1e-25, 0.5, 7.0};
+  for (int i = 0; i < v.sites(); ++i) v[i] *= kScales[(i + offset) % 6];
+  v[11 + offset].setZero();
+  return v;
+}
+
 }  // namespace lqcd::gpu::testing

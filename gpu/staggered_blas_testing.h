@@ -28,6 +28,7 @@
 
 #include <array>
 #include <complex>
+#include <cstdint>
 #include <string>
 
 #include "gpu/staggered_blas_launch.h"
@@ -59,5 +60,10 @@ struct ExactSum {
   double bound;
 };
 ExactSum ExactColourReduction(ColourBlasOp op, const ColourVectorField<double>& x, const ColourVectorField<double>& y);
+
+// An even-parity field of Gaussian values scaled per site over 27 decades (1e3 down to 1e-25, below the 2^-64 at
+// which a site's reals are scaled before quantising) with site 11 + offset zero: a half site keeps its
+// resolution relative to its own largest real, whatever the others hold. offset shifts the pattern.
+ColourVectorField<double> MixedScaleField(const Lattice& lattice, std::uint64_t seed, int offset);
 
 }  // namespace lqcd::gpu::testing
