@@ -6,8 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstddef>
 #include <string>
+#include <vector>
 
+#include "gpu/comm/communicator.h"
+#include "gpu/comm/process_grid.h"
 #include "gpu/device.h"
 #include "reference/spinor_algebra.h"
 #include "reference/su3_random.h"
@@ -98,6 +102,46 @@ TEST(CpuDiracSolver, RefusesBadFieldsAndSpecsBeforeWork) {
   bad.mass = -5;
   EXPECT_THROW(solver->Solve(bad, SolverSpec::Parse("bicgstab"), b, x), std::invalid_argument);
   EXPECT_EQ(Norm2(x), 0.0);  // untouched
+}
+
+// A communicator of `ranks` ranks that is never used for communication: the refusals below come first.
+class UnusedCommunicator final : public comm::Communicator {
+ public:
+  explicit UnusedCommunicator(const comm::ProcessGrid& grid) : grid_(grid) {}
+  int rank() const override { return 0; }
+  int size() const override { return grid_.size(); }
+  const comm::ProcessGrid& grid() const override { return grid_; }
+  void Exchange(int, comm::Side, const void*, void*, std::size_t) override { ADD_FAILURE() << "Exchange called"; }
+  std::vector<double> SumDeterministic(const std::vector<double>& local) override {
+    ADD_FAILURE() << "SumDeterministic called";
+    return local;
+  }
+  using Communicator::SumDeterministic;
+  void AllGather(const void*, std::size_t, void*) override { ADD_FAILURE() << "AllGather called"; }
+  void Barrier() override { ADD_FAILURE() << "Barrier called"; }
+
+ private:
+  comm::ProcessGrid grid_;
+};
+
+// The solver on this rank's pieces exists only for the GPU on several ranks with the residuals recomputed on the
+// devices: every other choice is refused, with the reason, before anything is built.
+TEST(DistributedDiracSolver, IsRefusedUnlessPartitionedWithDeviceResiduals) {
+  const Lattice lattice(4, 4, 4, 8);
+  const GaugeField<double> u = RandomGaugeField<double>(lattice, 32);
+  BackendChoice cpu;
+  cpu.kind = BackendKind::kCpu;
+  EXPECT_NE(ErrorOf([&] { MakeDistributedDiracSolver(cpu, u); }).find("several ranks"), std::string::npos);
+  BackendChoice one_gpu;  // no communicator: one process on the whole lattice
+  one_gpu.kind = BackendKind::kGpu;
+  one_gpu.verify = VerifyOn::kDevice;
+  EXPECT_NE(ErrorOf([&] { MakeDistributedDiracSolver(one_gpu, u); }).find("several ranks"), std::string::npos);
+  UnusedCommunicator two(comm::ProcessGrid({1, 1, 1, 2}));
+  BackendChoice host_residuals = one_gpu;
+  host_residuals.communicator = &two;
+  host_residuals.verify = VerifyOn::kHost;
+  EXPECT_NE(ErrorOf([&] { MakeDistributedDiracSolver(host_residuals, u); }).find("--verify=device"),
+            std::string::npos);
 }
 
 }  // namespace
