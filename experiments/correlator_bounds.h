@@ -58,10 +58,14 @@ inline double PropagatorError(const std::vector<PropagatorSolveRecord>& solves,
   }
   return std::sqrt(e2);
 }
-inline double PropagatorError(const PropagatorRun& run, double inverse_norm, double t_norm) {
+// |x| of each record's column of the whole propagator, in the records' order.
+inline std::vector<double> ColumnNorms(const PropagatorRun& run) {
   std::vector<double> norms;
   for (const PropagatorSolveRecord& r : run.solves) norms.push_back(std::sqrt(Norm2(run.propagator.Column(r.spin, r.colour))));
-  return PropagatorError(run.solves, norms, inverse_norm, t_norm);
+  return norms;
+}
+inline double PropagatorError(const PropagatorRun& run, double inverse_norm, double t_norm) {
+  return PropagatorError(run.solves, ColumnNorms(run), inverse_norm, t_norm);
 }
 
 // The bound on |C(t) - C*(t)| for a correlator value c.

@@ -30,12 +30,7 @@ void SetZero(SpinorField<double>& x) {
 }
 }  // namespace
 
-bool DistributedPropagatorRun::all_converged() const {
-  for (const PropagatorSolveRecord& r : solves) {
-    if (!r.result.converged()) return false;
-  }
-  return !solves.empty();
-}
+bool DistributedPropagatorRun::all_converged() const { return AllConverged(solves); }
 
 DistributedPropagatorRun ComputeDistributedPropagator(DistributedDiracSolver& solver, const Lattice& global,
                                                       const FermionAction& action, const solvers::SolverSpec& spec,
@@ -64,8 +59,7 @@ DistributedPropagatorRun ComputeDistributedPropagator(DistributedDiracSolver& so
     if (k > 0) SetZero(x);  // the initial guess
     const auto column_start = std::chrono::steady_clock::now();
     const SolveOutcome outcome = solver.SolveLocal(action, spec, b, x);
-    run.solves.push_back({spin, colour, outcome.result, outcome.true_residual, outcome.verified_on,
-                          SecondsSince(column_start), outcome.transfer_seconds, outcome.check_seconds});
+    run.solves.push_back(RecordOf(spin, colour, outcome, SecondsSince(column_start)));
     AddPionSiteSums(run.site_sums, x);
     run.piece_norms2.push_back(Norm2(x));
     if (observer) observer(run.solves.back());

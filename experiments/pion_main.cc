@@ -627,11 +627,8 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
   } else {
     const PropagatorRun whole =
         ComputePropagator(u, action, o.spec, backend, solve_threads, source, print_record, rhs_block);
-    std::vector<double> norms;
-    for (const PropagatorSolveRecord& r : whole.solves) {
-      norms.push_back(std::sqrt(Norm2(whole.propagator.Column(r.spin, r.colour))));
-    }
-    run = {whole.solves, whole.seconds, whole.all_converged(), PionCorrelator(whole.propagator), std::move(norms)};
+    run = {whole.solves, whole.seconds, whole.all_converged(), PionCorrelator(whole.propagator),
+           experiments::ColumnNorms(whole)};
   }
   if (backend.kind == BackendKind::kGpu) {
     std::cout << "device memory of the fields: peak " << Fixed(gpu::DeviceBufferPeakBytes() / 1e9, 2)

@@ -18,12 +18,19 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 }
 }  // namespace
 
-bool PropagatorRun::all_converged() const {
+PropagatorSolveRecord RecordOf(int spin, int colour, const SolveOutcome& outcome, double column_seconds) {
+  return {spin,           colour, outcome.result, outcome.true_residual, outcome.verified_on, column_seconds,
+          outcome.transfer_seconds, outcome.check_seconds};
+}
+
+bool AllConverged(const std::vector<PropagatorSolveRecord>& solves) {
   for (const PropagatorSolveRecord& r : solves) {
     if (!r.result.converged()) return false;
   }
   return !solves.empty();
 }
+
+bool PropagatorRun::all_converged() const { return AllConverged(solves); }
 
 PropagatorRun ComputePropagator(const GaugeField<double>& u, const FermionAction& action,
                                 const solvers::SolverSpec& spec, const BackendChoice& backend, int threads,
@@ -58,8 +65,7 @@ PropagatorRun ComputePropagator(const GaugeField<double>& u, const FermionAction
       const double block_seconds = SecondsSince(block_start);
       for (int j = 0; j < count; ++j) {
         const int k = first + j;
-        records.push_back({k / 3, k % 3, outcomes[j].result, outcomes[j].true_residual, outcomes[j].verified_on,
-                           block_seconds / count, outcomes[j].transfer_seconds, outcomes[j].check_seconds});
+        records.push_back(RecordOf(k / 3, k % 3, outcomes[j], block_seconds / count));
         if (observer) observer(records.back());
       }
     }
@@ -95,10 +101,7 @@ PropagatorRun ComputePropagator(const GaugeField<double>& u, const FermionAction
         const auto column_start = std::chrono::steady_clock::now();
         const SolveOutcome outcome = solver->Solve(action, spec, b, propagator.MutableColumn(spin, colour));
         const double column_seconds = SecondsSince(column_start);
-        PropagatorSolveRecord record{spin,           colour,
-                                     outcome.result, outcome.true_residual,
-                                     outcome.verified_on, column_seconds,
-                                     outcome.transfer_seconds, outcome.check_seconds};
+        PropagatorSolveRecord record = RecordOf(spin, colour, outcome, column_seconds);
         const std::lock_guard<std::mutex> lock(mutex);
         records[k] = std::move(record);
         done[k] = true;

@@ -33,9 +33,14 @@ struct PropagatorSolveRecord {
   double true_residual = 0;     // |b - M x| / |b| of the column, recomputed in double (verified_on)
   VerifyOn verified_on = VerifyOn::kHost;
   double column_seconds = 0;    // wall time of the column's DiracSolver call: the solve, transfers and checks
-  double transfer_seconds = 0;  // of which host <-> device moves, and the true residual (SolveOutcome)
-  double check_seconds = 0;
+  double transfer_seconds = 0;  // of which host <-> device moves (SolveOutcome)
+  double check_seconds = 0;     // and the true residual's recompute (SolveOutcome)
 };
+
+// The record of column (spin, colour) from its solve's outcome and the column's wall time.
+PropagatorSolveRecord RecordOf(int spin, int colour, const SolveOutcome& outcome, double column_seconds);
+// Every record converged (and there is at least one).
+bool AllConverged(const std::vector<PropagatorSolveRecord>& solves);
 
 struct PropagatorRun {
   PointPropagator propagator;
