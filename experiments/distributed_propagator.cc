@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "gpu/device_buffer.h"
 #include "reference/spinor_algebra.h"
 
 namespace lqcd::experiments {
@@ -49,6 +50,10 @@ DistributedPropagatorRun ComputeDistributedPropagator(DistributedDiracSolver& so
                                {}, {}, 0};
   // This rank's pieces of each column's point source and of its solution: two fields for all 12 columns.
   SpinorField<double> b(local), x(local);
+  // Page-locked for the whole run: the device reads b and writes x directly, with no host pass per column
+  // (device_spinor_field.h).
+  const std::size_t bytes = sizeof(SiteSpinor<double>) * static_cast<std::size_t>(local.volume());
+  const gpu::HostRegistration pin_b(b.data().data(), bytes), pin_x(x.data().data(), bytes);
   const auto start = std::chrono::steady_clock::now();
   for (int k = 0; k < 12; ++k) {
     const int spin = k / 3, colour = k % 3;

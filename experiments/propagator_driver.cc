@@ -6,10 +6,13 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <utility>
+
+#include "gpu/device_buffer.h"
 
 namespace lqcd::experiments {
 namespace {
@@ -87,6 +90,11 @@ PropagatorRun ComputePropagator(const GaugeField<double>& u, const FermionAction
       // The point source of each column, PointSource's field: this worker's one field with the column's entry
       // set (a whole-lattice field is 2 GB at 48^3 x 96; the solvers never write b).
       SpinorField<double> b(u.lattice());
+      // On the GPU b is page-locked for all its columns: the device reads it directly (device_spinor_field.h).
+      std::optional<gpu::HostRegistration> pin_b;
+      if (backend.kind == BackendKind::kGpu) {
+        pin_b.emplace(b.data().data(), sizeof(SiteSpinor<double>) * static_cast<std::size_t>(b.sites()));
+      }
       for (;;) {
         int k;
         {

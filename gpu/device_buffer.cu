@@ -113,6 +113,45 @@ PinnedStagingLease::PinnedStagingLease(std::size_t bytes) {
 
 PinnedStagingLease::~PinnedStagingLease() { Staging().mutex.unlock(); }
 
+HostRegistration::HostRegistration(void* data, std::size_t bytes) {
+  if (data == nullptr || bytes == 0) return;
+  if (cudaHostRegister(data, bytes, cudaHostRegisterMapped) != cudaSuccess) {
+    cudaGetLastError();  // not registered: the transfers stage as usual
+    return;
+  }
+  data_ = data;
+}
+
+HostRegistration::~HostRegistration() {
+  if (data_ != nullptr) cudaHostUnregister(data_);  // a destructor does not throw; nothing to recover here
+}
+
+HostRegistration::HostRegistration(HostRegistration&& other) noexcept : data_(std::exchange(other.data_, nullptr)) {}
+
+HostRegistration& HostRegistration::operator=(HostRegistration&& other) noexcept {
+  if (this != &other) {
+    if (data_ != nullptr) cudaHostUnregister(data_);
+    data_ = std::exchange(other.data_, nullptr);
+  }
+  return *this;
+}
+
+void* MappedHostPointer(const void* host, std::size_t bytes) {
+  if (host == nullptr || bytes == 0) return nullptr;
+  // Both ends of the range must lie in page-locked memory (a registration may cover only part of a field).
+  void* device = nullptr;
+  for (const char* p : {static_cast<const char*>(host), static_cast<const char*>(host) + bytes - 1}) {
+    cudaPointerAttributes attributes{};
+    if (cudaPointerGetAttributes(&attributes, p) != cudaSuccess) {
+      cudaGetLastError();  // clear the error: ordinary memory on older runtimes, or no device
+      return nullptr;
+    }
+    if (attributes.type != cudaMemoryTypeHost || attributes.devicePointer == nullptr) return nullptr;
+    if (p == host) device = attributes.devicePointer;
+  }
+  return device;
+}
+
 void DeviceBuffer::Fill(unsigned char byte) {
   if (bytes_ > 0) LQCD_CUDA_CHECK(cudaMemset(data_, byte, bytes_));
 }

@@ -32,6 +32,31 @@ class DeviceBuffer {
   std::size_t bytes_ = 0;
 };
 
+// Existing host memory page-locked for as long as this object lives (cudaHostRegister, mapped): the device then
+// reads and writes it directly over the bus, so a field transfer from or to it needs no host-side pass (the
+// spinor transfers check for it: MappedHostPointer). For host fields reused across many transfers (a solve's
+// source and solution on the host); registering costs about as much as one pass over the memory. bytes == 0
+// registers nothing. The memory must outlive the registration and not move (no reallocation) while it lasts.
+// An optimisation only: where registering fails (no device, memory already registered, a system limit) nothing
+// is registered, registered() is false, and transfers stage as they would anyway.
+class HostRegistration {
+ public:
+  HostRegistration(void* data, std::size_t bytes);
+  bool registered() const { return data_ != nullptr; }
+  ~HostRegistration();
+  HostRegistration(HostRegistration&& other) noexcept;
+  HostRegistration& operator=(HostRegistration&& other) noexcept;
+  HostRegistration(const HostRegistration&) = delete;
+  HostRegistration& operator=(const HostRegistration&) = delete;
+
+ private:
+  void* data_ = nullptr;
+};
+
+// The device's address of `bytes` bytes of page-locked, device-mapped host memory at `host` (registered or
+// allocated by CUDA), or nullptr when any of it is ordinary pageable memory or no device is usable.
+void* MappedHostPointer(const void* host, std::size_t bytes);
+
 // Page-locked host memory for the host side of field transfers, one buffer per process, reused: a transfer
 // writes (or reads) its staging order there, and the copy to or from the device then runs at the bus's rate
 // instead of through the driver's pageable bounce buffers, without allocating and zero-filling a host vector

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "gpu/device_buffer.h"
@@ -22,9 +23,14 @@ Extents ExtentsOf(const Lattice& lattice) {
 
 }  // namespace
 
+namespace {
+// 1 / sqrt 2 in double: the basis change's factor on the host and in the transfer kernels alike.
+const double kBasisChangeFactor = 1.0 / std::sqrt(2.0);
+}  // namespace
+
 template <typename T>
 SiteSpinor<T> ChangeSpinorBasis(const SiteSpinor<T>& psi) {
-  const T r = static_cast<T>(1.0 / std::sqrt(2.0));
+  const T r = static_cast<T>(kBasisChangeFactor);
   SiteSpinor<T> out;
   for (int s = 0; s < 2; ++s) {
     for (int c = 0; c < 3; ++c) {
@@ -101,10 +107,31 @@ std::size_t StagingBytes(const Lattice& lattice) {
   return sizeof(double) * 24 * static_cast<std::size_t>(lattice.half_volume());
 }
 
+// The host storage of a double field as the transfer kernels read it (field_packing.h, PackSpinorsFromSites).
+static_assert(!SiteSpinor<double>::IsRowMajor && sizeof(SiteSpinor<double>) == 24 * sizeof(double),
+              "a host site is a column-major 4 x 3 complex matrix of 24 contiguous doubles");
+
+// The device address of a double host field's storage when it is page-locked and mapped (HostRegistration),
+// else nullptr.
+void* MappedSites(const SpinorField<double>& host) {
+  return MappedHostPointer(host.data().data(), sizeof(SiteSpinor<double>) * static_cast<std::size_t>(host.sites()));
+}
+
 template <typename T>
 void UploadField(DeviceSpinorField& field, const SpinorField<T>& host, GammaBasis basis) {
   RequireHostShape("Upload", host, field.lattice(), field.subset());
   const Lattice& lat = field.lattice();
+  if constexpr (std::is_same_v<T, double>) {
+    if (const void* mapped = MappedSites(host)) {  // the kernels read the host field itself: no host pass
+      for (int p = 0; p < 2; ++p) {
+        const Parity parity = static_cast<Parity>(p);
+        if (field.subset() != Subset::kFull && SubsetOf(parity) != field.subset()) continue;
+        PackSpinorsFromSites(field.View(parity), static_cast<const double*>(mapped), field.subset() == Subset::kFull,
+                             basis == GammaBasis::kDeGrandRossi, kBasisChangeFactor);
+      }
+      return;
+    }
+  }
   const PinnedStagingLease staging(StagingBytes(lat));
   double* canonical = static_cast<double*>(staging.data());
   for (int p = 0; p < 2; ++p) {
@@ -139,6 +166,15 @@ SpinorField<double> DeviceSpinorField::Download(GammaBasis basis) const {
 
 void DeviceSpinorField::Download(SpinorField<double>& host, GammaBasis basis) const {
   RequireHostShape("Download", host, lattice_, subset_);
+  if (void* mapped = MappedSites(host)) {  // the kernels write the host field itself: no host pass
+    for (int p = 0; p < 2; ++p) {
+      const Parity parity = static_cast<Parity>(p);
+      if (subset_ != Subset::kFull && SubsetOf(parity) != subset_) continue;
+      UnpackSpinorsToSites(View(parity), static_cast<double*>(mapped), subset_ == Subset::kFull,
+                           basis == GammaBasis::kDeGrandRossi, kBasisChangeFactor);
+    }
+    return;
+  }
   const PinnedStagingLease staging(StagingBytes(lattice_));
   double* canonical = static_cast<double*>(staging.data());
   for (int p = 0; p < 2; ++p) {

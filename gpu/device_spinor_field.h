@@ -6,7 +6,9 @@
 // between the sub-arrays (stride = V/2 + pad; PaperPad gives the paper's choice).
 //
 // Transfers stage through one reused page-locked host buffer (device_buffer.h, PinnedStagingLease): one at a
-// time per process.
+// time per process. A double host field whose storage is page-locked and mapped (device_buffer.h
+// HostRegistration) is read or written by the transfer kernels directly over the bus instead, with the basis
+// change on the device: no host-side pass, the same values bit for bit (field_packing.h PackSpinorsFromSites).
 // Basis: the device always holds spinors in the UKQCD basis (gamma_4 diagonal). Upload and Download
 // convert from and to the basis of the host field, given as an argument (the oracle's default is
 // DeGrand-Rossi): psi(UKQCD) = S psi(DR), S = (1/sqrt 2) [[1, 1], [1, -1]] (x) 1_2 in 2x2 spin blocks,

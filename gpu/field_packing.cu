@@ -35,6 +35,68 @@ __global__ void PackSpinorKernel(SpinorAccessor<P> out, const double* __restrict
   out.Store(cb, psi);
 }
 
+// Where checkerboard site cb of one parity lies in the host field (field_packing.h, PackSpinorsFromSites).
+struct HostSites {
+  int extents[4];
+  int parity;
+  bool full_lattice;
+  bool change_basis;
+  double r;
+  __device__ __forceinline__ std::size_t Of(int cb) const {
+    return full_lattice ? static_cast<std::size_t>(CheckerboardSite(cb, parity, extents).full_index)
+                        : static_cast<std::size_t>(cb);
+  }
+};
+
+HostSites MakeHostSites(const Extents& e, int parity, bool full_lattice, bool change_basis, double r) {
+  return {{e[0], e[1], e[2], e[3]}, parity, full_lattice, change_basis, r};
+}
+
+// psi -> (u + l) r, (u - l) r in 2 x 2 spin blocks, each operation rounded on its own as on the host.
+__device__ __forceinline__ void ChangeBasis(ColorSpinor<double>& psi, double r) {
+  for (int s = 0; s < 2; ++s) {
+    for (int c = 0; c < 3; ++c) {
+      const auto u = psi.v[s][c], l = psi.v[s + 2][c];
+      psi.v[s][c] = {__dmul_rn(__dadd_rn(u.re, l.re), r), __dmul_rn(__dadd_rn(u.im, l.im), r)};
+      psi.v[s + 2][c] = {__dmul_rn(__dsub_rn(u.re, l.re), r), __dmul_rn(__dsub_rn(u.im, l.im), r)};
+    }
+  }
+}
+
+template <Precision P>
+__global__ void PackSpinorFromSitesKernel(SpinorAccessor<P> out, const double* __restrict__ sites, HostSites map,
+                                          int count) {
+  const int cb = blockIdx.x * blockDim.x + threadIdx.x;
+  if (cb >= count) return;
+  const double* site = sites + 24 * map.Of(cb);
+  ColorSpinor<double> psi;
+  for (int s = 0; s < 4; ++s) {
+    for (int c = 0; c < 3; ++c) psi.v[s][c] = {site[2 * (s + 4 * c)], site[2 * (s + 4 * c) + 1]};
+  }
+  if (map.change_basis) ChangeBasis(psi, map.r);
+  out.Store(cb, psi);
+}
+
+template <Precision P>
+__global__ void UnpackSpinorToSitesKernel(SpinorAccessor<P> in, double* __restrict__ sites, HostSites map,
+                                          int count) {
+  const int cb = blockIdx.x * blockDim.x + threadIdx.x;
+  if (cb >= count) return;
+  const auto loaded = in.Load(cb);
+  ColorSpinor<double> psi;
+  for (int s = 0; s < 4; ++s) {
+    for (int c = 0; c < 3; ++c) psi.v[s][c] = {static_cast<double>(loaded.v[s][c].re), static_cast<double>(loaded.v[s][c].im)};
+  }
+  if (map.change_basis) ChangeBasis(psi, map.r);
+  double* site = sites + 24 * map.Of(cb);
+  for (int s = 0; s < 4; ++s) {
+    for (int c = 0; c < 3; ++c) {
+      site[2 * (s + 4 * c)] = psi.v[s][c].re;
+      site[2 * (s + 4 * c) + 1] = psi.v[s][c].im;
+    }
+  }
+}
+
 template <Precision P>
 __global__ void UnpackSpinorKernel(SpinorAccessor<P> in, double* __restrict__ out, int sites) {
   const int cb = blockIdx.x * blockDim.x + threadIdx.x;
@@ -185,6 +247,59 @@ void UnpackSpinors(const ConstSpinorView& source, double* canonical) {
     case Precision::kHalf: UnpackSpinorsIn<Precision::kHalf>(source, doubles); break;
   }
   staging.CopyToHost(canonical, bytes);  // cudaMemcpy waits for the kernel and reports its faults
+}
+
+void PackSpinorsFromSites(const SpinorView& destination, const double* sites, bool full_lattice, bool change_basis,
+                          double r) {
+  RequireData(destination.data, "PackSpinorsFromSites");
+  const SpinorView& v = destination;
+  switch (v.precision) {
+    case Precision::kDouble:
+      PackSpinorFromSitesKernel<Precision::kDouble><<<Blocks(v.sites), kTransferBlock>>>(
+          MakeSpinorAccessor<Precision::kDouble>(v.data, v.norm, v.stride), sites,
+          MakeHostSites(v.extents, v.parity, full_lattice, change_basis, r), v.sites);
+      break;
+    case Precision::kSingle:
+      PackSpinorFromSitesKernel<Precision::kSingle><<<Blocks(v.sites), kTransferBlock>>>(
+          MakeSpinorAccessor<Precision::kSingle>(v.data, v.norm, v.stride), sites,
+          MakeHostSites(v.extents, v.parity, full_lattice, change_basis, r), v.sites);
+      break;
+    case Precision::kHalf:
+      PackSpinorFromSitesKernel<Precision::kHalf><<<Blocks(v.sites), kTransferBlock>>>(
+          MakeSpinorAccessor<Precision::kHalf>(v.data, v.norm, v.stride), sites,
+          MakeHostSites(v.extents, v.parity, full_lattice, change_basis, r), v.sites);
+      break;
+  }
+  LQCD_CUDA_CHECK_LAUNCH();
+  SynchronizeDevice();  // the host may change its field once this returns
+}
+
+void UnpackSpinorsToSites(const ConstSpinorView& source, double* sites, bool full_lattice, bool change_basis,
+                          double r) {
+  RequireData(source.data, "UnpackSpinorsToSites");
+  const ConstSpinorView& v = source;
+  // The accessor only reads here; it holds non-const pointers because kernels write through it too.
+  void* data = const_cast<void*>(v.data);
+  float* norm = const_cast<float*>(v.norm);
+  switch (v.precision) {
+    case Precision::kDouble:
+      UnpackSpinorToSitesKernel<Precision::kDouble><<<Blocks(v.sites), kTransferBlock>>>(
+          MakeSpinorAccessor<Precision::kDouble>(data, norm, v.stride), sites,
+          MakeHostSites(v.extents, v.parity, full_lattice, change_basis, r), v.sites);
+      break;
+    case Precision::kSingle:
+      UnpackSpinorToSitesKernel<Precision::kSingle><<<Blocks(v.sites), kTransferBlock>>>(
+          MakeSpinorAccessor<Precision::kSingle>(data, norm, v.stride), sites,
+          MakeHostSites(v.extents, v.parity, full_lattice, change_basis, r), v.sites);
+      break;
+    case Precision::kHalf:
+      UnpackSpinorToSitesKernel<Precision::kHalf><<<Blocks(v.sites), kTransferBlock>>>(
+          MakeSpinorAccessor<Precision::kHalf>(data, norm, v.stride), sites,
+          MakeHostSites(v.extents, v.parity, full_lattice, change_basis, r), v.sites);
+      break;
+  }
+  LQCD_CUDA_CHECK_LAUNCH();
+  SynchronizeDevice();  // the host reads its field once this returns
 }
 
 void PackGauge(const GaugeView& destination, const double* canonical) {
