@@ -123,12 +123,11 @@ void UploadField(DeviceSpinorField& field, const SpinorField<T>& host, GammaBasi
   const Lattice& lat = field.lattice();
   if constexpr (std::is_same_v<T, double>) {
     if (const void* mapped = MappedSites(host)) {  // the kernels read the host field itself: no host pass
-      for (int p = 0; p < 2; ++p) {
-        const Parity parity = static_cast<Parity>(p);
-        if (field.subset() != Subset::kFull && SubsetOf(parity) != field.subset()) continue;
-        PackSpinorsFromSites(field.View(parity), static_cast<const double*>(mapped), field.subset() == Subset::kFull,
-                             basis == GammaBasis::kDeGrandRossi, kBasisChangeFactor);
-      }
+      const bool full = field.subset() == Subset::kFull;
+      const SpinorView even = full ? field.View(Parity::kEven) : field.View();
+      const SpinorView odd = full ? field.View(Parity::kOdd) : field.View();
+      PackSpinorsFromSites(even, odd, static_cast<const double*>(mapped), basis == GammaBasis::kDeGrandRossi,
+                           kBasisChangeFactor);
       return;
     }
   }
@@ -167,12 +166,9 @@ SpinorField<double> DeviceSpinorField::Download(GammaBasis basis) const {
 void DeviceSpinorField::Download(SpinorField<double>& host, GammaBasis basis) const {
   RequireHostShape("Download", host, lattice_, subset_);
   if (void* mapped = MappedSites(host)) {  // the kernels write the host field itself: no host pass
-    for (int p = 0; p < 2; ++p) {
-      const Parity parity = static_cast<Parity>(p);
-      if (subset_ != Subset::kFull && SubsetOf(parity) != subset_) continue;
-      UnpackSpinorsToSites(View(parity), static_cast<double*>(mapped), subset_ == Subset::kFull,
-                           basis == GammaBasis::kDeGrandRossi, kBasisChangeFactor);
-    }
+    const bool full = subset_ == Subset::kFull;
+    UnpackSpinorsToSites(full ? View(Parity::kEven) : View(), full ? View(Parity::kOdd) : View(),
+                         static_cast<double*>(mapped), basis == GammaBasis::kDeGrandRossi, kBasisChangeFactor);
     return;
   }
   const PinnedStagingLease staging(StagingBytes(lattice_));

@@ -35,22 +35,28 @@ __global__ void PackSpinorKernel(SpinorAccessor<P> out, const double* __restrict
   out.Store(cb, psi);
 }
 
-// Where checkerboard site cb of one parity lies in the host field (field_packing.h, PackSpinorsFromSites).
+// The host sites a transfer kernel covers and where each lies on the device (field_packing.h,
+// PackSpinorsFromSites): the whole lattice in lexicographic order, each site going to its parity's view at
+// checkerboard index i / 2 (reference/lattice.h), or one parity's sites in checkerboard order.
 struct HostSites {
   int extents[4];
-  int parity;
   bool full_lattice;
+  int parity;  // of every site when !full_lattice
   bool change_basis;
   double r;
-  __device__ __forceinline__ std::size_t Of(int cb) const {
-    return full_lattice ? static_cast<std::size_t>(CheckerboardSite(cb, parity, extents).full_index)
-                        : static_cast<std::size_t>(cb);
+  // The parity of host site i; its checkerboard index is i / 2 (whole lattice) or i.
+  __device__ __forceinline__ int ParityOf(int i) const {
+    if (!full_lattice) return parity;
+    int rest = i / extents[0];
+    const int x = i - rest * extents[0];
+    const int y = rest % extents[1];
+    rest /= extents[1];
+    const int z = rest % extents[2];
+    const int t = rest / extents[2];
+    return (x + y + z + t) & 1;
   }
+  __device__ __forceinline__ int CheckerboardOf(int i) const { return full_lattice ? i >> 1 : i; }
 };
-
-HostSites MakeHostSites(const Extents& e, int parity, bool full_lattice, bool change_basis, double r) {
-  return {{e[0], e[1], e[2], e[3]}, parity, full_lattice, change_basis, r};
-}
 
 // psi -> (u + l) r, (u - l) r in 2 x 2 spin blocks, each operation rounded on its own as on the host.
 __device__ __forceinline__ void ChangeBasis(ColorSpinor<double>& psi, double r) {
@@ -63,38 +69,65 @@ __device__ __forceinline__ void ChangeBasis(ColorSpinor<double>& psi, double r) 
   }
 }
 
+// The bus carries host memory well only in long runs of consecutive addresses; one thread per site reading its
+// own 192 bytes would make every load of a warp touch 32 addresses 192 bytes apart, which the bus serves as
+// many short requests (in a first version the transfers took as long as the staged ones). So a block moves a
+// run of kSitesPerTile consecutive host sites between host memory and shared memory with consecutive threads on
+// consecutive doubles, and each thread converts one site between shared memory and the device layout.
+// A site's 24 doubles sit kTileStride doubles apart in the tile; the stride is odd so that the threads of a
+// warp reading element k of consecutive sites hit different banks.
+constexpr int kSitesPerTile = 128;
+constexpr int kTileStride = 25;
+
 template <Precision P>
-__global__ void PackSpinorFromSitesKernel(SpinorAccessor<P> out, const double* __restrict__ sites, HostSites map,
-                                          int count) {
-  const int cb = blockIdx.x * blockDim.x + threadIdx.x;
-  if (cb >= count) return;
-  const double* site = sites + 24 * map.Of(cb);
+__global__ void __launch_bounds__(kSitesPerTile)
+    PackSpinorFromSitesKernel(SpinorAccessor<P> even, SpinorAccessor<P> odd, const double* __restrict__ sites,
+                              HostSites map, int count) {
+  __shared__ double tile[kSitesPerTile * kTileStride];
+  const int first = blockIdx.x * kSitesPerTile;
+  const int in_tile = min(kSitesPerTile, count - first);
+  const double* run = sites + 24 * static_cast<std::size_t>(first);
+  for (int k = threadIdx.x; k < 24 * in_tile; k += kSitesPerTile) tile[(k / 24) * kTileStride + k % 24] = run[k];
+  __syncthreads();
+  if (static_cast<int>(threadIdx.x) >= in_tile) return;
+  const double* site = tile + threadIdx.x * kTileStride;
   ColorSpinor<double> psi;
   for (int s = 0; s < 4; ++s) {
     for (int c = 0; c < 3; ++c) psi.v[s][c] = {site[2 * (s + 4 * c)], site[2 * (s + 4 * c) + 1]};
   }
   if (map.change_basis) ChangeBasis(psi, map.r);
-  out.Store(cb, psi);
+  const int i = first + threadIdx.x;
+  (map.ParityOf(i) == 0 ? even : odd).Store(map.CheckerboardOf(i), psi);
 }
 
 template <Precision P>
-__global__ void UnpackSpinorToSitesKernel(SpinorAccessor<P> in, double* __restrict__ sites, HostSites map,
-                                          int count) {
-  const int cb = blockIdx.x * blockDim.x + threadIdx.x;
-  if (cb >= count) return;
-  const auto loaded = in.Load(cb);
-  ColorSpinor<double> psi;
-  for (int s = 0; s < 4; ++s) {
-    for (int c = 0; c < 3; ++c) psi.v[s][c] = {static_cast<double>(loaded.v[s][c].re), static_cast<double>(loaded.v[s][c].im)};
-  }
-  if (map.change_basis) ChangeBasis(psi, map.r);
-  double* site = sites + 24 * map.Of(cb);
-  for (int s = 0; s < 4; ++s) {
-    for (int c = 0; c < 3; ++c) {
-      site[2 * (s + 4 * c)] = psi.v[s][c].re;
-      site[2 * (s + 4 * c) + 1] = psi.v[s][c].im;
+__global__ void __launch_bounds__(kSitesPerTile)
+    UnpackSpinorToSitesKernel(SpinorAccessor<P> even, SpinorAccessor<P> odd, double* __restrict__ sites,
+                              HostSites map, int count) {
+  __shared__ double tile[kSitesPerTile * kTileStride];
+  const int first = blockIdx.x * kSitesPerTile;
+  const int in_tile = min(kSitesPerTile, count - first);
+  if (static_cast<int>(threadIdx.x) < in_tile) {
+    const int i = first + threadIdx.x;
+    const auto loaded = (map.ParityOf(i) == 0 ? even : odd).Load(map.CheckerboardOf(i));
+    ColorSpinor<double> psi;
+    for (int s = 0; s < 4; ++s) {
+      for (int c = 0; c < 3; ++c) {
+        psi.v[s][c] = {static_cast<double>(loaded.v[s][c].re), static_cast<double>(loaded.v[s][c].im)};
+      }
+    }
+    if (map.change_basis) ChangeBasis(psi, map.r);
+    double* site = tile + threadIdx.x * kTileStride;
+    for (int s = 0; s < 4; ++s) {
+      for (int c = 0; c < 3; ++c) {
+        site[2 * (s + 4 * c)] = psi.v[s][c].re;
+        site[2 * (s + 4 * c) + 1] = psi.v[s][c].im;
+      }
     }
   }
+  __syncthreads();
+  double* run = sites + 24 * static_cast<std::size_t>(first);
+  for (int k = threadIdx.x; k < 24 * in_tile; k += kSitesPerTile) run[k] = tile[(k / 24) * kTileStride + k % 24];
 }
 
 template <Precision P>
@@ -249,53 +282,75 @@ void UnpackSpinors(const ConstSpinorView& source, double* canonical) {
   staging.CopyToHost(canonical, bytes);  // cudaMemcpy waits for the kernel and reports its faults
 }
 
-void PackSpinorsFromSites(const SpinorView& destination, const double* sites, bool full_lattice, bool change_basis,
+namespace {
+// The host-site map and the site count of a transfer straight from or to host sites: a whole-lattice field
+// (both parities given) or one parity's (the same view twice).
+HostSites MapOf(const ConstSpinorView& even, const ConstSpinorView& odd, bool change_basis, double r, int* count) {
+  const bool full_lattice = even.data != odd.data;
+  if (full_lattice && (even.parity != 0 || odd.parity != 1 || even.precision != odd.precision)) {
+    throw std::invalid_argument("field_packing: a whole-lattice transfer needs the even and the odd view of one field");
+  }
+  *count = full_lattice ? 2 * even.sites : even.sites;
+  return {{even.extents[0], even.extents[1], even.extents[2], even.extents[3]}, full_lattice, even.parity,
+          change_basis, r};
+}
+
+int Tiles(int count) { return (count + kSitesPerTile - 1) / kSitesPerTile; }
+}  // namespace
+
+void PackSpinorsFromSites(const SpinorView& even, const SpinorView& odd, const double* sites, bool change_basis,
                           double r) {
-  RequireData(destination.data, "PackSpinorsFromSites");
-  const SpinorView& v = destination;
-  switch (v.precision) {
+  RequireData(even.data, "PackSpinorsFromSites");
+  RequireData(odd.data, "PackSpinorsFromSites");
+  int count = 0;
+  const HostSites map = MapOf(even, odd, change_basis, r, &count);
+  switch (even.precision) {
     case Precision::kDouble:
-      PackSpinorFromSitesKernel<Precision::kDouble><<<Blocks(v.sites), kTransferBlock>>>(
-          MakeSpinorAccessor<Precision::kDouble>(v.data, v.norm, v.stride), sites,
-          MakeHostSites(v.extents, v.parity, full_lattice, change_basis, r), v.sites);
+      PackSpinorFromSitesKernel<Precision::kDouble><<<Tiles(count), kSitesPerTile>>>(
+          MakeSpinorAccessor<Precision::kDouble>(even.data, even.norm, even.stride),
+          MakeSpinorAccessor<Precision::kDouble>(odd.data, odd.norm, odd.stride), sites, map, count);
       break;
     case Precision::kSingle:
-      PackSpinorFromSitesKernel<Precision::kSingle><<<Blocks(v.sites), kTransferBlock>>>(
-          MakeSpinorAccessor<Precision::kSingle>(v.data, v.norm, v.stride), sites,
-          MakeHostSites(v.extents, v.parity, full_lattice, change_basis, r), v.sites);
+      PackSpinorFromSitesKernel<Precision::kSingle><<<Tiles(count), kSitesPerTile>>>(
+          MakeSpinorAccessor<Precision::kSingle>(even.data, even.norm, even.stride),
+          MakeSpinorAccessor<Precision::kSingle>(odd.data, odd.norm, odd.stride), sites, map, count);
       break;
     case Precision::kHalf:
-      PackSpinorFromSitesKernel<Precision::kHalf><<<Blocks(v.sites), kTransferBlock>>>(
-          MakeSpinorAccessor<Precision::kHalf>(v.data, v.norm, v.stride), sites,
-          MakeHostSites(v.extents, v.parity, full_lattice, change_basis, r), v.sites);
+      PackSpinorFromSitesKernel<Precision::kHalf><<<Tiles(count), kSitesPerTile>>>(
+          MakeSpinorAccessor<Precision::kHalf>(even.data, even.norm, even.stride),
+          MakeSpinorAccessor<Precision::kHalf>(odd.data, odd.norm, odd.stride), sites, map, count);
       break;
   }
   LQCD_CUDA_CHECK_LAUNCH();
   SynchronizeDevice();  // the host may change its field once this returns
 }
 
-void UnpackSpinorsToSites(const ConstSpinorView& source, double* sites, bool full_lattice, bool change_basis,
+void UnpackSpinorsToSites(const ConstSpinorView& even, const ConstSpinorView& odd, double* sites, bool change_basis,
                           double r) {
-  RequireData(source.data, "UnpackSpinorsToSites");
-  const ConstSpinorView& v = source;
-  // The accessor only reads here; it holds non-const pointers because kernels write through it too.
-  void* data = const_cast<void*>(v.data);
-  float* norm = const_cast<float*>(v.norm);
-  switch (v.precision) {
+  RequireData(even.data, "UnpackSpinorsToSites");
+  RequireData(odd.data, "UnpackSpinorsToSites");
+  int count = 0;
+  const HostSites map = MapOf(even, odd, change_basis, r, &count);
+  // The accessors only read here; they hold non-const pointers because kernels write through them too.
+  void* even_data = const_cast<void*>(even.data);
+  void* odd_data = const_cast<void*>(odd.data);
+  float* even_norm = const_cast<float*>(even.norm);
+  float* odd_norm = const_cast<float*>(odd.norm);
+  switch (even.precision) {
     case Precision::kDouble:
-      UnpackSpinorToSitesKernel<Precision::kDouble><<<Blocks(v.sites), kTransferBlock>>>(
-          MakeSpinorAccessor<Precision::kDouble>(data, norm, v.stride), sites,
-          MakeHostSites(v.extents, v.parity, full_lattice, change_basis, r), v.sites);
+      UnpackSpinorToSitesKernel<Precision::kDouble><<<Tiles(count), kSitesPerTile>>>(
+          MakeSpinorAccessor<Precision::kDouble>(even_data, even_norm, even.stride),
+          MakeSpinorAccessor<Precision::kDouble>(odd_data, odd_norm, odd.stride), sites, map, count);
       break;
     case Precision::kSingle:
-      UnpackSpinorToSitesKernel<Precision::kSingle><<<Blocks(v.sites), kTransferBlock>>>(
-          MakeSpinorAccessor<Precision::kSingle>(data, norm, v.stride), sites,
-          MakeHostSites(v.extents, v.parity, full_lattice, change_basis, r), v.sites);
+      UnpackSpinorToSitesKernel<Precision::kSingle><<<Tiles(count), kSitesPerTile>>>(
+          MakeSpinorAccessor<Precision::kSingle>(even_data, even_norm, even.stride),
+          MakeSpinorAccessor<Precision::kSingle>(odd_data, odd_norm, odd.stride), sites, map, count);
       break;
     case Precision::kHalf:
-      UnpackSpinorToSitesKernel<Precision::kHalf><<<Blocks(v.sites), kTransferBlock>>>(
-          MakeSpinorAccessor<Precision::kHalf>(data, norm, v.stride), sites,
-          MakeHostSites(v.extents, v.parity, full_lattice, change_basis, r), v.sites);
+      UnpackSpinorToSitesKernel<Precision::kHalf><<<Tiles(count), kSitesPerTile>>>(
+          MakeSpinorAccessor<Precision::kHalf>(even_data, even_norm, even.stride),
+          MakeSpinorAccessor<Precision::kHalf>(odd_data, odd_norm, odd.stride), sites, map, count);
       break;
   }
   LQCD_CUDA_CHECK_LAUNCH();

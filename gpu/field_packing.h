@@ -21,15 +21,17 @@ void UnpackSpinors(const ConstSpinorView& source, double* canonical);
 // The same straight from and to the host field's own storage, read and written by the kernels over the bus
 // (`sites`: the device address of page-locked host memory, device_buffer.h MappedHostPointer), with no
 // canonical array in between. Host site layout (reference/types.h SiteSpinor: a column-major 4 x 3 complex
-// matrix): 24 doubles per site, index 24 * site + 2 * (spin + 4 * colour) + reim. `full_lattice`: the sites are
-// the whole lattice in lexicographic order and the view's parity picks its own (checkerboard index cb is site
-// CheckerboardSite(cb, parity).full_index); else the host holds just the view's parity, site = cb.
+// matrix): 24 doubles per site, index 24 * site + 2 * (spin + 4 * colour) + reim. A whole-lattice field passes
+// its even and odd views: the host holds the whole lattice in lexicographic order, site i going to checkerboard
+// index i / 2 of its parity's view. A one-parity field passes its view twice: the host holds that parity's
+// sites, site = checkerboard index. One kernel moves all the sites, reading or writing runs of consecutive host
+// sites (what the bus carries at its rate).
 // `change_basis`: the DeGrand-Rossi <-> UKQCD change at each site, (u + l) r and (u - l) r with the host's r =
 // 1 / sqrt 2, in double with every operation rounded on its own (no fused multiply-add), as the host computes it:
 // the values equal those of the canonical path bit for bit.
-void PackSpinorsFromSites(const SpinorView& destination, const double* sites, bool full_lattice, bool change_basis,
+void PackSpinorsFromSites(const SpinorView& even, const SpinorView& odd, const double* sites, bool change_basis,
                           double r);
-void UnpackSpinorsToSites(const ConstSpinorView& source, double* sites, bool full_lattice, bool change_basis,
+void UnpackSpinorsToSites(const ConstSpinorView& even, const ConstSpinorView& odd, double* sites, bool change_basis,
                           double r);
 
 void PackGauge(const GaugeView& destination, const double* canonical);
