@@ -1,6 +1,7 @@
-// plaquette.cc: MeasurePlaquette (plaquette.h), built with OpenMP.
+// plaquette.cc: MeasurePlaquette and LinkTrace (plaquette.h), built with OpenMP.
 #include "reference/plaquette.h"
 
+#include <cstdint>
 #include <vector>
 
 namespace lqcd {
@@ -31,5 +32,19 @@ PlaquetteAverages MeasurePlaquette(const GaugeField<T>& u) {
 
 template PlaquetteAverages MeasurePlaquette(const GaugeField<float>& u);
 template PlaquetteAverages MeasurePlaquette(const GaugeField<double>& u);
+
+template <typename T>
+double LinkTrace(const GaugeField<T>& u) {
+  const std::int64_t links = static_cast<std::int64_t>(u.links().size());
+  std::vector<double> traces(links);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < links; ++i) traces[i] = static_cast<double>(u.links()[i].trace().real());
+  double sum = 0;
+  for (std::int64_t i = 0; i < links; ++i) sum += traces[i];  // in link order: independent of the threads
+  return sum / (3.0 * links);
+}
+
+template double LinkTrace(const GaugeField<float>& u);
+template double LinkTrace(const GaugeField<double>& u);
 
 }  // namespace lqcd

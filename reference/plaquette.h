@@ -7,7 +7,7 @@
 // MILC prints the same averages NOT divided by 3; the NERSC header's PLAQUETTE is the total average.
 // LinkTrace is <Re Tr U_mu(n)> / 3 over all sites and directions (NERSC's LINK_TRACE). Sums in double.
 // Threads: MeasurePlaquette computes the plaquettes of a plane on all OpenMP threads and then sums them in site
-// order on one, so its result is the same bits for any thread count.
+// order on one, so its result is the same bits for any thread count; LinkTrace the same with the links' traces.
 #pragma once
 
 #include <array>
@@ -36,10 +36,8 @@ extern template PlaquetteAverages MeasurePlaquette(const GaugeField<float>& u);
 extern template PlaquetteAverages MeasurePlaquette(const GaugeField<double>& u);
 
 template <typename T>
-double LinkTrace(const GaugeField<T>& u) {
-  double sum = 0;
-  for (const auto& link : u.links()) sum += static_cast<double>(link.trace().real());
-  return sum / (3.0 * u.links().size());
-}
+double LinkTrace(const GaugeField<T>& u);
+extern template double LinkTrace(const GaugeField<float>& u);
+extern template double LinkTrace(const GaugeField<double>& u);
 
 }  // namespace lqcd

@@ -1,6 +1,7 @@
 // gauge_file_common.cc: shared pieces of the configuration-file readers and writers (see the header).
 #include "reference/io/gauge_file_common.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -215,7 +216,12 @@ void CheckLinksAreSU3(const std::string& source, const GaugeField<double>& u, do
                       GaugeFileMetadata* metadata) {
   static const char* kAxis = "xyzt";
   const Lattice& lat = u.lattice();
+  // On every thread: the largest deviations of the links that pass, and the first link (in site, then mu
+  // order) that fails. Maxima and the minimum index do not depend on the order, so neither the numbers nor the
+  // link named in the error depend on the threads.
   double max_unitarity = 0, max_det = 0;
+  std::int64_t first_failure = std::numeric_limits<std::int64_t>::max();
+#pragma omp parallel for schedule(static) reduction(max : max_unitarity, max_det) reduction(min : first_failure)
   for (int site = 0; site < lat.volume(); ++site) {
     for (int mu = 0; mu < kDims; ++mu) {
       const ColorMatrix<double>& link = u.Link(site, mu);
@@ -223,17 +229,23 @@ void CheckLinksAreSU3(const std::string& source, const GaugeField<double>& u, do
       const double det = DeterminantDeviation(link);
       // Negated comparisons: NaN and infinities fail them.
       if (!(unitarity <= tolerance) || !(det <= tolerance)) {
-        const Coordinates n = lat.Coords(site);
-        char message[400];
-        std::snprintf(message, sizeof message,
-                      "link U_%c(x=%d,y=%d,z=%d,t=%d) (site %d, mu = %d) is not in SU(3): max |(U U^dag - 1)_ij| = "
-                      "%.3g, |det U - 1| = %.3g, tolerance %.3g",
-                      kAxis[mu], n[0], n[1], n[2], n[3], site, mu, unitarity, det, tolerance);
-        ThrowGaugeFileError(source, message);
+        first_failure = std::min(first_failure, static_cast<std::int64_t>(kDims) * site + mu);
+        continue;
       }
       if (unitarity > max_unitarity) max_unitarity = unitarity;
       if (det > max_det) max_det = det;
     }
+  }
+  if (first_failure != std::numeric_limits<std::int64_t>::max()) {
+    const int site = static_cast<int>(first_failure / kDims), mu = static_cast<int>(first_failure % kDims);
+    const Coordinates n = lat.Coords(site);
+    char message[400];
+    std::snprintf(message, sizeof message,
+                  "link U_%c(x=%d,y=%d,z=%d,t=%d) (site %d, mu = %d) is not in SU(3): max |(U U^dag - 1)_ij| = "
+                  "%.3g, |det U - 1| = %.3g, tolerance %.3g",
+                  kAxis[mu], n[0], n[1], n[2], n[3], site, mu, UnitarityDeviation(u.Link(site, mu)),
+                  DeterminantDeviation(u.Link(site, mu)), tolerance);
+    ThrowGaugeFileError(source, message);
   }
   metadata->max_unitarity_deviation = max_unitarity;
   metadata->max_determinant_deviation = max_det;

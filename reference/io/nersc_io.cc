@@ -1,6 +1,7 @@
 // nersc_io.cc: NERSC gauge configuration reader and writer (see nersc_io.h).
 #include "reference/io/nersc_io.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
 #include <map>
@@ -42,12 +43,17 @@ const char* FloatingPointOf(FloatPrecision precision, ByteOrder order) {
 
 // Sum mod 2^32 of the stored reals as 32-bit words; a float64 contributes its high and low halves, so
 // the sum does not depend on the byte order the words were written in.
+// Addition mod 2^32 is associative and commutative, so the threads' partial sums give the same result in any
+// order.
 std::uint32_t StoredWordSum(const std::uint8_t* data, std::size_t n_reals, FloatPrecision precision, ByteOrder order) {
   std::uint32_t sum = 0;
+  const std::int64_t n = static_cast<std::int64_t>(n_reals);
   if (precision == FloatPrecision::kSingle) {
-    for (std::size_t i = 0; i < n_reals; ++i) sum += LoadU32(data + 4 * i, order);
+#pragma omp parallel for schedule(static) reduction(+ : sum)
+    for (std::int64_t i = 0; i < n; ++i) sum += LoadU32(data + 4 * i, order);
   } else {
-    for (std::size_t i = 0; i < n_reals; ++i) {
+#pragma omp parallel for schedule(static) reduction(+ : sum)
+    for (std::int64_t i = 0; i < n; ++i) {
       const std::uint64_t bits = LoadU64(data + 8 * i, order);
       sum += static_cast<std::uint32_t>(bits) + static_cast<std::uint32_t>(bits >> 32);
     }
@@ -216,7 +222,9 @@ GaugeConfiguration ReadNerscFromBytes(const std::uint8_t* data, std::size_t size
   GaugeField<double>& u = config.field;
   meta.extents = u.lattice().extents();
   const std::size_t link_bytes = StoredLinkBytes(rows, fp->precision);
-  for (std::size_t i = 0; i < u.links().size(); ++i) {
+  const std::int64_t links = static_cast<std::int64_t>(u.links().size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < links; ++i) {
     u.links()[i] = DecodeLink(payload + i * link_bytes, rows, fp->precision, fp->order);
   }
   CheckLinksAreSU3(source, u, UnitarityTolerance(fp->precision, options), &meta);

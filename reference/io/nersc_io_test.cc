@@ -3,6 +3,7 @@
 #include "reference/io/nersc_io.h"
 
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <cmath>
 #include <cstring>
@@ -196,6 +197,40 @@ TEST(NerscRoundTripTest, EveryChangedDataByteIsCaughtByTheChecksum) {
     const std::string message = ErrorReading(bad);
     ASSERT_NE(message.find("CHECKSUM = "), std::string::npos) << "byte " << i << ": " << message;
   }
+}
+
+// The reader's checks run on every OpenMP thread (checksum, decoding, SU(3) check, plaquette, link trace):
+// the same metadata and values to the bit with 1, 2 and 3 threads, and the first failing link (site, then mu
+// order) is the one named whichever thread finds which.
+TEST(NerscReaderTest, ThreadsChangeNoBitAndTheFirstBadLinkIsNamed) {
+  const Bytes bytes = WriteNerscToBytes(RandomSu3Field(Lattice(4, 4, 2, 6), 8));
+  GaugeField<double> bad = RandomSu3Field(Lattice(2, 2, 2, 2), 5);
+  bad.Link(3, 2) *= 1.001;
+  bad.Link(12, 0) *= 1.001;  // later in site order, in another thread's share
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const GaugeConfiguration one = ReadNerscFromBytes(bytes.data(), bytes.size(), "test.cfg");
+  for (int threads : {2, 3}) {
+    omp_set_num_threads(threads);
+    const GaugeConfiguration c = ReadNerscFromBytes(bytes.data(), bytes.size(), "test.cfg");
+    EXPECT_EQ(c.metadata.checksums.at(0).value, one.metadata.checksums.at(0).value) << threads;
+    EXPECT_EQ(c.metadata.max_unitarity_deviation, one.metadata.max_unitarity_deviation) << threads;
+    EXPECT_EQ(c.metadata.max_determinant_deviation, one.metadata.max_determinant_deviation) << threads;
+    EXPECT_EQ(LinkTrace(c.field), LinkTrace(one.field)) << threads;
+    EXPECT_EQ(MeasurePlaquette(c.field).total, MeasurePlaquette(one.field).total) << threads;
+    EXPECT_TRUE(c.field.links() == one.field.links()) << threads;
+  }
+  for (int threads : {1, 2, 3, 4}) {
+    omp_set_num_threads(threads);
+    const std::string message = GaugeFileErrorOf([&] { WriteNerscToBytes(bad); });
+    EXPECT_NE(message.find("U_z(x=1,y=1,z=0,t=0) (site 3, mu = 2) is not in SU(3)"), std::string::npos)
+        << threads << " threads: " << message;
+  }
+  omp_set_num_threads(saved);
+  // LinkTrace is <Re Tr U> / 3 summed in link order, as written out here.
+  double sum = 0;
+  for (const auto& link : one.field.links()) sum += link.trace().real();
+  EXPECT_EQ(LinkTrace(one.field), sum / (3.0 * one.field.links().size()));
 }
 
 TEST(NerscWriterTest, RefusesLinksTheReaderWouldReject) {

@@ -36,6 +36,8 @@
 //     solution is unique when it exists; NaN where it does not (ratio on the wrong side of 1, C <= 0).
 // Errors: std::invalid_argument for a source site off the lattice, columns on another lattice or subset,
 // or correlators of the wrong length.
+// Threads: the constructor, PionCorrelator and ColumnNorms use every OpenMP thread; their results do not depend on
+// the number (sums over sites are added in site order on one thread).
 // Aliasing: none (everything returns new values).
 #pragma once
 
@@ -76,6 +78,10 @@ class PointPropagator {
   int source_site_;
   std::vector<SpinorField<double>> columns_;
 };
+
+// |column (s, c)| at index 3 s + c, each summed over the sites in site order (Norm2 of spinor_algebra.h), so the
+// same whatever the number of threads computing the columns side by side.
+std::vector<double> ColumnNorms(const PointPropagator& s);
 
 // A solve of M psi = eta for one point source: returns psi (full lattice, double).
 using PointSourceSolve = std::function<SpinorField<double>(const SpinorField<double>& source, int spin, int colour)>;

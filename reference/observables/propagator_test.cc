@@ -13,6 +13,7 @@
 #include "reference/observables/propagator.h"
 
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <Eigen/Dense>
 #include <cmath>
@@ -342,6 +343,34 @@ TEST(PionCorrelatorTest, KappaNormalisedPropagatorIsMInverseOverTwoKappa) {
 }
 
 // ---- Effective masses ----
+
+// PionCorrelator and ColumnNorms run on every OpenMP thread: the same bits with 1, 2 and 3 threads, and the
+// same as the single-threaded definitions written out here (each site's 12 columns summed, then the sites added
+// into C(t) in site order; each column's Norm2).
+TEST(PionCorrelatorTest, ThreadsChangeNoBit) {
+  const Lattice lattice(4, 2, 2, 6);
+  PointPropagator s(lattice, lattice.Index({1, 0, 1, 2}));
+  for (int k = 0; k < 12; ++k) FillGaussian(s.MutableColumn(k / 3, k % 3), 40 + k);
+  std::vector<double> c(lattice.extent(3), 0.0);
+  for (int site = 0; site < lattice.volume(); ++site) {
+    double sum = 0;
+    for (int k = 0; k < 12; ++k) sum += s.Column(k / 3, k % 3)[site].squaredNorm();
+    c[(lattice.Coords(site)[3] - 2 + 6) % 6] += sum;
+  }
+  std::vector<double> norms(12);
+  for (int k = 0; k < 12; ++k) norms[k] = std::sqrt(Norm2(s.Column(k / 3, k % 3)));
+  const int saved = omp_get_max_threads();
+  for (int threads : {1, 2, 3}) {
+    omp_set_num_threads(threads);
+    const std::vector<double> correlator = PionCorrelator(s), column_norms = ColumnNorms(s);
+    for (int t = 0; t < 6; ++t) EXPECT_EQ(correlator[t], c[t]) << threads << " threads, t = " << t;
+    for (int k = 0; k < 12; ++k) EXPECT_EQ(column_norms[k], norms[k]) << threads << " threads, column " << k;
+  }
+  omp_set_num_threads(saved);
+  // New columns are zero (a zero initial guess for solvers writing in place).
+  const PointPropagator fresh(lattice, 0);
+  for (int k = 0; k < 12; ++k) EXPECT_EQ(Norm2(fresh.Column(k / 3, k % 3)), 0.0) << "column " << k;
+}
 
 TEST(EffectiveMassTest, CoshFormRecoversTheMassOfAnExactCosh) {
   const int lt = 16;
