@@ -60,8 +60,9 @@ inline double PropagatorError(const std::vector<PropagatorSolveRecord>& solves,
 }
 // |x| of each record's column of the whole propagator, in the records' order.
 inline std::vector<double> ColumnNorms(const PropagatorRun& run) {
+  const std::vector<double> by_column = lqcd::ColumnNorms(run.propagator);  // the 12 columns side by side
   std::vector<double> norms;
-  for (const PropagatorSolveRecord& r : run.solves) norms.push_back(std::sqrt(Norm2(run.propagator.Column(r.spin, r.colour))));
+  for (const PropagatorSolveRecord& r : run.solves) norms.push_back(by_column[3 * r.spin + r.colour]);
   return norms;
 }
 inline double PropagatorError(const PropagatorRun& run, double inverse_norm, double t_norm) {

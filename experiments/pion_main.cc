@@ -552,6 +552,10 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
 
   // Configuration.
   const std::unique_ptr<SweepEngine> sweeps_on = experiments::MakeSweepEngine(backend);  // generation follows --backend
+  const auto since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
+  const auto configuration_start = std::chrono::steady_clock::now();
   Configuration config = LoadOrGenerate(o, output, partitioned ? communicator : nullptr, sweeps_on.get());
   const GaugeField<double>& u = config.field;
   const Lattice& lattice = u.lattice();
@@ -562,6 +566,9 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
             << "plaquette <Re Tr U_p>/3: " << Fixed(plaq.total, 8) << " (spatial " << Fixed(plaq.spatial, 8)
             << ", temporal " << Fixed(plaq.temporal, 8) << "); link trace <Re Tr U>/3: " << Fixed(LinkTrace(u), 8)
             << "\n";
+  // Reading (or generating) and checking the configuration, and its plaquette above: the job's time before any
+  // solve (printed with the others at the end).
+  const double configuration_seconds = since(configuration_start);
   if (partitioned) {
     std::cout << "domain decomposition: grid " << o.grid.ToString() << ", local lattice per rank "
               << Lattice(o.grid.LocalExtents(lattice.extents())).ToString() << "\n";
@@ -617,19 +624,28 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
     bool all_converged = false;
     std::vector<double> correlator, column_norms;
   } run;
+  // The propagator's time: the 12 solves with their setup (fields, links on the device), then the correlator and
+  // the columns' norms from what the solves kept.
+  const auto propagator_start = std::chrono::steady_clock::now();
+  double contraction_seconds = 0;
   if (distributed) {
     const std::unique_ptr<experiments::DistributedDiracSolver> solver =
         experiments::MakeDistributedDiracSolver(backend, u);
     const experiments::DistributedPropagatorRun pieces =
         experiments::ComputeDistributedPropagator(*solver, lattice, action, o.spec, source, print_record);
+    const auto contraction_start = std::chrono::steady_clock::now();
     run = {pieces.solves, pieces.seconds, pieces.all_converged(), experiments::PionCorrelator(pieces, *communicator),
            experiments::ColumnNorms(pieces, *communicator)};
+    contraction_seconds = since(contraction_start);
   } else {
     const PropagatorRun whole =
         ComputePropagator(u, action, o.spec, backend, solve_threads, source, print_record, rhs_block);
+    const auto contraction_start = std::chrono::steady_clock::now();
     run = {whole.solves, whole.seconds, whole.all_converged(), PionCorrelator(whole.propagator),
            experiments::ColumnNorms(whole)};
+    contraction_seconds = since(contraction_start);
   }
+  const double propagator_seconds = since(propagator_start);
   if (backend.kind == BackendKind::kGpu) {
     std::cout << "device memory of the fields: peak " << Fixed(gpu::DeviceBufferPeakBytes() / 1e9, 2)
               << " GB (links in every layout used, solver and transfer fields" << (partitioned ? "; rank 0's GPU" : "")
@@ -761,6 +777,9 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
             << "verified_on," << ToString(backend.verify) << "\n"
             << "iterations," << iterations << "\n"
             << "solve_seconds," << run.seconds << "\n"
+            << "configuration_seconds," << configuration_seconds << "\n"
+            << "propagator_seconds," << propagator_seconds << "\n"
+            << "contraction_seconds," << contraction_seconds << "\n"
             << "gflops," << flops / run.seconds * 1e-9 << "\n"
             << "all_converged," << (run.all_converged ? 1 : 0) << "\n"
             << "inverse_norm," << inverse_norm << "\n"
@@ -785,8 +804,13 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
     if (status != 0) throw std::runtime_error("the plot script failed (exit status " + std::to_string(status) + ")");
     std::cout << "wrote " << png.string() << " (log C(t) and both effective masses)\n";
   }
-  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cout << "total time: " << Fixed(total, 1) << " s\n";
+  const double total = since(start);
+  std::cout << "total time: " << Fixed(total, 1) << " s (configuration read or generated and checked "
+            << Fixed(configuration_seconds, 1) << " s; propagator " << Fixed(propagator_seconds, 1)
+            << " s: the 12 solves with the solver's setup " << Fixed(run.seconds, 1) << " s, correlator and column norms "
+            << Fixed(contraction_seconds, 1) << " s, the propagator's host fields "
+            << Fixed(propagator_seconds - run.seconds - contraction_seconds, 1) << " s; the rest of the job "
+            << Fixed(total - configuration_seconds - propagator_seconds, 1) << " s)\n";
   return run.all_converged ? 0 : 2;
 }
 

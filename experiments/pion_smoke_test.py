@@ -63,6 +63,15 @@ class PionSmokeTest(unittest.TestCase):
             self.assertGreaterEqual(float(row["column_seconds"]) * (1 + 1e-9), parts)
             self.assertEqual(float(row["transfer_seconds"]), 0.0)
             self.assertGreater(float(row["check_seconds"]), 0.0)
+        # The job's phases (summary.csv, printed with 10 digits): disjoint intervals of the job, the solves and
+        # the contraction inside the propagator's.
+        summary = {r["key"]: r["value"] for r in read_rows(os.path.join(self.out, "summary.csv"))}
+        phase = {k: float(summary[k + "_seconds"]) for k in ("configuration", "propagator", "solve", "contraction")}
+        for k, v in phase.items():
+            self.assertGreater(v, 0.0, k)
+        self.assertGreaterEqual(phase["propagator"] * (1 + 1e-9), phase["solve"] + phase["contraction"])
+        self.assertIn("total time: ", text)
+        self.assertIn("s; propagator ", text)
         corr = read_rows(os.path.join(self.out, "pion_correlator.csv"))
         self.assertEqual([int(r["t"]) for r in corr], list(range(8)))
         kappa = 0.12
