@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "experiments/dirac_solver.h"
+#include "experiments/stopwatch.h"
 #include "experiments/fermion_action.h"
 #include "gpu/comm/communicator.h"
 #include "gpu/spec_solver.h"
@@ -41,16 +42,6 @@ void RequireSystemFields(const GaugeField<double>& u, const SpinorField<double>&
 
 // Throws std::invalid_argument unless b and x have the same length >= 1, no null field, the x[k] distinct.
 void RequireBlockShapes(const std::vector<const SpinorField<double>*>& b, const std::vector<SpinorField<double>*>& x);
-
-// Wall seconds since construction (SolveOutcome's transfer and check times: the transfers and the residual end
-// with a synchronous copy or host read, so their wall time is their time).
-class Stopwatch {
- public:
-  double Seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
-
- private:
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-};
 
 // True when every component of x is exactly zero (a zero initial guess needs no upload).
 bool IsZero(const SpinorField<double>& x);

@@ -1,19 +1,16 @@
 // distributed_propagator.cc: see distributed_propagator.h.
 #include "experiments/distributed_propagator.h"
 
-#include <chrono>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
+#include "experiments/stopwatch.h"
 #include "gpu/device_buffer.h"
 #include "reference/spinor_algebra.h"
 
 namespace lqcd::experiments {
 namespace {
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // The local site of the global `site` on this rank, or -1 when another rank holds it.
 int LocalSiteOf(const Lattice& global, const Lattice& local, const Coordinates& offset, int site) {
@@ -54,7 +51,7 @@ DistributedPropagatorRun ComputeDistributedPropagator(DistributedDiracSolver& so
   // (device_spinor_field.h).
   const std::size_t bytes = sizeof(SiteSpinor<double>) * static_cast<std::size_t>(local.volume());
   const gpu::HostRegistration pin_b(b.data().data(), bytes), pin_x(x.data().data(), bytes);
-  const auto start = std::chrono::steady_clock::now();
+  const Stopwatch run_time;
   for (int k = 0; k < 12; ++k) {
     const int spin = k / 3, colour = k % 3;
     if (source_here >= 0) {
@@ -62,14 +59,14 @@ DistributedPropagatorRun ComputeDistributedPropagator(DistributedDiracSolver& so
       b[source_here](spin, colour) = 1;
     }
     if (k > 0) SetZero(x);  // the initial guess
-    const auto column_start = std::chrono::steady_clock::now();
+    const Stopwatch column_time;
     const SolveOutcome outcome = solver.SolveLocal(action, spec, b, x);
-    run.solves.push_back(RecordOf(spin, colour, outcome, SecondsSince(column_start)));
+    run.solves.push_back(RecordOf(spin, colour, outcome, column_time.Seconds()));
     AddPionSiteSums(run.site_sums, x);
     run.piece_norms2.push_back(Norm2(x));
     if (observer) observer(run.solves.back());
   }
-  run.seconds = SecondsSince(start);
+  run.seconds = run_time.Seconds();
   return run;
 }
 

@@ -70,6 +70,7 @@
 #include "experiments/inverse_norm.h"
 #include "experiments/plot_runner.h"
 #include "experiments/propagator_driver.h"
+#include "experiments/stopwatch.h"
 #include "experiments/sweep_engine.h"
 #include "experiments/text_format.h"
 #include "gpu/device_buffer.h"
@@ -552,10 +553,7 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
 
   // Configuration.
   const std::unique_ptr<SweepEngine> sweeps_on = experiments::MakeSweepEngine(backend);  // generation follows --backend
-  const auto since = [](std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-  };
-  const auto configuration_start = std::chrono::steady_clock::now();
+  const experiments::Stopwatch configuration_time;
   Configuration config = LoadOrGenerate(o, output, partitioned ? communicator : nullptr, sweeps_on.get());
   const GaugeField<double>& u = config.field;
   const Lattice& lattice = u.lattice();
@@ -568,7 +566,7 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
             << "\n";
   // Reading (or generating) and checking the configuration, and its plaquette above: the job's time before any
   // solve (printed with the others at the end).
-  const double configuration_seconds = since(configuration_start);
+  const double configuration_seconds = configuration_time.Seconds();
   if (partitioned) {
     std::cout << "domain decomposition: grid " << o.grid.ToString() << ", local lattice per rank "
               << Lattice(o.grid.LocalExtents(lattice.extents())).ToString() << "\n";
@@ -626,26 +624,26 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
   } run;
   // The propagator's time: the 12 solves with their setup (fields, links on the device), then the correlator and
   // the columns' norms from what the solves kept.
-  const auto propagator_start = std::chrono::steady_clock::now();
+  const experiments::Stopwatch propagator_time;
   double contraction_seconds = 0;
   if (distributed) {
     const std::unique_ptr<experiments::DistributedDiracSolver> solver =
         experiments::MakeDistributedDiracSolver(backend, u);
     const experiments::DistributedPropagatorRun pieces =
         experiments::ComputeDistributedPropagator(*solver, lattice, action, o.spec, source, print_record);
-    const auto contraction_start = std::chrono::steady_clock::now();
+    const experiments::Stopwatch contraction_time;
     run = {pieces.solves, pieces.seconds, pieces.all_converged(), experiments::PionCorrelator(pieces, *communicator),
            experiments::ColumnNorms(pieces, *communicator)};
-    contraction_seconds = since(contraction_start);
+    contraction_seconds = contraction_time.Seconds();
   } else {
     const PropagatorRun whole =
         ComputePropagator(u, action, o.spec, backend, solve_threads, source, print_record, rhs_block);
-    const auto contraction_start = std::chrono::steady_clock::now();
+    const experiments::Stopwatch contraction_time;
     run = {whole.solves, whole.seconds, whole.all_converged(), PionCorrelator(whole.propagator),
            experiments::ColumnNorms(whole)};
-    contraction_seconds = since(contraction_start);
+    contraction_seconds = contraction_time.Seconds();
   }
-  const double propagator_seconds = since(propagator_start);
+  const double propagator_seconds = propagator_time.Seconds();
   if (backend.kind == BackendKind::kGpu) {
     std::cout << "device memory of the fields: peak " << Fixed(gpu::DeviceBufferPeakBytes() / 1e9, 2)
               << " GB (links in every layout used, solver and transfer fields" << (partitioned ? "; rank 0's GPU" : "")
@@ -804,7 +802,7 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
     if (status != 0) throw std::runtime_error("the plot script failed (exit status " + std::to_string(status) + ")");
     std::cout << "wrote " << png.string() << " (log C(t) and both effective masses)\n";
   }
-  const double total = since(start);
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << "total time: " << Fixed(total, 1) << " s (configuration read or generated and checked "
             << Fixed(configuration_seconds, 1) << " s; propagator " << Fixed(propagator_seconds, 1)
             << " s: the 12 solves with the solver's setup " << Fixed(run.seconds, 1) << " s, correlator and column norms "

@@ -2,7 +2,6 @@
 #include "experiments/propagator_driver.h"
 
 #include <algorithm>
-#include <chrono>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -12,14 +11,10 @@
 #include <thread>
 #include <utility>
 
+#include "experiments/stopwatch.h"
 #include "gpu/device_buffer.h"
 
 namespace lqcd::experiments {
-namespace {
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-}  // namespace
 
 PropagatorSolveRecord RecordOf(int spin, int colour, const SolveOutcome& outcome, double column_seconds) {
   return {spin,           colour, outcome.result, outcome.true_residual, outcome.verified_on, column_seconds,
@@ -49,7 +44,7 @@ PropagatorRun ComputePropagator(const GaugeField<double>& u, const FermionAction
     throw std::invalid_argument("ComputePropagator: rhs_block must be in 1..12, got " + std::to_string(rhs_block));
   }
   PointPropagator propagator(u.lattice(), source_site);
-  const auto start = std::chrono::steady_clock::now();
+  const Stopwatch run_time;
   if (rhs_block > 1) {
     const std::unique_ptr<DiracSolver> solver = MakeDiracSolver(backend, u);
     std::vector<PropagatorSolveRecord> records;
@@ -63,9 +58,9 @@ PropagatorRun ComputePropagator(const GaugeField<double>& u, const FermionAction
         x_pointers.push_back(&propagator.MutableColumn(k / 3, k % 3));
       }
       for (const SpinorField<double>& source : b) b_pointers.push_back(&source);
-      const auto block_start = std::chrono::steady_clock::now();
+      const Stopwatch block_time;
       const std::vector<SolveOutcome> outcomes = solver->SolveBlock(action, spec, b_pointers, x_pointers);
-      const double block_seconds = SecondsSince(block_start);
+      const double block_seconds = block_time.Seconds();
       for (int j = 0; j < count; ++j) {
         const int k = first + j;
         records.push_back(RecordOf(k / 3, k % 3, outcomes[j], block_seconds / count));
@@ -73,7 +68,7 @@ PropagatorRun ComputePropagator(const GaugeField<double>& u, const FermionAction
       }
     }
     PropagatorRun run{std::move(propagator), std::move(records), 0};
-    run.seconds = SecondsSince(start);
+    run.seconds = run_time.Seconds();
     return run;
   }
 
@@ -106,9 +101,9 @@ PropagatorRun ComputePropagator(const GaugeField<double>& u, const FermionAction
         b[source_site].setZero();
         b[source_site](spin, colour) = 1;
         // Solved in place into the propagator's column (zero: the initial guess); each worker writes its own.
-        const auto column_start = std::chrono::steady_clock::now();
+        const Stopwatch column_time;
         const SolveOutcome outcome = solver->Solve(action, spec, b, propagator.MutableColumn(spin, colour));
-        const double column_seconds = SecondsSince(column_start);
+        const double column_seconds = column_time.Seconds();
         PropagatorSolveRecord record = RecordOf(spin, colour, outcome, column_seconds);
         const std::lock_guard<std::mutex> lock(mutex);
         records[k] = std::move(record);
@@ -131,7 +126,7 @@ PropagatorRun ComputePropagator(const GaugeField<double>& u, const FermionAction
   for (std::thread& t : pool) t.join();
   if (failure) std::rethrow_exception(failure);
   PropagatorRun run{std::move(propagator), std::move(records), 0};
-  run.seconds = SecondsSince(start);
+  run.seconds = run_time.Seconds();
   return run;
 }
 
