@@ -2,9 +2,11 @@
 #include "experiments/dirac_solver.h"
 
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "experiments/dirac_solver_internal.h"
 #include "gpu/device.h"
@@ -243,6 +245,48 @@ std::unique_ptr<DistributedDiracSolver> MakeDistributedDiracSolver(const Backend
         "global fields)");
   }
   return internal::MakePartitionedDiracSolver(u, choice.verify, *choice.communicator, choice.transport);
+}
+
+namespace {
+
+// One process whose piece is the whole lattice: every call goes to the wrapped solver.
+class WholeLatticeSolver final : public DistributedDiracSolver {
+ public:
+  WholeLatticeSolver(std::unique_ptr<DiracSolver> solver, const Lattice& lattice)
+      : solver_(std::move(solver)), lattice_(lattice) {}
+
+  const Lattice& local_lattice() const override { return lattice_; }
+  comm::Communicator& communicator() const override { return communicator_; }
+  SolveOutcome SolveLocal(const FermionAction& action, const solvers::SolverSpec& spec, const SpinorField<double>& b,
+                          SpinorField<double>& x) override {
+    return solver_->Solve(action, spec, b, x);
+  }
+  SolveOutcome Solve(const FermionAction& action, const solvers::SolverSpec& spec, const SpinorField<double>& b,
+                     SpinorField<double>& x) override {
+    return solver_->Solve(action, spec, b, x);
+  }
+  std::vector<SolveOutcome> SolveBlock(const FermionAction& action, const solvers::SolverSpec& spec,
+                                       const std::vector<const SpinorField<double>*>& b,
+                                       const std::vector<SpinorField<double>*>& x) override {
+    return solver_->SolveBlock(action, spec, b, x);
+  }
+  bool SolvesAsBlock(const FermionAction& action, const solvers::SolverSpec& spec) const override {
+    return solver_->SolvesAsBlock(action, spec);
+  }
+  BackendKind backend() const override { return solver_->backend(); }
+
+ private:
+  std::unique_ptr<DiracSolver> solver_;
+  Lattice lattice_;
+  mutable comm::SingleProcessCommunicator communicator_;  // stateless; communicator() hands it out non-const
+};
+
+}  // namespace
+
+std::unique_ptr<DistributedDiracSolver> MakeWholeLatticeSolver(std::unique_ptr<DiracSolver> solver,
+                                                               const Lattice& lattice) {
+  if (!solver) throw std::invalid_argument("MakeWholeLatticeSolver: no solver");
+  return std::make_unique<WholeLatticeSolver>(std::move(solver), lattice);
 }
 
 }  // namespace lqcd::experiments

@@ -133,6 +133,12 @@ class DistributedDiracSolver : public DiracSolver {
 std::unique_ptr<DistributedDiracSolver> MakeDistributedDiracSolver(const BackendChoice& choice,
                                                                    const GaugeField<double>& u);
 
+// One process whose piece is the whole lattice (a one-rank grid, comm::SingleProcessCommunicator): `solver`
+// behind DistributedDiracSolver's interface, SolveLocal being solver->Solve, so that the drivers written for
+// pieces (distributed_propagator.h) serve one GPU or the CPU as well. std::invalid_argument for a null solver.
+std::unique_ptr<DistributedDiracSolver> MakeWholeLatticeSolver(std::unique_ptr<DiracSolver> solver,
+                                                               const Lattice& lattice);
+
 // |b - M x| / |b| in double on the full lattice with the reference operators (ApplyWilson /
 // ApplyWilsonClover) of `action`. std::invalid_argument for b = 0 or fields not on u's full lattice.
 double ReferenceResidual(const GaugeField<double>& u, const FermionAction& action, const SpinorField<double>& x,

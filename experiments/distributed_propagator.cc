@@ -1,13 +1,13 @@
 // distributed_propagator.cc: see distributed_propagator.h.
 #include "experiments/distributed_propagator.h"
 
+#include <array>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
 #include "experiments/stopwatch.h"
 #include "gpu/device_buffer.h"
-#include "reference/spinor_algebra.h"
 
 namespace lqcd::experiments {
 namespace {
@@ -62,50 +62,78 @@ DistributedPropagatorRun ComputeDistributedPropagator(DistributedDiracSolver& so
     const Stopwatch column_time;
     const SolveOutcome outcome = solver.SolveLocal(action, spec, b, x);
     run.solves.push_back(RecordOf(spin, colour, outcome, column_time.Seconds()));
-    AddPionSiteSums(run.site_sums, x);
-    run.piece_norms2.push_back(Norm2(x));
+    run.piece_norms2.push_back(AddPionSiteSums(run.site_sums, x));
     if (observer) observer(run.solves.back());
   }
   run.seconds = run_time.Seconds();
   return run;
 }
 
-void AddPionSiteSums(std::vector<double>& sums, const SpinorField<double>& column) {
+double AddPionSiteSums(std::vector<double>& sums, const SpinorField<double>& column) {
   if (sums.size() != static_cast<std::size_t>(column.sites())) {
     throw std::invalid_argument("AddPionSiteSums: " + std::to_string(sums.size()) + " sums for a field of " +
                                 std::to_string(column.sites()) + " sites");
   }
+  std::vector<double> site_norms2(sums.size());
 #pragma omp parallel for schedule(static)
-  for (int site = 0; site < column.sites(); ++site) sums[site] += column[site].squaredNorm();
+  for (int site = 0; site < column.sites(); ++site) {
+    site_norms2[site] = column[site].squaredNorm();
+    sums[site] += site_norms2[site];
+  }
+  double norm2 = 0;
+  for (double n2 : site_norms2) norm2 += n2;  // in site order: Norm2's additions
+  return norm2;
 }
 
-std::vector<double> CorrelatorFromSiteSums(const comm::SpinorSubdomainMap& map, int source_site,
+std::vector<double> CorrelatorFromSiteSums(const Lattice& global, const comm::ProcessGrid& grid, int source_site,
                                            const std::vector<double>& sums) {
-  const Lattice& global = map.global();
-  const std::size_t n = static_cast<std::size_t>(map.local_elements());
-  if (map.subset() != Subset::kFull || sums.size() != n * map.ranks()) {
+  const Coordinates local = grid.LocalExtents(global.extents());  // throws for a grid that does not divide
+  const std::size_t n = static_cast<std::size_t>(Lattice(local).volume());
+  if (sums.size() != n * grid.size()) {
     throw std::invalid_argument("CorrelatorFromSiteSums: " + std::to_string(sums.size()) +
-                                " site sums for a full-lattice map of " + std::to_string(n * map.ranks()) + " sites");
+                                " site sums for a full lattice of " + std::to_string(n * grid.size()) + " sites");
   }
-  // Where each global site's sum is, then the additions in global site order (PionCorrelator's).
-  std::vector<long long> position(static_cast<std::size_t>(global.volume()));
-  for (int r = 0; r < map.ranks(); ++r) {
-    for (std::size_t i = 0; i < n; ++i) position[map.GlobalElement(r, static_cast<int>(i))] = r * n + i;
+  if (source_site < 0 || source_site >= global.volume()) {
+    throw std::invalid_argument("CorrelatorFromSiteSums: source site " + std::to_string(source_site) + " is not on " +
+                                global.ToString());
+  }
+  // Per direction and global coordinate: the rank's grid coordinate and the local coordinate. A global site's
+  // sum is at rank * n + its local lexicographic index; the loops below visit the global sites in lexicographic
+  // order (x fastest), PionCorrelator's order of additions, without a division per site.
+  std::array<std::vector<int>, kDims> rank_coord, local_coord;
+  for (int mu = 0; mu < kDims; ++mu) {
+    for (int x = 0; x < global.extent(mu); ++x) {
+      rank_coord[mu].push_back(x / local[mu]);
+      local_coord[mu].push_back(x % local[mu]);
+    }
   }
   const int lt = global.extent(3);
   const int t0 = global.Coords(source_site)[3];
   std::vector<double> c(lt, 0.0);
-  for (int site = 0; site < global.volume(); ++site) {
-    c[((global.Coords(site)[3] - t0) % lt + lt) % lt] += sums[position[site]];
+  Coordinates g{}, r{};
+  for (g[3] = 0; g[3] < global.extent(3); ++g[3]) {
+    double& slice = c[((g[3] - t0) % lt + lt) % lt];
+    for (g[2] = 0; g[2] < global.extent(2); ++g[2]) {
+      for (g[1] = 0; g[1] < global.extent(1); ++g[1]) {
+        for (g[0] = 0; g[0] < global.extent(0); ++g[0]) {
+          for (int mu = 0; mu < kDims; ++mu) r[mu] = rank_coord[mu][g[mu]];
+          const std::size_t i = local_coord[0][g[0]] +
+                                static_cast<std::size_t>(local[0]) *
+                                    (local_coord[1][g[1]] +
+                                     static_cast<std::size_t>(local[1]) *
+                                         (local_coord[2][g[2]] + static_cast<std::size_t>(local[2]) * local_coord[3][g[3]]));
+          slice += sums[static_cast<std::size_t>(grid.RankOf(r)) * n + i];
+        }
+      }
+    }
   }
   return c;
 }
 
 std::vector<double> PionCorrelator(const DistributedPropagatorRun& run, comm::Communicator& communicator) {
-  const comm::SpinorSubdomainMap map(run.global, Subset::kFull, communicator.grid());
   std::vector<double> all(run.site_sums.size() * communicator.size());
   communicator.AllGather(run.site_sums.data(), run.site_sums.size() * sizeof(double), all.data());
-  return CorrelatorFromSiteSums(map, run.source_site, all);
+  return CorrelatorFromSiteSums(run.global, communicator.grid(), run.source_site, all);
 }
 
 std::vector<double> ColumnNorms(const DistributedPropagatorRun& run, comm::Communicator& communicator) {

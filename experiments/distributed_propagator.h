@@ -8,7 +8,9 @@
 // point source (zero unless the source site is one of its sites), solves on the pieces
 // (DistributedDiracSolver::SolveLocal) into one reused piece, and keeps of each column only what the job needs:
 // the column's |S(x)|^2 added into one double per site (the correlator's per-site sums) and the piece's norm.
-// The only whole-lattice data that moves is one double per site, once, for the correlator.
+// The only whole-lattice data that moves is one double per site, once, for the correlator. One GPU runs the same
+// driver with the whole lattice as its one piece (dirac_solver.h, MakeWholeLatticeSolver): two reused fields
+// instead of the whole propagator's twelve.
 //
 //   ComputeDistributedPropagator(solver, global, action, spec, source_site, observer)
 //       the 12 columns (spin-major, x = 0 guesses), one collective SolveLocal each, records as
@@ -33,7 +35,7 @@
 #include "experiments/fermion_action.h"
 #include "experiments/propagator_driver.h"
 #include "gpu/comm/communicator.h"
-#include "gpu/comm/subdomain.h"
+#include "gpu/comm/process_grid.h"
 #include "reference/lattice.h"
 #include "reference/spinor_field.h"
 #include "solvers/solver_spec.h"
@@ -60,10 +62,13 @@ std::vector<double> ColumnNorms(const DistributedPropagatorRun& run, comm::Commu
 // The pieces of the correlator, for the above and its tests:
 // sums[site] += |column(site)|^2 at each of the column's sites: called for the 12 columns in spin-major order on
 // sums that start at 0, these are PionCorrelator's additions at each site. sums.size() == column.sites().
-void AddPionSiteSums(std::vector<double>& sums, const SpinorField<double>& column);
+// Returns |column|^2, the same per-site values added in site order: Norm2(column) bit for bit, without a
+// second pass over the field.
+double AddPionSiteSums(std::vector<double>& sums, const SpinorField<double>& column);
 // C(t) from every rank's site sums laid out one after another in rank order (what an AllGather gives):
-// sums[r * map.local_elements() + i] belongs to rank r's local site i; map on the full lattice.
-std::vector<double> CorrelatorFromSiteSums(const comm::SpinorSubdomainMap& map, int source_site,
+// sums[r * V_local + i] belongs to rank r's local lexicographic site i (the blocks of gpu/comm/subdomain.h).
+// std::invalid_argument for a grid that does not divide the lattice, sums of another size, a source off it.
+std::vector<double> CorrelatorFromSiteSums(const Lattice& global, const comm::ProcessGrid& grid, int source_site,
                                            const std::vector<double>& sums);
 
 }  // namespace lqcd::experiments

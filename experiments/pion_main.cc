@@ -486,7 +486,10 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
   }
   solvers::RequireSupported(o.spec, CapabilitiesOf(backend), o.action.clover());
   // Several ranks with the residuals recomputed on the devices: every rank keeps only its own sites of the
-  // propagator (the host recompute, --verify=host, needs the global fields on every rank).
+  // propagator (the host recompute, --verify=host, needs the global fields on every rank). One GPU solving the
+  // columns one by one keeps of them only the same sums, on the whole lattice as its one piece (24 GB of host
+  // memory fewer at 48^3 x 96); the CPU, whose workers solve several columns at once, and block solves keep
+  // the whole propagator.
   const bool distributed = partitioned && backend.verify == VerifyOn::kDevice;
   // Block solves: one GPU and the Wilson action (every spec has a block form).
   std::string no_block;
@@ -501,6 +504,7 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
                                 no_block);
   }
   const int rhs_block = o.rhs_block;
+  const bool in_pieces = distributed || (backend.kind == BackendKind::kGpu && !partitioned && rhs_block == 1);
   // Ranks on one node share its cores for the generator (its result does not depend on the thread count);
   // a rank the launcher bound to some cores uses those (rank_device.h HostThreads).
   const int threads = o.threads > 0 ? o.threads : place ? place->HostThreads() : UsableCores();
@@ -532,7 +536,9 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
             << "backend: " << ToString(backend.kind) << " (" << backend.reason << "); "
             << (partitioned ? "columns solved one after the other, each split over the ranks"
                 : backend.kind == BackendKind::kGpu
-                    ? "columns solved one after the other on the device"
+                    ? (in_pieces ? "columns solved one after the other on the device; the job keeps of each only its "
+                                   "|S(x)|^2 per site and its norm, not the whole propagator"
+                                 : "columns solved in blocks on the device; the job holds the whole propagator")
                     : std::to_string(solve_threads) + " columns solved at a time, one thread each (CPU oracle)")
             << "\n"
             << (backend.kind == BackendKind::kGpu && !partitioned ? "device: " + backend.device + "\n" : std::string());
@@ -615,25 +621,29 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
   };
   // What the job keeps of the propagator: the records, the correlator and the columns' norms (the bound's |x|).
   // On several ranks with the residuals recomputed on the devices, every rank keeps only its own sites' pieces
-  // (distributed_propagator.h); else every process holds the whole propagator.
+  // (distributed_propagator.h), and one GPU solving column by column the same for the whole lattice as its one
+  // piece; else the process holds the whole propagator.
   struct Solved {
     std::vector<PropagatorSolveRecord> solves;
     double seconds = 0;
     bool all_converged = false;
     std::vector<double> correlator, column_norms;
   } run;
-  // The propagator's time: the 12 solves with their setup (fields, links on the device), then the correlator and
-  // the columns' norms from what the solves kept.
+  // The propagator's time: the host fields and the solver (made before the solves' timer starts on one GPU and on
+  // several ranks, inside it for the CPU's workers and block solves), the 12 solves (`run.seconds`, wall time),
+  // then the correlator and the columns' norms from what the solves kept.
   const experiments::Stopwatch propagator_time;
   double contraction_seconds = 0;
-  if (distributed) {
+  if (in_pieces) {
     const std::unique_ptr<experiments::DistributedDiracSolver> solver =
-        experiments::MakeDistributedDiracSolver(backend, u);
+        distributed ? experiments::MakeDistributedDiracSolver(backend, u)
+                    : experiments::MakeWholeLatticeSolver(experiments::MakeDiracSolver(backend, u), lattice);
     const experiments::DistributedPropagatorRun pieces =
         experiments::ComputeDistributedPropagator(*solver, lattice, action, o.spec, source, print_record);
     const experiments::Stopwatch contraction_time;
-    run = {pieces.solves, pieces.seconds, pieces.all_converged(), experiments::PionCorrelator(pieces, *communicator),
-           experiments::ColumnNorms(pieces, *communicator)};
+    run = {pieces.solves, pieces.seconds, pieces.all_converged(),
+           experiments::PionCorrelator(pieces, solver->communicator()),
+           experiments::ColumnNorms(pieces, solver->communicator())};
     contraction_seconds = contraction_time.Seconds();
   } else {
     const PropagatorRun whole =
@@ -805,8 +815,8 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << "total time: " << Fixed(total, 1) << " s (configuration read or generated and checked "
             << Fixed(configuration_seconds, 1) << " s; propagator " << Fixed(propagator_seconds, 1)
-            << " s: the 12 solves with the solver's setup " << Fixed(run.seconds, 1) << " s, correlator and column norms "
-            << Fixed(contraction_seconds, 1) << " s, the propagator's host fields "
+            << " s: the 12 solves " << Fixed(run.seconds, 1) << " s, correlator and column norms "
+            << Fixed(contraction_seconds, 1) << " s, setting up (host fields, making the solver) "
             << Fixed(propagator_seconds - run.seconds - contraction_seconds, 1) << " s; the rest of the job "
             << Fixed(total - configuration_seconds - propagator_seconds, 1) << " s)\n";
   return run.all_converged ? 0 : 2;
