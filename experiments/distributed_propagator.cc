@@ -97,15 +97,19 @@ std::vector<double> CorrelatorFromSiteSums(const Lattice& global, const comm::Pr
     throw std::invalid_argument("CorrelatorFromSiteSums: source site " + std::to_string(source_site) + " is not on " +
                                 global.ToString());
   }
-  // Per direction and global coordinate: the rank's grid coordinate and the local coordinate. A global site's
-  // sum is at rank * n + its local lexicographic index; the loops below visit the global sites in lexicographic
-  // order (x fastest), PionCorrelator's order of additions, without a division per site.
-  std::array<std::vector<int>, kDims> rank_coord, local_coord;
+  // Per direction and global coordinate: the owning rank's grid coordinate, and the coordinate's share of the
+  // local lexicographic index (local coordinate times the local stride). A global site's sum is at
+  // rank * n + local index; the loops visit the global sites in lexicographic order (x fastest), PionCorrelator's
+  // order of additions, without a division per site.
+  std::array<std::vector<int>, kDims> rank_coord;
+  std::array<std::vector<std::size_t>, kDims> local_part;
+  std::size_t stride = 1;
   for (int mu = 0; mu < kDims; ++mu) {
     for (int x = 0; x < global.extent(mu); ++x) {
       rank_coord[mu].push_back(x / local[mu]);
-      local_coord[mu].push_back(x % local[mu]);
+      local_part[mu].push_back(stride * static_cast<std::size_t>(x % local[mu]));
     }
+    stride *= static_cast<std::size_t>(local[mu]);
   }
   const int lt = global.extent(3);
   const int t0 = global.Coords(source_site)[3];
@@ -116,12 +120,11 @@ std::vector<double> CorrelatorFromSiteSums(const Lattice& global, const comm::Pr
     for (g[2] = 0; g[2] < global.extent(2); ++g[2]) {
       for (g[1] = 0; g[1] < global.extent(1); ++g[1]) {
         for (g[0] = 0; g[0] < global.extent(0); ++g[0]) {
-          for (int mu = 0; mu < kDims; ++mu) r[mu] = rank_coord[mu][g[mu]];
-          const std::size_t i = local_coord[0][g[0]] +
-                                static_cast<std::size_t>(local[0]) *
-                                    (local_coord[1][g[1]] +
-                                     static_cast<std::size_t>(local[1]) *
-                                         (local_coord[2][g[2]] + static_cast<std::size_t>(local[2]) * local_coord[3][g[3]]));
+          std::size_t i = 0;
+          for (int mu = 0; mu < kDims; ++mu) {
+            r[mu] = rank_coord[mu][g[mu]];
+            i += local_part[mu][g[mu]];
+          }
           slice += sums[static_cast<std::size_t>(grid.RankOf(r)) * n + i];
         }
       }
