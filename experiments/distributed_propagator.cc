@@ -7,7 +7,7 @@
 #include <string>
 
 #include "experiments/stopwatch.h"
-#include "gpu/device_buffer.h"
+#include "gpu/device_spinor_field.h"
 
 namespace lqcd::experiments {
 namespace {
@@ -49,8 +49,7 @@ DistributedPropagatorRun ComputeDistributedPropagator(DistributedDiracSolver& so
   SpinorField<double> b(local), x(local);
   // Page-locked for the whole run: the device reads b and writes x directly, with no host pass per column
   // (device_spinor_field.h).
-  const std::size_t bytes = sizeof(SiteSpinor<double>) * static_cast<std::size_t>(local.volume());
-  const gpu::HostRegistration pin_b(b.data().data(), bytes), pin_x(x.data().data(), bytes);
+  const gpu::HostRegistration pin_b = gpu::RegisterHostField(b), pin_x = gpu::RegisterHostField(x);
   const Stopwatch run_time;
   for (int k = 0; k < 12; ++k) {
     const int spin = k / 3, colour = k % 3;

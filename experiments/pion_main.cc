@@ -486,10 +486,7 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
   }
   solvers::RequireSupported(o.spec, CapabilitiesOf(backend), o.action.clover());
   // Several ranks with the residuals recomputed on the devices: every rank keeps only its own sites of the
-  // propagator (the host recompute, --verify=host, needs the global fields on every rank). One GPU solving the
-  // columns one by one keeps of them only the same sums, on the whole lattice as its one piece (24 GB of host
-  // memory fewer at 48^3 x 96); the CPU, whose workers solve several columns at once, and block solves keep
-  // the whole propagator.
+  // propagator (the host recompute, --verify=host, needs the global fields on every rank).
   const bool distributed = partitioned && backend.verify == VerifyOn::kDevice;
   // Block solves: one GPU and the Wilson action (every spec has a block form).
   std::string no_block;
@@ -504,6 +501,9 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
                                 no_block);
   }
   const int rhs_block = o.rhs_block;
+  // One GPU solving the columns one by one keeps of them only the same sums as the ranks, with the whole lattice
+  // as its one piece (24 GB of host memory fewer at 48^3 x 96); the CPU, whose workers solve several columns at
+  // once, and block solves keep the whole propagator.
   const bool in_pieces = distributed || (backend.kind == BackendKind::kGpu && !partitioned && rhs_block == 1);
   // Ranks on one node share its cores for the generator (its result does not depend on the thread count);
   // a rank the launcher bound to some cores uses those (rank_device.h HostThreads).

@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "experiments/stopwatch.h"
-#include "gpu/device_buffer.h"
+#include "gpu/device_spinor_field.h"
 
 namespace lqcd::experiments {
 
@@ -88,7 +88,7 @@ PropagatorRun ComputePropagator(const GaugeField<double>& u, const FermionAction
       // On the GPU b is page-locked for all its columns: the device reads it directly (device_spinor_field.h).
       std::optional<gpu::HostRegistration> pin_b;
       if (backend.kind == BackendKind::kGpu) {
-        pin_b.emplace(b.data().data(), sizeof(SiteSpinor<double>) * static_cast<std::size_t>(b.sites()));
+        pin_b.emplace(gpu::RegisterHostField(b));
       }
       for (;;) {
         int k;

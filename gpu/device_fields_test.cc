@@ -246,7 +246,7 @@ TEST_F(DeviceFieldsTest, RegisteredHostFieldsTransferExactlyAsStagedOnes) {
         SpinorField<double> host(lattice, subset);
         FillGaussian(host, 21);
         SpinorField<double> registered = host;
-        const HostRegistration pin(registered.data().data(), sizeof(SiteSpinor<double>) * registered.sites());
+        const HostRegistration pin = RegisterHostField(registered);
         ASSERT_TRUE(pin.registered()) << what;
         ASSERT_NE(MappedHostPointer(registered.data().data(), sizeof(SiteSpinor<double>) * registered.sites()),
                   nullptr);

@@ -111,11 +111,14 @@ std::size_t StagingBytes(const Lattice& lattice) {
 static_assert(!SiteSpinor<double>::IsRowMajor && sizeof(SiteSpinor<double>) == 24 * sizeof(double),
               "a host site is a column-major 4 x 3 complex matrix of 24 contiguous doubles");
 
+// The bytes of a double host field's storage: what RegisterHostField page-locks and MappedSites looks for.
+std::size_t HostFieldBytes(const SpinorField<double>& host) {
+  return sizeof(SiteSpinor<double>) * static_cast<std::size_t>(host.sites());
+}
+
 // The device address of a double host field's storage when it is page-locked and mapped (HostRegistration),
 // else nullptr.
-void* MappedSites(const SpinorField<double>& host) {
-  return MappedHostPointer(host.data().data(), sizeof(SiteSpinor<double>) * static_cast<std::size_t>(host.sites()));
-}
+void* MappedSites(const SpinorField<double>& host) { return MappedHostPointer(host.data().data(), HostFieldBytes(host)); }
 
 template <typename T>
 void UploadField(DeviceSpinorField& field, const SpinorField<T>& host, GammaBasis basis) {
@@ -153,6 +156,10 @@ void UploadField(DeviceSpinorField& field, const SpinorField<T>& host, GammaBasi
 }
 
 }  // namespace
+
+HostRegistration RegisterHostField(SpinorField<double>& host) {
+  return HostRegistration(host.data().data(), HostFieldBytes(host));
+}
 
 void DeviceSpinorField::Upload(const SpinorField<double>& host, GammaBasis basis) { UploadField(*this, host, basis); }
 void DeviceSpinorField::Upload(const SpinorField<float>& host, GammaBasis basis) { UploadField(*this, host, basis); }

@@ -78,6 +78,11 @@ class DeviceSpinorField {
   DeviceBuffer norm_;  // half only
 };
 
+// Page-locks the storage of a double host field for as long as the result lives (device_buffer.h
+// HostRegistration): exactly the range Upload and Download look for, so that they read and write this field
+// straight over the bus. For host fields reused across many transfers; the field must not be resized meanwhile.
+HostRegistration RegisterHostField(SpinorField<double>& host);
+
 // psi(UKQCD) = S psi(DR) at one site; S is its own inverse, so this also maps UKQCD -> DR.
 // Computed as (u + l) / sqrt 2 and (u - l) / sqrt 2 for the upper (spins 0, 1) and lower (2, 3) blocks.
 template <typename T>
