@@ -121,7 +121,7 @@ struct Options {
   // precision (GPU); kDouble: CG in double.
   solvers::OperatorPrecision inner = solvers::OperatorPrecision::kDouble;
   double delta = 0;
-  bool long_links_13 = false;  // --long-links=13: the GPU stores the Naik links in 13 numbers
+  U3Compression long_links = U3Compression::k18;  // --long-links: how the GPU stores the Naik links
 };
 
 bool ParseOptions(int argc, char** argv, Options* out) {
@@ -168,12 +168,12 @@ bool ParseOptions(int argc, char** argv, Options* out) {
                "the solver as a spec (solvers/solver_spec.h StaggeredSolveFormOf): cg = CG on the even Schur "
                "operator in double; cg-reliable:single:DELTA or cg-reliable:half:DELTA = its iterations in single "
                "or half precision with double reliable updates when the iterated residual has dropped by DELTA "
-               "(--backend=gpu; the block form with --block; half: not with --long-links=13)");
+               "(--backend=gpu; the block form with --block; half: not with --long-links=13 or 9)");
   std::string long_links = "18";
-  flags.Choice<std::string>("long-links", &long_links, {{"18", "18"}, {"13", "13"}},
-                            "how the GPU stores the long (Naik) links: 18 reals, or 13 numbers (two rows of "
-                            "L / c_naik and arg det; gpu/staggered_dslash.h LongLinkStorage). --backend=gpu and "
-                            "--links=asqtad|hisq only");
+  flags.Choice<std::string>("long-links", &long_links, {{"18", "18"}, {"13", "13"}, {"9", "9"}},
+                            "how the GPU stores the long (Naik) links: 18 reals, 13 numbers (two rows of "
+                            "L / c_naik and arg det) or 9 (the 8 reals of its SU(3) part and arg det; "
+                            "gpu/staggered_dslash.h LongLinkStorage). --backend=gpu and --links=asqtad|hisq only");
   flags.Choice<ExactMode>("exact", &o.exact, {{"auto", ExactMode::kAuto}, {"yes", ExactMode::kYes}, {"no", ExactMode::kNo}},
                           "exact pbp from the sparse LU: auto = when V <= 6^4, yes = always (V <= 4^4 x 16), no = never");
   flags.Section("Output");
@@ -202,15 +202,16 @@ bool ParseOptions(int argc, char** argv, Options* out) {
                                      ? "; its staggered backend has no half colour vectors)"
                                      : ")"));
   }
-  o.long_links_13 = long_links == "13";
-  if (o.long_links_13 && o.backend != experiments::BackendKind::kGpu) {
-    throw std::invalid_argument("--long-links=13 needs --backend=gpu (the CPU keeps 18 reals)");
+  o.long_links = long_links == "13" ? U3Compression::k13 : long_links == "9" ? U3Compression::k9 : U3Compression::k18;
+  const bool compressed = o.long_links != U3Compression::k18;
+  if (compressed && o.backend != experiments::BackendKind::kGpu) {
+    throw std::invalid_argument("--long-links=" + long_links + " needs --backend=gpu (the CPU keeps 18 reals)");
   }
-  if (o.long_links_13 && o.links == LinkKind::kNaive) {
-    throw std::invalid_argument("--long-links=13 needs long links: --links=asqtad or hisq");
+  if (compressed && o.links == LinkKind::kNaive) {
+    throw std::invalid_argument("--long-links=" + long_links + " needs long links: --links=asqtad or hisq");
   }
-  if (o.long_links_13 && o.inner == solvers::OperatorPrecision::kHalf) {
-    throw std::invalid_argument("--long-links=13 cannot be combined with --solver=" + solver_text +
+  if (compressed && o.inner == solvers::OperatorPrecision::kHalf) {
+    throw std::invalid_argument("--long-links=" + long_links + " cannot be combined with --solver=" + solver_text +
                                 ": half-precision links keep the long links in 18 reals (gpu/staggered_dslash.h)");
   }
   o.generator.seed = o.seed;
@@ -314,7 +315,9 @@ int Main(int argc, char** argv) {
             << (reliable ? std::string(", ") + solvers::ToString(o.inner) + "-precision iterations, delta " +
                                Fixed(o.delta, 3)
                          : std::string())
-            << (o.long_links_13 ? ", long links in 13 numbers on the GPU" : "")
+            << (o.long_links == U3Compression::k13  ? ", long links in 13 numbers on the GPU"
+                : o.long_links == U3Compression::k9 ? ", long links in 9 numbers on the GPU"
+                                                    : "")
             << ", tolerance " << Sci(o.tolerance, 1) << ", max iterations " << o.max_iterations
             << "\n"
             << "exact: " << (exact ? "yes (sparse LU of M, 3V = " + std::to_string(3 * volume) + " columns)"
@@ -355,12 +358,12 @@ int Main(int argc, char** argv) {
   // On the GPU the links are uploaded once, in double, for every mass.
   std::shared_ptr<const gpu::DeviceStaggeredLinks> device_links, inner_links;
   if (backend.kind == experiments::BackendKind::kGpu) {
-    // The Naik links over their coefficient are unitary (hisq_links.h), which the 13-number form needs.
+    // The Naik links over their coefficient are unitary (hisq_links.h), which the 13- and 9-number forms need.
     const double naik_scale = o.links == LinkKind::kAsqtad ? AsqtadNaikCoefficient(o.u0) : HisqNaikCoefficient(0.0);
-    const gpu::LongLinkStorage storage{o.long_links_13 ? U3Compression::k13 : U3Compression::k18, naik_scale};
+    const gpu::LongLinkStorage storage{o.long_links, naik_scale};
     device_links = std::make_shared<const gpu::DeviceStaggeredLinks>(links, gpu::Precision::kDouble, storage);
     if (reliable) {
-      // The iterations' links in their precision (half: 18-real long links; --long-links=13 was refused above).
+      // The iterations' links in their precision (half: 18-real long links; --long-links=13 or 9 was refused above).
       const gpu::Precision inner =
           o.inner == solvers::OperatorPrecision::kHalf ? gpu::Precision::kHalf : gpu::Precision::kSingle;
       inner_links = std::make_shared<const gpu::DeviceStaggeredLinks>(links, inner, storage);

@@ -146,7 +146,8 @@ class StaggeredPbpSmokeTest(unittest.TestCase):
                 (["--solver=cg-reliable:single"], "needs its parameter"),
                 (["--long-links=13"], "--long-links=13 needs --backend=gpu"),
                 (["--long-links=13", "--backend=gpu", "--links=naive"], "--long-links=13 needs long links"),
-                (["--long-links=9"], "--long-links must be one of 18|13, got '9'"),
+                (["--long-links=9"], "--long-links=9 needs --backend=gpu"),
+                (["--long-links=12"], "--long-links must be one of 18|13|9, got '12'"),
             ]
             if shutil.which("nvidia-smi") is None:  # no GPU here: the GPU backend is refused before any work
                 cases.append((["--backend=gpu"], "--backend=gpu, but there is no usable GPU"))

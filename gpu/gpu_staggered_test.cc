@@ -15,6 +15,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu/device.h"
@@ -212,13 +213,15 @@ TEST_F(GpuStaggeredTest, TheHalfEvenOddOperatorMatchesTheOracleOnTheLinksItRepre
   // The byte model: the xpay's extra read of in is 16 bytes per site in half.
   const double volume = lattice_.half_volume();
   EXPECT_DOUBLE_EQ(op.BytesPerApply(1) - 2 * StaggeredDslashKernelCost(*device_links, 1).bytes, 16 * volume);
-  // Half links for a single-precision operator, and 13-number long links in half, are refused.
+  // Half links for a single-precision operator, and 13- or 9-number long links in half, are refused.
   EXPECT_THROW(GpuStaggeredSchur<float>(device_links, params), std::invalid_argument);
-  try {
-    DeviceStaggeredLinks(links, Precision::kHalf, LongLinkStorage{U3Compression::k13, HisqNaikCoefficient(0.0)});
-    ADD_FAILURE() << "13-number long links were accepted in half";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("13-number"), std::string::npos) << e.what();
+  for (const auto& [form, name] : {std::pair{U3Compression::k13, "13-number"}, std::pair{U3Compression::k9, "9-number"}}) {
+    try {
+      DeviceStaggeredLinks(links, Precision::kHalf, LongLinkStorage{form, HisqNaikCoefficient(0.0)});
+      ADD_FAILURE() << name << " long links were accepted in half";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <stdexcept>
 #include <string>
 
@@ -78,6 +79,58 @@ std::vector<double> CanonicalU3Links(const GaugeField<double>& long_links, doubl
   return canonical;
 }
 
+std::vector<double> CanonicalU9Links(const GaugeField<double>& long_links, double scale) {
+  if (!std::isfinite(scale) || scale == 0) {
+    throw std::invalid_argument("CanonicalU9Links: the scale must be finite and non-zero, got " + std::to_string(scale));
+  }
+  const Lattice& lattice = long_links.lattice();
+  const int half = lattice.half_volume();
+  constexpr int kReals = 2 * kU9Words;
+  std::vector<double> canonical(kReals * 8 * static_cast<std::size_t>(half), 0.0);
+  for (int p = 0; p < 2; ++p) {
+    for (int cb = 0; cb < half; ++cb) {
+      const int site = lattice.FullIndex(static_cast<Parity>(p), cb);
+      for (int mu = 0; mu < 4; ++mu) {
+        const auto where = [&] {
+          return "the long link at site " + std::to_string(site) + ", direction " + std::to_string(mu) +
+                 " over the scale " + std::to_string(scale);
+        };
+        const ColorMatrix<double> x = long_links.Link(site, mu) / scale;
+        double theta = 0;
+        try {
+          theta = DeterminantPhase(x);
+        } catch (const std::invalid_argument& e) {
+          throw std::invalid_argument("CanonicalU9Links: " + where() + ": " + e.what());
+        }
+        const ColorMatrix<double> s = std::polar(1.0, -theta / 3) * x;  // det s = 1
+        double* link = canonical.data() + kReals * ((p * 4 + mu) * static_cast<std::size_t>(half) + cb);
+        const Complex<double> a2 = s(0, 1), a3 = s(0, 2), b1 = s(1, 0);
+        link[6] = std::arg(s(0, 0));
+        link[8] = theta;  // link[9]: the pad, 0
+        const double n = std::sqrt(std::norm(a2) + std::norm(a3));
+        if (n >= kMinimum8ParameterN) {
+          const double values[6] = {a2.real(), a2.imag(), a3.real(), a3.imag(), b1.real(), b1.imag()};
+          std::copy(values, values + 6, link);
+          link[7] = std::arg(s(2, 0));
+          continue;
+        }
+        // The singular form diag(a1, a1^*, 1) (a2 = a3 = b1 = 0 and arg c1 = 0 already), as for 8-real links.
+        ColorMatrix<double> singular = ColorMatrix<double>::Zero();
+        singular(0, 0) = s(0, 0) / std::abs(s(0, 0));
+        singular(1, 1) = std::conj(singular(0, 0));
+        singular(2, 2) = 1.0;
+        const double off = (s - singular).cwiseAbs().maxCoeff();
+        if (!(off <= kSu3Tolerance)) {
+          throw std::invalid_argument("CanonicalU9Links: " + where() + ": its SU(3) part e^{-i theta/3} X has N = " +
+                                      std::to_string(n) + " (< 2^-10) but is not diag(a1, a1^*, 1), the only form 8 "
+                                      "reals keep there (off by " + std::to_string(off) + " > 2^-18); use 13 or 18 numbers");
+        }
+      }
+    }
+  }
+  return canonical;
+}
+
 namespace {
 
 // The largest |real| of a field (> 0 for usable links).
@@ -136,32 +189,39 @@ StaggeredLinks<double> HalfPrecisionLinks(const StaggeredLinks<double>& links) {
 DeviceStaggeredLinks::DeviceStaggeredLinks(const StaggeredLinks<double>& links, Precision precision,
                                            const LongLinkStorage& storage)
     : lattice_(CheckedFatLinks(links).lattice()), precision_(precision), storage_(storage) {
-  if (storage.form == U3Compression::k9) {
-    throw std::invalid_argument("DeviceStaggeredLinks: 9-number long links are not implemented on the GPU");
-  }
   if (precision == Precision::kHalf) {
-    if (storage.form == U3Compression::k13 && links.long_links) {
-      throw std::invalid_argument("DeviceStaggeredLinks: 13-number long links are not implemented in half precision");
+    if (storage.form != U3Compression::k18 && links.long_links) {
+      throw std::invalid_argument(std::string("DeviceStaggeredLinks: ") +
+                                  (storage.form == U3Compression::k13 ? "13" : "9") +
+                                  "-number long links are not implemented in half precision");
     }
     fat_half_ = UploadHalfLinks(links.fat, fat_half_buffer_);
     if (links.long_links) long_half_ = UploadHalfLinks(*links.long_links, long_half_buffer_);
     return;
   }
+  // The compressed long links are formed (and checked) before anything is uploaded.
+  const bool compressed = storage.form != U3Compression::k18 && links.long_links;
+  const bool nine = storage.form == U3Compression::k9;
+  const std::vector<double> canonical =
+      !compressed ? std::vector<double>{}
+      : nine      ? CanonicalU9Links(*links.long_links, storage.scale)
+                  : CanonicalU3Links(*links.long_links, storage.scale);
   fat_ = std::make_unique<DeviceGaugeField>(links.fat, EighteenReals(precision));
   long_links_ = UploadLongLinks(links, precision, storage);
-  if (storage.form == U3Compression::k13 && links.long_links) {
-    const std::vector<double> canonical = CanonicalU3Links(*links.long_links, storage.scale);
-    long13_.precision = precision;
-    long13_.stride = lattice().half_volume();
-    long13_.scale = storage.scale;
+  if (compressed) {
+    long_u3_.precision = precision;
+    long_u3_.numbers = nine ? 9 : 13;
+    long_u3_.stride = lattice().half_volume();
+    long_u3_.scale = storage.scale;
     const std::size_t real_bytes = precision == Precision::kDouble ? sizeof(double) : sizeof(float);
-    std::vector<unsigned char> staging(2 * kU3Words * 8 * static_cast<std::size_t>(long13_.stride) * real_bytes);
-    U3LinkView host = long13_;
+    std::vector<unsigned char> staging(2 * U3WordsPerLink(long_u3_.numbers) * 8 *
+                                       static_cast<std::size_t>(long_u3_.stride) * real_bytes);
+    U3LinkView host = long_u3_;
     host.data = staging.data();
     PackU3LinksOnHost(host, canonical.data());
-    long13_buffer_ = DeviceBuffer(staging.size());
-    long13_buffer_.CopyFromHost(staging.data(), staging.size());
-    long13_.data = long13_buffer_.data();
+    long_u3_buffer_ = DeviceBuffer(staging.size());
+    long_u3_buffer_.CopyFromHost(staging.data(), staging.size());
+    long_u3_.data = long_u3_buffer_.data();
   }
 }
 
@@ -230,7 +290,7 @@ void ApplyBlock(const std::vector<DeviceColourVectorField*>& out, const DeviceSt
   l.rhs = n;
   if (links.fat() != nullptr) l.fat = links.fat()->View();
   if (links.long_links() != nullptr) l.long_links = links.long_links()->View();
-  l.long_links_13 = links.long_links_13();
+  l.long_links_u3 = links.long_links_u3();
   l.fat_half = links.fat_half();
   l.long_half = links.long_half();
   for (int mu = 0; mu < 4; ++mu) l.antiperiodic[mu] = boundary.WrapSign(mu) < 0;
@@ -263,7 +323,10 @@ void ApplyStaggeredDslashXpayBlock(const std::vector<DeviceColourVectorField*>& 
 KernelCost StaggeredDslashKernelCost(const DeviceStaggeredLinks& links, int rhs) {
   Extents extents{};
   for (int mu = 0; mu < 4; ++mu) extents[mu] = links.lattice().extent(mu);
-  const int long_reals = !links.improved() ? 0 : links.long_storage().form == U3Compression::k13 ? 2 * kU3Words : 18;
+  const int long_reals = !links.improved() ? 0
+                         : links.long_storage().form == U3Compression::k18
+                             ? 18
+                             : 2 * U3WordsPerLink(links.long_links_u3().numbers);
   return StaggeredDslashCost(StaggeredDslashVariant{links.precision(), long_reals}, extents, rhs);
 }
 

@@ -52,8 +52,9 @@
 namespace lqcd::gpu {
 namespace {
 
-// kLongReals: 0 (no long links), 18 (GaugeAccessor; half: ScaledHalfLinkAccessor) or 13 (U3LinkAccessor: two
-// rows and arg det, rebuilt; double and single only).
+// kLongReals: 0 (no long links), 18 (GaugeAccessor; half: ScaledHalfLinkAccessor), 13 (U3LinkAccessor: two
+// rows and arg det, rebuilt) or 9 (U9LinkAccessor: SU(3)'s 8 reals and arg det, rebuilt); 13 and 9 in double and
+// single only.
 template <Precision P>
 using EighteenRealLinks =
     std::conditional_t<P == Precision::kHalf, ScaledHalfLinkAccessor, GaugeAccessor<P, Reconstruct::k18>>;
@@ -61,7 +62,9 @@ template <Precision P, int kLongReals, bool kDaggerFlag, bool kXpayFlag, int kRh
 struct StaggeredDslashArg {
   using Real = typename ColourStorage<P>::Real;
   using FatLinks = EighteenRealLinks<P>;
-  using LongLinks = std::conditional_t<kLongReals == 13, U3LinkAccessor<P>, EighteenRealLinks<P>>;
+  using LongLinks =
+      std::conditional_t<kLongReals == 13, U3LinkAccessor<P>,
+                         std::conditional_t<kLongReals == 9, U9LinkAccessor<P>, EighteenRealLinks<P>>>;
   static constexpr bool kLongLinks = kLongReals != 0;
   static constexpr bool kDagger = kDaggerFlag;
   static constexpr bool kXpay = kXpayFlag;
@@ -197,8 +200,10 @@ __global__ void StaggeredDslashKernel(const Arg arg, const int groups) {
 
 std::string TuneKey(const StaggeredDslashLaunch& l, int rhs_per_thread) {
   const bool has_long = l.long_links.data != nullptr || l.long_half.data != nullptr;
-  std::string key = std::string("StaggeredDslash ") + ToString(l.out[0].precision) +
-                    (l.long_links_13.data != nullptr ? " fat+long13" : has_long ? " fat+long" : " fat") + (l.dagger ? " dagger" : "") +
+  const std::string links = l.long_links_u3.data != nullptr ? " fat+long" + std::to_string(l.long_links_u3.numbers)
+                            : has_long                      ? " fat+long"
+                                                            : " fat";
+  std::string key = std::string("StaggeredDslash ") + ToString(l.out[0].precision) + links + (l.dagger ? " dagger" : "") +
                     (l.xpay ? " xpay" : "") + " rhs " + std::to_string(l.rhs) + "/" + std::to_string(rhs_per_thread) +
                     " " + std::to_string(l.out[0].extents[0]);
   for (int mu = 1; mu < 4; ++mu) key += "x" + std::to_string(l.out[0].extents[mu]);
@@ -238,10 +243,11 @@ Arg ArgOf(const StaggeredDslashLaunch& l) {
     using GaugeWord = typename GaugeAccessor<P, Reconstruct::k18>::Word;
     arg.fat.data = static_cast<GaugeWord*>(l.fat.data);
     arg.fat.stride = l.fat.stride;
-    if constexpr (std::is_same_v<typename Arg::LongLinks, U3LinkAccessor<P>>) {
-      arg.long_links.data = static_cast<typename ColourStorage<P>::Word*>(l.long_links_13.data);
-      arg.long_links.stride = l.long_links_13.stride;
-      arg.long_links.scale = static_cast<typename Arg::Real>(l.long_links_13.scale);
+    if constexpr (std::is_same_v<typename Arg::LongLinks, U3LinkAccessor<P>> ||
+                  std::is_same_v<typename Arg::LongLinks, U9LinkAccessor<P>>) {
+      arg.long_links.data = static_cast<typename ColourStorage<P>::Word*>(l.long_links_u3.data);
+      arg.long_links.stride = l.long_links_u3.stride;
+      arg.long_links.scale = static_cast<typename Arg::Real>(l.long_links_u3.scale);
     } else if constexpr (Arg::kLongLinks) {
       arg.long_links.data = static_cast<GaugeWord*>(l.long_links.data);
       arg.long_links.stride = l.long_links.stride;
@@ -326,12 +332,16 @@ void LaunchFor(const StaggeredDslashLaunch& l, bool on_host) {
     });
   };
   if constexpr (P == Precision::kHalf) {
-    if (l.long_links_13.data != nullptr) {
-      throw std::invalid_argument("StaggeredDslash: 13-number long links are not implemented in half precision");
+    if (l.long_links_u3.data != nullptr) {
+      throw std::invalid_argument("StaggeredDslash: " + std::to_string(l.long_links_u3.numbers) +
+                                  "-number long links are not implemented in half precision");
     }
     if (l.long_half.data != nullptr) return with_long(std::integral_constant<int, 18>{});
   } else {
-    if (l.long_links_13.data != nullptr) return with_long(std::integral_constant<int, 13>{});
+    if (l.long_links_u3.data != nullptr && l.long_links_u3.numbers == 9) {
+      return with_long(std::integral_constant<int, 9>{});
+    }
+    if (l.long_links_u3.data != nullptr) return with_long(std::integral_constant<int, 13>{});
     if (l.long_links.data != nullptr) return with_long(std::integral_constant<int, 18>{});
   }
   with_long(std::integral_constant<int, 0>{});
@@ -374,6 +384,10 @@ void LaunchStaggeredDslash(const StaggeredDslashLaunch& launch) { Dispatch(launc
 void RunStaggeredDslashOnHost(const StaggeredDslashLaunch& launch) { Dispatch(launch, true); }
 
 void PackU3LinksOnHost(const U3LinkView& destination, const double* canonical) {
+  if (destination.numbers != 13 && destination.numbers != 9) {
+    throw std::invalid_argument("PackU3LinksOnHost: 13 or 9 numbers, got " + std::to_string(destination.numbers));
+  }
+  const int reals = 2 * U3WordsPerLink(destination.numbers);
   const auto pack = [&](auto accessor) {
     using Accessor = decltype(accessor);
     accessor.data = static_cast<typename Accessor::Word*>(destination.data);
@@ -381,14 +395,17 @@ void PackU3LinksOnHost(const U3LinkView& destination, const double* canonical) {
     for (int parity = 0; parity < 2; ++parity) {
       for (int mu = 0; mu < 4; ++mu) {
         for (int cb = 0; cb < destination.stride; ++cb) {
-          accessor.Store(mu, parity, cb, canonical + 2 * kU3Words * ((parity * 4 + mu) * static_cast<long>(destination.stride) + cb));
+          accessor.Store(mu, parity, cb, canonical + reals * ((parity * 4 + mu) * static_cast<long>(destination.stride) + cb));
         }
       }
     }
   };
+  const bool nine = destination.numbers == 9;
   switch (destination.precision) {
-    case Precision::kDouble: return pack(U3LinkAccessor<Precision::kDouble>{});
-    case Precision::kSingle: return pack(U3LinkAccessor<Precision::kSingle>{});
+    case Precision::kDouble:
+      return nine ? pack(U9LinkAccessor<Precision::kDouble>{}) : pack(U3LinkAccessor<Precision::kDouble>{});
+    case Precision::kSingle:
+      return nine ? pack(U9LinkAccessor<Precision::kSingle>{}) : pack(U3LinkAccessor<Precision::kSingle>{});
     case Precision::kHalf: break;
   }
   throw std::invalid_argument("PackU3LinksOnHost: double or single only");

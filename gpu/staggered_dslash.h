@@ -4,8 +4,8 @@
 //
 // Host-only header (no CUDA types). The kernel and its mapping: staggered_dslash.cu. Links: fat links F and
 // long links L (absent: naive) in the fields' precision, fat links in 18 reals (sums of paths: neither unitary
-// nor bounded), long links in 18 reals or in 13 numbers (LongLinkStorage: HISQ's Naik links are c_naik times a
-// U(3) product, reference/staggered/u3_compression.h; the 9-number form is not implemented on the GPU). Double,
+// nor bounded), long links in 18 reals or in 13 or 9 numbers (LongLinkStorage: HISQ's Naik links are c_naik times
+// a U(3) product, reference/staggered/u3_compression.h; 13 and 9 in double and single). Double,
 // single and half precision (half: 16-bit levels, colour vectors with a norm per site, links with one scale
 // per field; arithmetic in float; 18-real long links only).
 //
@@ -34,11 +34,13 @@
 
 namespace lqcd::gpu {
 
-// How the long links are stored on the device: all 18 reals, or 13 numbers (reference/staggered/u3_compression.h:
-// the first two rows of X = L / scale and theta = arg det X, padded to 14; the kernel rebuilds the third row),
-// which needs X unitary: scale = HisqNaikCoefficient for HISQ's Naik links, AsqtadNaikCoefficient for asqtad's.
+// How the long links are stored on the device (reference/staggered/u3_compression.h): all 18 reals; 13 numbers
+// (the first two rows of X = L / scale and theta = arg det X, padded to 14; the kernel rebuilds the third row);
+// or 9 (the 8 reals of the SU(3) matrix e^{-i theta / 3} X and theta, padded to 10; the kernel rebuilds it as
+// the Wilson kernels rebuild 8-real links). 13 and 9 need X unitary: scale = HisqNaikCoefficient for HISQ's
+// Naik links, AsqtadNaikCoefficient for asqtad's.
 struct LongLinkStorage {
-  U3Compression form = U3Compression::k18;  // k18 or k13 (k9 is not implemented on the GPU)
+  U3Compression form = U3Compression::k18;
   double scale = 1;
 };
 
@@ -51,21 +53,29 @@ std::vector<double> CanonicalEighteenRealLinks(const GaugeField<double>& u);
 // and for a link whose X = L / scale is not unitary (naming the site and direction).
 std::vector<double> CanonicalU3Links(const GaugeField<double>& long_links, double scale);
 
+// The 9-number form of every long link (2 x kU9Words doubles per link: the 8 reals of S = e^{-i theta / 3} X in
+// su3_reconstruct.cuh's order, theta = arg det X, 0), ordered as above. S's 8 reals are computed as the Wilson
+// kernels' 8-real links are packed: the general form for N = |(S_01, S_02)| >= kMinimum8ParameterN, else the
+// singular form diag(a1, a1^*, 1), which S must then be within kSu3Tolerance. std::invalid_argument for a zero
+// or non-finite scale, a link whose X is not unitary, and a link near the singular point that is not in the
+// singular form (each naming the site and direction).
+std::vector<double> CanonicalU9Links(const GaugeField<double>& long_links, double scale);
+
 // The staggered links on the device: F and, for improved actions, L.
 class DeviceStaggeredLinks {
  public:
   // Checks the links (reference RequireUsableLinks) and uploads them in `precision`, the long links in
   // `storage`'s form. Half precision: fat and long links (18 reals) each scaled by their field's largest |real|
-  // (staggered_dslash_launch.h, ScaledHalfLinkView); 13-number long links are refused in half.
+  // (staggered_dslash_launch.h, ScaledHalfLinkView); 13- and 9-number long links are refused in half.
   DeviceStaggeredLinks(const StaggeredLinks<double>& links, Precision precision, const LongLinkStorage& storage = {});
 
   const Lattice& lattice() const { return lattice_; }
   Precision precision() const { return precision_; }
   const DeviceGaugeField* fat() const { return fat_.get(); }                // null in half precision
-  const DeviceGaugeField* long_links() const { return long_links_.get(); }  // null: naive, 13 numbers or half
-  bool improved() const { return long_links_ != nullptr || long13_.data != nullptr || long_half_.data != nullptr; }
+  const DeviceGaugeField* long_links() const { return long_links_.get(); }  // null: naive, 13 / 9 numbers or half
+  bool improved() const { return long_links_ != nullptr || long_u3_.data != nullptr || long_half_.data != nullptr; }
   const LongLinkStorage& long_storage() const { return storage_; }
-  const U3LinkView& long_links_13() const { return long13_; }        // data null unless 13 numbers
+  const U3LinkView& long_links_u3() const { return long_u3_; }        // data null unless 13 or 9 numbers
   const ScaledHalfLinkView& fat_half() const { return fat_half_; }    // data null unless half
   const ScaledHalfLinkView& long_half() const { return long_half_; }  // data null unless half and improved
 
@@ -75,8 +85,8 @@ class DeviceStaggeredLinks {
   std::unique_ptr<DeviceGaugeField> fat_;
   std::unique_ptr<DeviceGaugeField> long_links_;
   LongLinkStorage storage_;
-  DeviceBuffer long13_buffer_;
-  U3LinkView long13_;
+  DeviceBuffer long_u3_buffer_;
+  U3LinkView long_u3_;
   DeviceBuffer fat_half_buffer_, long_half_buffer_;
   ScaledHalfLinkView fat_half_, long_half_;
 };

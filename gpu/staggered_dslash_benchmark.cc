@@ -3,10 +3,11 @@
 //
 //   staggered_dslash_benchmark [--lattice=32x32x32x32,64x64x64x16] [--rhs=1,2,4,8,16] [--repetitions=N]
 //                              [--precision=double|single|half|all] [--cg-rhs=1,2,4,8|0] [--mass=M]
-//                              [--cg-solver=cg|cg-reliable:single:DELTA|cg-reliable:half:DELTA] [--csv=FILE]
+//                              [--cg-solver=cg|cg-reliable:single:DELTA|cg-reliable:half:DELTA]
+//                              [--long-links=18,13,9,0] [--csv=FILE]
 //
-// Dslash rows, per lattice x precision x links (fat + long links of 18 reals or of 13 numbers: the improved
-// operator; fat only: naive) x n:
+// Dslash rows, per lattice x precision x links (fat + long links of 18 reals or of 13 or 9 numbers: the improved
+// operator; 0, fat only: naive; 13 and 9 in double and single) x n:
 // microseconds per right-hand side for each pinned mapping (1, 2 or 4 right-hand sides per thread) and the
 // launcher's choice, GFLOPS of the call (all its right-hand sides; 1146 flops per site and right-hand side with
 // long links, 570 without), the kernel
@@ -50,6 +51,7 @@ struct Options {
   std::vector<Precision> precisions{Precision::kDouble, Precision::kSingle, Precision::kHalf};
   std::vector<int> rhs{1, 2, 4, 8, 16};
   std::vector<int> cg_rhs{1, 2, 4, 8};
+  std::vector<int> long_links{18, 13, 9, 0};  // how the Dslash rows store the long links (0: none, naive)
   int repetitions = 20;
   double mass = 0.02;
   std::string cg_solver = "cg";  // a staggered solver spec (solvers/solver_spec.h StaggeredSolveFormOf)
@@ -83,16 +85,20 @@ void DslashRows(const Lattice& lattice, const Options& o, double copy_gbs, std::
       in.back()->Upload(sources[j]);
       out.push_back(std::make_unique<DeviceColourVectorField>(lattice, Parity::kOdd, precision));
     }
-    // Long links in 18 reals, in 13 numbers (Haar-random links are unitary: scale 1), or none (naive).
-    for (const int long_reals : {18, 13, 0}) {
-      if (precision == Precision::kHalf && long_reals == 13) continue;  // 13 numbers: double and single only
+    // Long links in 18 reals, in 13 or 9 numbers (Haar-random links are unitary: scale 1), or none (naive).
+    for (const int long_reals : o.long_links) {
+      const bool compressed = long_reals == 13 || long_reals == 9;
+      if (precision == Precision::kHalf && compressed) continue;  // 13 and 9 numbers: double and single only
       const bool improved = long_reals != 0;
       const StaggeredLinks<double> host_links =
           improved ? StaggeredLinks<double>{fat, long_links} : StaggeredLinks<double>::Naive(fat);
-      const DeviceStaggeredLinks links(
-          host_links, precision,
-          LongLinkStorage{long_reals == 13 ? U3Compression::k13 : U3Compression::k18, 1.0});
-      const std::string link_name = long_reals == 18 ? "fat+long" : long_reals == 13 ? "fat+long13" : "fat";
+      const U3Compression form = long_reals == 13  ? U3Compression::k13
+                                 : long_reals == 9 ? U3Compression::k9
+                                                   : U3Compression::k18;
+      const DeviceStaggeredLinks links(host_links, precision, LongLinkStorage{form, 1.0});
+      const std::string link_name = long_reals == 18 ? "fat+long"
+                                    : compressed     ? "fat+long" + std::to_string(long_reals)
+                                                     : "fat";
       double single_us = 0;
       for (int n : o.rhs) {
         std::vector<DeviceColourVectorField*> o_ptr;
@@ -230,8 +236,17 @@ int Main(int argc, char** argv) {
   flags.String("cg-solver", &o.cg_solver, "SPEC",
                "the CG rows' solver: cg (double), cg-reliable:single:DELTA or cg-reliable:half:DELTA (the iterations "
                "in single or half precision, double reliable updates)");
+  flags.IntList("long-links", &o.long_links, 0, 18,
+                "how the Dslash rows store the long links, a list of 18, 13, 9 (reals or numbers) and 0 (none)");
   flags.String("csv", &o.csv, "FILE", "also write every row to this CSV");
   if (!flags.Parse(argc, argv, std::cout)) return 0;
+  for (const int reals : o.long_links) {
+    if (reals != 18 && reals != 13 && reals != 9 && reals != 0) {
+      std::cerr << "staggered_dslash_benchmark: error: --long-links: each entry must be 18, 13, 9 or 0, got " << reals
+                << "\n";
+      return 2;
+    }
+  }
   if (std::find(o.cg_rhs.begin(), o.cg_rhs.end(), 0) != o.cg_rhs.end()) {
     if (o.cg_rhs.size() != 1) {
       std::cerr << "staggered_dslash_benchmark: error: --cg-rhs: 0 (no CG rows) cannot be combined with counts\n";

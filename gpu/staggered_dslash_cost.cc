@@ -11,9 +11,9 @@ namespace lqcd::gpu {
 KernelCost StaggeredDslashCost(const StaggeredDslashVariant& v, const Extents& extents, int rhs) {
   if (rhs < 1) throw std::invalid_argument("StaggeredDslashCost: " + std::to_string(rhs) + " right-hand sides");
   const int r = v.long_link_reals;
-  if (r != 0 && r != 8 && r != 9 && r != 12 && r != 13 && r != 14 && r != 18) {
+  if (r != 0 && r != 8 && r != 9 && r != 10 && r != 12 && r != 13 && r != 14 && r != 18) {
     throw std::invalid_argument("StaggeredDslashCost: " + std::to_string(r) +
-                                " reals per long link (18, 14, 13, 12, 9, 8, or 0 for none)");
+                                " reals per long link (18, 14, 13, 12, 10, 9, 8, or 0 for none)");
   }
   const bool improved = r > 0;
   const double sites = HalfVolume(extents);

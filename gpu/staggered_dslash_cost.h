@@ -13,8 +13,9 @@
 //   vectors (the kernel's loads) n x (16 neighbour colour vectors of 6 reals + 6 reals out; 8 neighbours
 //           without long links), + one norm of 4 bytes per vector in half precision;
 //   minimum n x (6 reals in + 6 out) (+ norms): each input vector once.
-// R_l: 18 (full), 13 (two rows + arg det U, u3_compression.h; 14 when padded for aligned loads) or 9 (8 +
-// the phase) for HISQ's U(3) Naik links; 12 or 8 for asqtad's SU(3) ones; 0 = no long links (naive).
+// R_l: 18 (full), 13 (two rows + arg det U, u3_compression.h; 14 when padded for aligned loads, as the GPU
+// stores them) or 9 (8 + the phase; 10 padded, as the GPU stores them) for HISQ's U(3) Naik links; 12 or 8 for
+// asqtad's SU(3) ones; 0 = no long links (naive).
 // Reals are 8, 4 or 2 bytes (half: 16-bit fixed point, links with one scale for the whole field).
 #pragma once
 
@@ -26,7 +27,7 @@ namespace lqcd::gpu {
 
 struct StaggeredDslashVariant {
   Precision precision = Precision::kSingle;
-  int long_link_reals = 18;  // 18, 14, 13, 12, 9 or 8; 0 = naive (no long links)
+  int long_link_reals = 18;  // 18, 14, 13, 12, 10, 9 or 8; 0 = naive (no long links)
 };
 
 // Cost of one call on one output parity of a lattice with these extents, on rhs right-hand sides.

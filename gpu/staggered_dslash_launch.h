@@ -21,17 +21,26 @@ namespace lqcd::gpu {
 
 inline constexpr int kMaxStaggeredRhs = 16;
 
-// Long links stored as 13 numbers (reference/staggered/u3_compression.h): X = L / scale is unitary; per link the
-// first two rows a, b (12 reals) and theta = arg det X, padded to 14 reals (7 complex words: double2 / float2),
-// word w of link (parity, mu, cb) at data[((parity * 4 + mu) * 7 + w) * stride + cb]. The kernel rebuilds
-// c = e^{i theta} conj(a x b) and multiplies the link by scale.
+// Long links stored as 13 or 9 numbers (reference/staggered/u3_compression.h); X = L / scale is unitary.
+//   13 numbers: per link the first two rows a, b of X (12 reals) and theta = arg det X, padded to 14 reals (7
+//     complex words: double2 / float2); word w of link (parity, mu, cb) at data[((parity * 4 + mu) * 7 + w) *
+//     stride + cb]. The kernel rebuilds c = e^{i theta} conj(a x b) and multiplies the link by scale.
+//   9 numbers: the 8 reals of S = e^{-i theta / 3} X (det S = 1) in su3_reconstruct.cuh's order (a2, a3, b1,
+//     arg a1, arg c1), then theta, padded to 10 reals (5 words), word w at data[((parity * 4 + mu) * 5 + w) *
+//     stride + cb]. The kernel rebuilds S as a Wilson kernel rebuilds its 8-real links and multiplies it by
+//     scale e^{i theta / 3}. A link whose S has N = |(S_01, S_02)| < kMinimum8ParameterN is stored in the singular
+//     form diag(a1, a1^*, 1) (a2 = a3 = b1 = 0, arg c1 = 0), and must then be that form (unit links are).
 inline constexpr int kU3Words = 7;
+inline constexpr int kU9Words = 5;
 struct U3LinkView {
   Precision precision = Precision::kDouble;
-  int stride = 0;  // V/2
+  int numbers = 13;  // 13 or 9: the layout above
+  int stride = 0;    // V/2
   double scale = 1;
   void* data = nullptr;
 };
+// Complex words per link of the layout.
+inline int U3WordsPerLink(int numbers) { return numbers == 9 ? kU9Words : kU3Words; }
 
 // Links in half precision (fat links, or long links of 18 reals): neither fat nor HISQ long links are bounded
 // by 1, so a field carries one scale: a real is level * level_value (float arithmetic), the level a short in
@@ -79,7 +88,7 @@ struct ConstColourVectorView {
 };
 
 // out[j] = D_{p,p'} in[j] (or -that: dagger) for j < rhs, every field in the precision of out[0] (the links'
-// too: fat / long_links / long_links_13 in double and single, fat_half / long_half in half); with xpay,
+// too: fat / long_links / long_links_u3 in double and single, fat_half / long_half in half); with xpay,
 // out[j] = a x[j] + b D_{p,p'} in[j] (x[j] on the output parity; it may be out[j]). Checked by the host API
 // before it gets here.
 struct StaggeredDslashLaunch {
@@ -90,8 +99,8 @@ struct StaggeredDslashLaunch {
   double a = 0, b = 1;                         // xpay only
   int rhs = 1;
   GaugeView fat;
-  GaugeView long_links;  // data null: no long links (naive staggered), or they are in long_links_13
-  U3LinkView long_links_13;  // data non-null: the long links in 13 numbers
+  GaugeView long_links;      // data null: no long links (naive staggered), or they are in long_links_u3
+  U3LinkView long_links_u3;  // data non-null: the long links in 13 or 9 numbers
   // Half precision (the fields' precision is half): the links here instead of in fat / long_links.
   ScaledHalfLinkView fat_half;
   ScaledHalfLinkView long_half;  // data null: no long links
@@ -109,8 +118,9 @@ void RunStaggeredDslashOnHost(const StaggeredDslashLaunch& launch);
 // `canonical` holds 18 doubles per link, ordered (parity, mu, checkerboard index) as DeviceGaugeField uploads
 // them; destination.data must hold 2 x 4 x 18 x stride reals of destination.precision (double or single).
 void PackEighteenRealLinksOnHost(const GaugeView& destination, const double* canonical);
-// Long links in host memory in the 13-number layout above: `canonical` holds 2 x kU3Words doubles per link (the
-// 12 row reals, theta, 0), ordered (parity, mu, checkerboard index); destination.stride = V/2 (no pad).
+// Long links in host memory in the 13- or 9-number layout above (destination.numbers): `canonical` holds
+// 2 x U3WordsPerLink(numbers) doubles per link (CanonicalU3Links / CanonicalU9Links), ordered (parity, mu,
+// checkerboard index); destination.stride = V/2 (no pad).
 void PackU3LinksOnHost(const U3LinkView& destination, const double* canonical);
 // Links in host memory in the scaled half layout above: `canonical` holds 18 doubles per link ordered (parity, mu,
 // checkerboard index); destination.stride = V/2, destination.level_value = HalfLinkLevelValue(largest |real|),

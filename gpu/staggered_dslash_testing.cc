@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
+#include <vector>
 
 #include "gpu/oracle_comparison.h"
 #include "reference/staggered/hisq_links.h"
+#include "reference/staggered/u3_compression.h"
 
 namespace lqcd::gpu::testing {
 
@@ -98,6 +101,56 @@ ColourVectorField<double> U3ReconstructionBound(const ColourVectorField<double>&
       }
     }
     for (int c = 0; c < 3; ++c) extra[i](c) = std::sqrt(2.0) * 27 * UnitRoundoff(precision) * std::abs(scale) * sum;
+  }
+  return extra;
+}
+
+// The device forms L = g S_dev with g = (fl(scale) c, fl(scale) s), (s, c) = sincos(fl(theta_T / 3)):
+//   - S_dev from the 8 reals of S rounded to T, rebuilt as an 8-real Wilson link: |S_dev - S| <= E8 =
+//     LinkErrorBound(S, precision, k8) per entry (|S_dev| <= 1 + E8);
+//   - the phase: theta stored in T (pi u_T, none in double) after its computation in double (8 u_double, as
+//     LinkErrorBound's phases), divided by 3 (pi u_c / 3), sincos within 2 ulp per part (4 sqrt 2 u_c as a
+//     complex number): |f - e^{i theta / 3}| <= dphi; fl(scale) and the two products by it add 2 u_c relative;
+//   - the complex products g S_dev: 2 sqrt 2 u_c |g| |S_dev| (each part one product and one fma);
+//   - the host's S = e^{-i theta / 3} X in double: 4 u_double |scale|.
+double NineNumberLinkErrorBound(const ColorMatrix<double>& long_link, double scale, Precision precision) {
+  const double uc = UnitRoundoff(precision);
+  const ColorMatrix<double> x = long_link / scale;
+  const double theta = DeterminantPhase(x);
+  const ColorMatrix<double> s = std::polar(1.0, -theta / 3) * x;
+  const double e8 = LinkErrorBound(s, precision, Reconstruct::k8);
+  const double stored_theta = (precision == Precision::kDouble ? 0.0 : M_PI * uc) + 8 * kUnitRoundoffDouble;
+  const double dphi = stored_theta / 3 + M_PI * uc / 3 + 4 * std::sqrt(2.0) * uc;
+  const double dg = dphi + 2.01 * uc;  // |g / scale - e^{i theta / 3}|
+  return std::abs(scale) * (dg * (1 + e8) + e8 + 2 * std::sqrt(2.0) * uc * (1 + dg) * (1 + e8) +
+                            4 * kUnitRoundoffDouble);
+}
+
+ColourVectorField<double> U9ReconstructionBound(const ColourVectorField<double>& in, const GaugeField<double>& long_links,
+                                                Parity out_parity, double scale, Precision precision) {
+  const Lattice& lattice = in.lattice();
+  std::vector<double> link_bound(4 * static_cast<std::size_t>(lattice.volume()));
+  for (int site = 0; site < lattice.volume(); ++site) {
+    for (int mu = 0; mu < 4; ++mu) {
+      link_bound[4 * site + mu] = NineNumberLinkErrorBound(long_links.Link(site, mu), scale, precision);
+    }
+  }
+  ColourVectorField<double> full(lattice), extra(lattice, SubsetOf(out_parity));
+  Insert(full, in);
+  for (int i = 0; i < extra.sites(); ++i) {
+    const int site = extra.SiteIndex(i);
+    const Coordinates n = lattice.Coords(site);
+    double sum = 0;
+    for (int mu = 0; mu < 4; ++mu) {
+      Coordinates forward = n, backward = n;
+      forward[mu] = (n[mu] + 3) % lattice.extent(mu);
+      backward[mu] = (n[mu] - 3 + 3 * lattice.extent(mu)) % lattice.extent(mu);
+      const int f = lattice.Index(forward), b = lattice.Index(backward);
+      for (int c = 0; c < 3; ++c) {
+        sum += link_bound[4 * site + mu] * std::abs(full[f](c)) + link_bound[4 * b + mu] * std::abs(full[b](c));
+      }
+    }
+    for (int c = 0; c < 3; ++c) extra[i](c) = sum;
   }
   return extra;
 }

@@ -41,6 +41,16 @@ double CheckWithinBound(const ColourVectorField<double>& computed, const ColourV
 ColourVectorField<double> U3ReconstructionBound(const ColourVectorField<double>& in, Parity out_parity, double scale,
                                                 Precision precision);
 
+// max_ij |L_device(i, j) - L(i, j)| for a long link L stored in 9 numbers (scale: X = L / scale unitary), derived
+// in staggered_dslash_testing.cc from the 8-real link bound of S = e^{-i theta / 3} X (LinkErrorBound) and the
+// phase factor's roundings.
+double NineNumberLinkErrorBound(const ColorMatrix<double>& long_link, double scale, Precision precision);
+// The part of the bound that long links stored in 9 numbers add: per component of `out_parity`, the sum over the
+// 8 long hops of NineNumberLinkErrorBound(the hop's link) times sum_j |v_j| (a complex modulus: |sum_j dL_ij v_j|
+// <= sum_j |dL_ij| |v_j|), in the real parts; `in` on the other parity.
+ColourVectorField<double> U9ReconstructionBound(const ColourVectorField<double>& in, const GaugeField<double>& long_links,
+                                                Parity out_parity, double scale, Precision precision);
+
 // The Dslash bound plus `extra` (per component, in the real parts): e.g. the long links' 13-number reconstruction.
 double CheckWithinBound(const ColourVectorField<double>& computed, const ColourVectorField<double>& oracle,
                         const ColourVectorField<double>& terms, const ColourVectorField<double>& extra,

@@ -22,9 +22,27 @@
 //       Half precision stores the two phases divided by pi, so that they lie in [-1, 1].
 #pragma once
 
+#include <cmath>
+#include <type_traits>
+
 #include "gpu/register_types.cuh"
 
 namespace lqcd::gpu {
+
+// sin and cos of x in Real: the device's sincos / sincosf (within 2 ulp), the host's std::sin and std::cos.
+template <typename Real>
+__host__ __device__ __forceinline__ void SinCos(Real x, Real* s, Real* c) {
+#ifdef __CUDA_ARCH__
+  if constexpr (std::is_same_v<Real, float>) {
+    sincosf(x, s, c);
+  } else {
+    sincos(x, s, c);
+  }
+#else
+  *s = std::sin(x);
+  *c = std::cos(x);
+#endif
+}
 
 // Third row from the first two: c = (a x b)^*.
 template <typename Real>
@@ -76,7 +94,7 @@ __device__ __forceinline__ void CompressTo8(const Link<Real>& u, Real* p) {
 // belong. Those two are set here: two selects per entry on every 8-real link, instead of a separate
 // kernel family for fields that hold such links. For N > 0 nothing changes.
 template <typename Real>
-__device__ __forceinline__ void CompleteSingularForm(Real n2, Link<Real>& u) {
+__host__ __device__ __forceinline__ void CompleteSingularForm(Real n2, Link<Real>& u) {
   if (n2 == Real(0)) {
     u.m[1][1] = Conj(u.m[0][0]);
     u.m[2][2] = {Real(1), Real(0)};
@@ -144,9 +162,10 @@ __device__ __forceinline__ Link<float> ReconstructFrom8Fast(const float* p) {
 // __sincosf (absolute error below 2^-21.4 on [-pi, pi]) and the approximate square root and reciprocal
 // (relative 2^-22), far below half precision's 2^-16 storage rounding; double and single keep the accurate
 // sincos (within 2 ulp), sqrt and division, whose accuracy their 8-parameter links need. Both rebuild the
-// singular form exactly (CompleteSingularForm).
+// singular form exactly (CompleteSingularForm). The accurate form runs on the host too (the staggered kernel's
+// host check rebuilds 9-number long links with it).
 template <bool kFastTrig, typename Real>
-__device__ __forceinline__ Link<Real> ReconstructFrom8(const Real* p) {
+__host__ __device__ __forceinline__ Link<Real> ReconstructFrom8(const Real* p) {
   if constexpr (kFastTrig) {
     static_assert(sizeof(Real) == sizeof(float), "the fast reconstruction is single precision");
     return ReconstructFrom8Fast(p);
@@ -158,8 +177,8 @@ __device__ __forceinline__ Link<Real> ReconstructFrom8(const Real* p) {
     const Real a1_modulus = sqrt(fmax(Real(1) - n2, Real(0)));
     const Real c1_modulus = sqrt(fmax(n2 - Norm2(b1), Real(0)));
     Real sin_a1, cos_a1, sin_c1, cos_c1;
-    sincos(p[6], &sin_a1, &cos_a1);
-    sincos(p[7], &sin_c1, &cos_c1);
+    SinCos(p[6], &sin_a1, &cos_a1);
+    SinCos(p[7], &sin_c1, &cos_c1);
     const DeviceComplex<Real> a1{a1_modulus * cos_a1, a1_modulus * sin_a1};
     const DeviceComplex<Real> c1{c1_modulus * cos_c1, c1_modulus * sin_c1};
     const DeviceComplex<Real> a1c_a2 = ConjTimes(a1, a2);  // a1^* a2

@@ -1,34 +1,22 @@
-// u3_link_accessor.cuh: long (Naik) links stored as 13 numbers (staggered_dslash_launch.h's U3LinkView layout;
-// reference/staggered/u3_compression.h's parametrisation): the first two rows a, b of X = L / scale and
-// theta = arg det X, and how the kernel rebuilds L = scale (a; b; e^{i theta} conj(a x b)) in registers. Host
-// functions too (the host check of the staggered kernel).
+// u3_link_accessor.cuh: long (Naik) links stored as 13 or 9 numbers (staggered_dslash_launch.h's U3LinkView
+// layouts; reference/staggered/u3_compression.h's parametrisations), and how the kernel rebuilds them in
+// registers:
+//   13 numbers (U3LinkAccessor): the first two rows a, b of X = L / scale and theta = arg det X;
+//       L = scale (a; b; e^{i theta} conj(a x b)).
+//   9 numbers (U9LinkAccessor): the 8 reals of S = e^{-i theta / 3} X (an SU(3) matrix) in su3_reconstruct.cuh's
+//       order and theta; L = (scale e^{i theta / 3}) ReconstructFrom8(the 8 reals), the accurate reconstruction
+//       of the Wilson kernels' 8-real links in double and single.
+// Host functions too (the host check of the staggered kernel).
 //
 // Device-side header (included by .cu files only).
 #pragma once
 
-#include <cmath>
-#include <type_traits>
-
 #include "gpu/colour_vector_accessor.cuh"
 #include "gpu/register_types.cuh"
 #include "gpu/staggered_dslash_launch.h"
+#include "gpu/su3_reconstruct.cuh"
 
 namespace lqcd::gpu {
-
-// sin and cos of x in Real: the device's sincos / sincosf, the host's std::sin and std::cos.
-template <typename Real>
-__host__ __device__ __forceinline__ void SinCos(Real x, Real* s, Real* c) {
-#ifdef __CUDA_ARCH__
-  if constexpr (std::is_same_v<Real, float>) {
-    sincosf(x, s, c);
-  } else {
-    sincos(x, s, c);
-  }
-#else
-  *s = std::sin(x);
-  *c = std::cos(x);
-#endif
-}
 
 template <Precision P>
 struct U3LinkAccessor {
@@ -75,6 +63,47 @@ struct U3LinkAccessor {
   __host__ __device__ __forceinline__ void Store(int mu, int parity, int cb, const double* r) const {
 #pragma unroll
     for (int w = 0; w < kU3Words; ++w) {
+      data[WordIndex(mu, parity, cb, w)] = Word{static_cast<Real>(r[2 * w]), static_cast<Real>(r[2 * w + 1])};
+    }
+  }
+};
+
+template <Precision P>
+struct U9LinkAccessor {
+  using Word = typename ColourStorage<P>::Word;
+  using Real = typename ColourStorage<P>::Real;
+  Word* data = nullptr;
+  int stride = 0;
+  Real scale = 1;
+
+  __host__ __device__ __forceinline__ int WordIndex(int mu, int parity, int cb, int w) const {
+    return ((parity * 4 + mu) * kU9Words + w) * stride + cb;
+  }
+
+  __host__ __device__ __forceinline__ Link<Real> Load(int mu, int parity, int cb) const {
+    Real p[2 * kU9Words];
+#pragma unroll
+    for (int w = 0; w < kU9Words; ++w) {
+      const Word word = LoadReadOnly(data + WordIndex(mu, parity, cb, w));
+      p[2 * w] = word.x;
+      p[2 * w + 1] = word.y;
+    }
+    Link<Real> u = ReconstructFrom8<false>(p);  // S, with det S = 1
+    Real s, c;
+    SinCos(p[8] / Real(3), &s, &c);
+    const DeviceComplex<Real> phase{scale * c, scale * s};  // scale e^{i theta / 3}
+#pragma unroll
+    for (int i = 0; i < 3; ++i) {
+#pragma unroll
+      for (int j = 0; j < 3; ++j) u.m[i][j] = phase * u.m[i][j];
+    }
+    return u;
+  }
+
+  // The 10 reals of one link (the 8 of S, theta, a zero pad) rounded to Real, into its words.
+  __host__ __device__ __forceinline__ void Store(int mu, int parity, int cb, const double* r) const {
+#pragma unroll
+    for (int w = 0; w < kU9Words; ++w) {
       data[WordIndex(mu, parity, cb, w)] = Word{static_cast<Real>(r[2 * w]), static_cast<Real>(r[2 * w + 1])};
     }
   }
