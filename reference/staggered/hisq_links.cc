@@ -1,9 +1,13 @@
 // hisq_links.cc: fat7 / Lepage / Naik smearing, the U(3) projection, asqtad and HISQ links (see hisq_links.h).
+// The loops over sites run on every core (OpenMP): each output link is computed by one thread from its own
+// inputs, in the same order of operations for any thread count, so the links are the same bit for bit.
 #include "reference/staggered/hisq_links.h"
 
 #include <Eigen/Eigenvalues>
 
 #include <cmath>
+#include <cstdint>
+#include <exception>
 #include <initializer_list>
 #include <sstream>
 #include <stdexcept>
@@ -27,22 +31,31 @@ ColorMatrix<double> HopLink(const GaugeField<double>& u, int site, Hop h) {
   return h.forward ? u.Link(site, h.dir) : ColorMatrix<double>(u.Link(u.lattice().Backward(site, h.dir), h.dir).adjoint());
 }
 
-// out(n) = T(n, a) x(n + a) T(n + mu, a)^dag for a field x of links n -> n + mu (one per site): the path
-// n -> n+a, then x from n+a to n+a+mu, then back n+a+mu -> n+mu.
-std::vector<ColorMatrix<double>> StapleAround(const GaugeField<double>& u, const std::vector<ColorMatrix<double>>& x,
-                                              int mu, Hop a) {
+// The staple of x around the hop a: T(n, a) x(n + a) T(n + mu, a)^dag for a field x of links n -> n + mu (one per
+// site): the path n -> n+a, then x from n+a to n+a+mu, then back n+a+mu -> n+mu. kAdd: out(n) += it, else
+// out(n) = it. The caller's buffers are reused from path to path (at 64^3 x 16 a field of them is 600 MB, and
+// a fresh one per path cost more in page faults than the products).
+template <bool kAdd>
+void StapleAround(const GaugeField<double>& u, const std::vector<ColorMatrix<double>>& x, int mu, Hop a,
+                  std::vector<ColorMatrix<double>>& out) {
   const Lattice& lat = u.lattice();
-  std::vector<ColorMatrix<double>> out(x.size());
+#pragma omp parallel for schedule(static)
   for (int site = 0; site < lat.volume(); ++site) {
     const int shifted = Step(lat, site, a);
     const int forward_mu = lat.Forward(site, mu);
-    out[site] = HopLink(u, site, a) * x[shifted] * HopLink(u, forward_mu, a).adjoint();
+    const ColorMatrix<double> staple = HopLink(u, site, a) * x[shifted] * HopLink(u, forward_mu, a).adjoint();
+    if constexpr (kAdd) {
+      out[site] += staple;
+    } else {
+      out[site] = staple;
+    }
   }
-  return out;
 }
 
 void Accumulate(std::vector<ColorMatrix<double>>& sum, const std::vector<ColorMatrix<double>>& term) {
-  for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += term[i];
+  const std::int64_t n = static_cast<std::int64_t>(sum.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) sum[i] += term[i];
 }
 
 // The six signed directions orthogonal to mu and to every direction in `used`.
@@ -151,23 +164,30 @@ GaugeField<double> FatLink(const GaugeField<double>& u, const SmearingCoefficien
   const Lattice& lat = u.lattice();
   const int volume = lat.volume();
   GaugeField<double> fat(lat);
+  using Field = std::vector<ColorMatrix<double>>;
+  Field thin(volume), s3(volume), s5(volume), s7(volume), lepage(volume), staple3(volume), staple5(volume);
+  const auto zero = [](Field& f) {
+    const std::int64_t n = static_cast<std::int64_t>(f.size());
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) f[i].setZero();
+  };
   for (int mu = 0; mu < kDims; ++mu) {
-    std::vector<ColorMatrix<double>> thin(volume), s3(volume, ColorMatrix<double>::Zero()),
-        s5(volume, ColorMatrix<double>::Zero()), s7(volume, ColorMatrix<double>::Zero()),
-        lepage(volume, ColorMatrix<double>::Zero());
+    for (Field* f : {&s3, &s5, &s7, &lepage}) zero(*f);
+#pragma omp parallel for schedule(static)
     for (int site = 0; site < volume; ++site) thin[site] = u.Link(site, mu);
     for (Hop a : TransverseHops(mu, {})) {
-      const std::vector<ColorMatrix<double>> staple3 = StapleAround(u, thin, mu, a);
+      StapleAround<false>(u, thin, mu, a, staple3);
       Accumulate(s3, staple3);
-      if (c.lepage != 0) Accumulate(lepage, StapleAround(u, staple3, mu, a));
+      if (c.lepage != 0) StapleAround<true>(u, staple3, mu, a, lepage);
       if (c.five_staple == 0 && c.seven_staple == 0) continue;
       for (Hop b : TransverseHops(mu, {a.dir})) {
-        const std::vector<ColorMatrix<double>> staple5 = StapleAround(u, staple3, mu, b);
+        StapleAround<false>(u, staple3, mu, b, staple5);
         Accumulate(s5, staple5);
         if (c.seven_staple == 0) continue;
-        for (Hop h : TransverseHops(mu, {a.dir, b.dir})) Accumulate(s7, StapleAround(u, staple5, mu, h));
+        for (Hop h : TransverseHops(mu, {a.dir, b.dir})) StapleAround<true>(u, staple5, mu, h, s7);
       }
     }
+#pragma omp parallel for schedule(static)
     for (int site = 0; site < volume; ++site) {
       fat.Link(site, mu) = c.one_link * thin[site] + c.three_staple * s3[site] + c.five_staple * s5[site] +
                            c.seven_staple * s7[site] + c.lepage * lepage[site];
@@ -180,6 +200,7 @@ GaugeField<double> NaikLink(const GaugeField<double>& u, double c_naik) {
   const Lattice& lat = u.lattice();
   RequireNaikExtents(lat, "NaikLink");
   GaugeField<double> naik(lat);
+#pragma omp parallel for schedule(static)
   for (int site = 0; site < lat.volume(); ++site) {
     for (int mu = 0; mu < kDims; ++mu) {
       const int n1 = lat.Forward(site, mu), n2 = lat.Forward(n1, mu);
@@ -228,7 +249,24 @@ ColorMatrix<double> ProjectU3(const ColorMatrix<double>& v) {
 
 GaugeField<double> ProjectU3(const GaugeField<double>& v) {
   GaugeField<double> w(v.lattice());
-  for (std::size_t i = 0; i < v.links().size(); ++i) w.links()[i] = ProjectU3(v.links()[i]);
+  const std::int64_t n = static_cast<std::int64_t>(v.links().size());
+  // An exception may not leave an OpenMP region: each thread records its first failure, and the failure of the
+  // lowest link index is rethrown after the loop (the same error for any thread count).
+  std::int64_t first_failure = n;
+  std::string failure;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    try {
+      w.links()[i] = ProjectU3(v.links()[i]);
+    } catch (const std::exception& e) {
+#pragma omp critical(hisq_project_u3_failure)
+      if (i < first_failure) {
+        first_failure = i;
+        failure = e.what();
+      }
+    }
+  }
+  if (first_failure < n) throw std::runtime_error(failure);
   return w;
 }
 

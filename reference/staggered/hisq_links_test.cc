@@ -16,6 +16,7 @@
 #include "reference/staggered/hisq_links.h"
 
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <Eigen/SVD>
 
@@ -300,6 +301,26 @@ TEST(HisqLinksTest, TranslatingTheLinksTranslatesTheSmearedLinksBitForBit) {
   EXPECT_EQ(Translate(hisq.naik, shift).links(), hisq_shifted.naik.links());
   EXPECT_EQ(Translate(asqtad.fat, shift).links(), asqtad_shifted.fat.links());
   EXPECT_EQ(Translate(asqtad.naik, shift).links(), asqtad_shifted.naik.links());
+}
+
+// The loops over sites run on every OpenMP thread; each link is computed by one thread in a fixed order, so the
+// smeared links are the same to the bit with 1, 2, 3 and 5 threads (5 does not divide the volume, so the
+// threads' shares differ in size).
+TEST(HisqLinksTest, ThreadsChangeNoBit) {
+  const Lattice lat(4, 4, 4, 6);
+  const GaugeField<double> u = RandomGaugeField<double>(lat, 43);
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const SmearedLinks hisq = HisqLinks(u, 0.1), asqtad = AsqtadLinks(u, 0.87);
+  for (const int threads : {2, 3, 5}) {
+    omp_set_num_threads(threads);
+    const SmearedLinks hisq_t = HisqLinks(u, 0.1), asqtad_t = AsqtadLinks(u, 0.87);
+    EXPECT_EQ(hisq_t.fat.links(), hisq.fat.links()) << threads;
+    EXPECT_EQ(hisq_t.naik.links(), hisq.naik.links()) << threads;
+    EXPECT_EQ(asqtad_t.fat.links(), asqtad.fat.links()) << threads;
+    EXPECT_EQ(asqtad_t.naik.links(), asqtad.naik.links()) << threads;
+  }
+  omp_set_num_threads(saved);
 }
 
 // ---- the U(3) projection ----
