@@ -18,31 +18,57 @@
 
 namespace lqcd::gpu {
 
-template <Precision P>
-struct U3LinkAccessor {
+// What the two forms share: kWords complex words per link, word w of link (parity, mu, cb) at
+// data[((parity * 4 + mu) * kWords + w) * stride + cb] (staggered_dslash_launch.h), and the scale the rebuilt
+// unitary X is multiplied by.
+template <Precision P, int kWords>
+struct CompressedLinkWords {
   using Word = typename ColourStorage<P>::Word;
   using Real = typename ColourStorage<P>::Real;
+  static constexpr int kReals = 2 * kWords;
   Word* data = nullptr;
   int stride = 0;
   Real scale = 1;
 
   __host__ __device__ __forceinline__ int WordIndex(int mu, int parity, int cb, int w) const {
-    return ((parity * 4 + mu) * kU3Words + w) * stride + cb;
+    return ((parity * 4 + mu) * kWords + w) * stride + cb;
   }
 
+  // The kReals stored reals of one link.
+  __host__ __device__ __forceinline__ void LoadReals(int mu, int parity, int cb, Real* r) const {
+#pragma unroll
+    for (int w = 0; w < kWords; ++w) {
+      const Word word = LoadReadOnly(data + WordIndex(mu, parity, cb, w));
+      r[2 * w] = word.x;
+      r[2 * w + 1] = word.y;
+    }
+  }
+
+  // The kReals reals of one link (CanonicalU3Links / CanonicalU9Links order) rounded to Real, into its words.
+  __host__ __device__ __forceinline__ void Store(int mu, int parity, int cb, const double* r) const {
+#pragma unroll
+    for (int w = 0; w < kWords; ++w) {
+      data[WordIndex(mu, parity, cb, w)] = Word{static_cast<Real>(r[2 * w]), static_cast<Real>(r[2 * w + 1])};
+    }
+  }
+};
+
+// 13 numbers: the 12 reals of rows a and b, theta, a zero pad.
+template <Precision P>
+struct U3LinkAccessor : CompressedLinkWords<P, kU3Words> {
+  using Real = typename ColourStorage<P>::Real;
+
   __host__ __device__ __forceinline__ Link<Real> Load(int mu, int parity, int cb) const {
+    Real r[2 * kU3Words];
+    this->LoadReals(mu, parity, cb, r);
     Link<Real> u;
 #pragma unroll
     for (int i = 0; i < 2; ++i) {
 #pragma unroll
-      for (int j = 0; j < 3; ++j) {
-        const Word w = LoadReadOnly(data + WordIndex(mu, parity, cb, 3 * i + j));
-        u.m[i][j] = {w.x, w.y};
-      }
+      for (int j = 0; j < 3; ++j) u.m[i][j] = {r[2 * (3 * i + j)], r[2 * (3 * i + j) + 1]};
     }
-    const Real theta = LoadReadOnly(data + WordIndex(mu, parity, cb, 6)).x;
     Real s, c;
-    SinCos(theta, &s, &c);
+    SinCos(r[12], &s, &c);
     // third row: e^{i theta} conj(a x b), (a x b)_k = a_{k+1} b_{k+2} - a_{k+2} b_{k+1}
 #pragma unroll
     for (int k = 0; k < 3; ++k) {
@@ -54,58 +80,30 @@ struct U3LinkAccessor {
 #pragma unroll
     for (int i = 0; i < 3; ++i) {
 #pragma unroll
-      for (int j = 0; j < 3; ++j) u.m[i][j] = scale * u.m[i][j];
+      for (int j = 0; j < 3; ++j) u.m[i][j] = this->scale * u.m[i][j];
     }
     return u;
   }
-
-  // The 14 reals of one link (12 row reals, theta, a zero pad) rounded to Real, into its words.
-  __host__ __device__ __forceinline__ void Store(int mu, int parity, int cb, const double* r) const {
-#pragma unroll
-    for (int w = 0; w < kU3Words; ++w) {
-      data[WordIndex(mu, parity, cb, w)] = Word{static_cast<Real>(r[2 * w]), static_cast<Real>(r[2 * w + 1])};
-    }
-  }
 };
 
+// 9 numbers: the 8 reals of S = e^{-i theta / 3} X (su3_reconstruct.cuh's order), theta, a zero pad.
 template <Precision P>
-struct U9LinkAccessor {
-  using Word = typename ColourStorage<P>::Word;
+struct U9LinkAccessor : CompressedLinkWords<P, kU9Words> {
   using Real = typename ColourStorage<P>::Real;
-  Word* data = nullptr;
-  int stride = 0;
-  Real scale = 1;
-
-  __host__ __device__ __forceinline__ int WordIndex(int mu, int parity, int cb, int w) const {
-    return ((parity * 4 + mu) * kU9Words + w) * stride + cb;
-  }
 
   __host__ __device__ __forceinline__ Link<Real> Load(int mu, int parity, int cb) const {
     Real p[2 * kU9Words];
-#pragma unroll
-    for (int w = 0; w < kU9Words; ++w) {
-      const Word word = LoadReadOnly(data + WordIndex(mu, parity, cb, w));
-      p[2 * w] = word.x;
-      p[2 * w + 1] = word.y;
-    }
+    this->LoadReals(mu, parity, cb, p);
     Link<Real> u = ReconstructFrom8<false>(p);  // S, with det S = 1
     Real s, c;
     SinCos(p[8] / Real(3), &s, &c);
-    const DeviceComplex<Real> phase{scale * c, scale * s};  // scale e^{i theta / 3}
+    const DeviceComplex<Real> phase{this->scale * c, this->scale * s};  // scale e^{i theta / 3}
 #pragma unroll
     for (int i = 0; i < 3; ++i) {
 #pragma unroll
       for (int j = 0; j < 3; ++j) u.m[i][j] = phase * u.m[i][j];
     }
     return u;
-  }
-
-  // The 10 reals of one link (the 8 of S, theta, a zero pad) rounded to Real, into its words.
-  __host__ __device__ __forceinline__ void Store(int mu, int parity, int cb, const double* r) const {
-#pragma unroll
-    for (int w = 0; w < kU9Words; ++w) {
-      data[WordIndex(mu, parity, cb, w)] = Word{static_cast<Real>(r[2 * w]), static_cast<Real>(r[2 * w + 1])};
-    }
   }
 };
 
