@@ -31,21 +31,10 @@ std::string Where(const Lattice& lattice, int site, int mu) {
 
 [[noreturn]] void Reject(const std::string& what) { throw std::invalid_argument("DeviceGaugeField: " + what); }
 
-// The singular form of the 8-parameter compression for a link with N = 0: diag(a1, a1^*, 1), a1 = U_00 / |U_00|.
-ColorMatrix<double> SingularForm8(const ColorMatrix<double>& u) {
-  const Complex<double> a1 = u(0, 0) / std::abs(u(0, 0));
-  ColorMatrix<double> d = ColorMatrix<double>::Zero();
-  d(0, 0) = a1;
-  d(1, 1) = std::conj(a1);
-  d(2, 2) = 1.0;
-  return d;
-}
-
 // 8 reals with N < kMinimum8ParameterN: stored in the singular form, which the link must then be to
 // kSu3Tolerance (unit links are, exactly).
 bool StoredInSingularForm(const ColorMatrix<double>& u, const GaugeLayout& layout) {
-  if (layout.reconstruct != Reconstruct::k8) return false;
-  return !(std::sqrt(std::norm(u(0, 1)) + std::norm(u(0, 2))) >= kMinimum8ParameterN);
+  return layout.reconstruct == Reconstruct::k8 && KeptInSingularForm8(u);
 }
 
 // 16-byte (double2, float4, int4) or 8-byte (float2) words of one link in gauge_accessor.cuh's storage (half:
@@ -130,6 +119,19 @@ void Validate(const GaugeField<T>& host, const GaugeLayout& layout) {
 }
 
 }  // namespace
+
+bool KeptInSingularForm8(const ColorMatrix<double>& u) {
+  return !(std::sqrt(std::norm(u(0, 1)) + std::norm(u(0, 2))) >= kMinimum8ParameterN);
+}
+
+ColorMatrix<double> SingularForm8(const ColorMatrix<double>& u) {
+  const Complex<double> a1 = u(0, 0) / std::abs(u(0, 0));
+  ColorMatrix<double> d = ColorMatrix<double>::Zero();
+  d(0, 0) = a1;
+  d(1, 1) = std::conj(a1);
+  d(2, 2) = 1.0;
+  return d;
+}
 
 DeviceGaugeField::DeviceGaugeField(const GaugeField<double>& host, const GaugeLayout& layout)
     : lattice_(host.lattice()), layout_(layout) {

@@ -38,6 +38,12 @@ inline constexpr double kSu3Tolerance = 0x1p-18;
 inline constexpr double kMinimum8ParameterN = 0x1p-10;
 inline constexpr double kUnitLinkTolerance = 0x1p-40;
 
+// The 8-real form near its singular point (above), for every packer of 8-real links (this field, the 9-number
+// staggered long links): whether a link is kept in the singular form (N = |(u_01, u_02)| < kMinimum8ParameterN),
+// and that form, diag(a1, a1^*, 1) with a1 = u_00 / |u_00|.
+bool KeptInSingularForm8(const ColorMatrix<double>& u);
+ColorMatrix<double> SingularForm8(const ColorMatrix<double>& u);
+
 struct GaugeLayout {
   Precision precision = Precision::kDouble;
   Reconstruct reconstruct = Reconstruct::k18;

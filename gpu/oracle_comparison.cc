@@ -169,12 +169,7 @@ double LinkErrorBound(const ColorMatrix<double>& u, Precision precision, Reconst
     // (cos, sin) of the stored phase; it differs from D = diag(a1, a1^*, 1), a1 = U_00 / |U_00|, by the
     // phase's rounding (eps_theta) and the sincos error, per real at most eps_theta + trig; and D from U
     // by the link's own distance to the singular form (<= 2^-18, checked on upload).
-    const Complex<double> a1 = u(0, 0) / std::abs(u(0, 0));
-    ColorMatrix<double> d = ColorMatrix<double>::Zero();
-    d(0, 0) = a1;
-    d(1, 1) = std::conj(a1);
-    d(2, 2) = 1.0;
-    return (u - d).cwiseAbs().maxCoeff() + eps_theta + trig + 8 * kUd;
+    return (u - SingularForm8(u)).cwiseAbs().maxCoeff() + eps_theta + trig + 8 * kUd;
   }
   const double a1 = std::abs(u(0, 0)), c1 = std::abs(u(2, 0));
   const double dn2 = 2 * kSqrt2 * n * e + 2 * e * e + 5 * uc * n * n;

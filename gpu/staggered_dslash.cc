@@ -51,84 +51,73 @@ std::vector<double> CanonicalEighteenRealLinks(const GaugeField<double>& u) {
   return canonical;
 }
 
-std::vector<double> CanonicalU3Links(const GaugeField<double>& long_links, double scale) {
+namespace {
+
+// The loop both compressed long-link forms share: for every link (ordered parity, mu, checkerboard index) of
+// X = L / scale, encode(X, link) writes its `reals` doubles. An std::invalid_argument from encode is rethrown
+// prefixed with `name` and the link.
+template <typename Encode>
+std::vector<double> CanonicalUnitaryLinks(const GaugeField<double>& long_links, double scale, int reals,
+                                          const char* name, Encode encode) {
   if (!std::isfinite(scale) || scale == 0) {
-    throw std::invalid_argument("CanonicalU3Links: the scale must be finite and non-zero, got " + std::to_string(scale));
+    throw std::invalid_argument(std::string(name) + ": the scale must be finite and non-zero, got " +
+                                std::to_string(scale));
   }
   const Lattice& lattice = long_links.lattice();
   const int half = lattice.half_volume();
-  std::vector<double> canonical(2 * kU3Words * 8 * static_cast<std::size_t>(half), 0.0);
+  std::vector<double> canonical(reals * 8 * static_cast<std::size_t>(half), 0.0);
   for (int p = 0; p < 2; ++p) {
     for (int cb = 0; cb < half; ++cb) {
       const int site = lattice.FullIndex(static_cast<Parity>(p), cb);
       for (int mu = 0; mu < 4; ++mu) {
-        Compressed13<double> c;
         try {
-          c = Compress13(ColorMatrix<double>(long_links.Link(site, mu) / scale));
+          encode(ColorMatrix<double>(long_links.Link(site, mu) / scale),
+                 canonical.data() + reals * ((p * 4 + mu) * static_cast<std::size_t>(half) + cb));
         } catch (const std::invalid_argument& e) {
-          throw std::invalid_argument("CanonicalU3Links: the long link at site " + std::to_string(site) +
-                                      ", direction " + std::to_string(mu) + " over the scale " + std::to_string(scale) +
-                                      ": " + e.what());
+          throw std::invalid_argument(std::string(name) + ": the long link at site " + std::to_string(site) +
+                                      ", direction " + std::to_string(mu) + " over the scale " +
+                                      std::to_string(scale) + ": " + e.what());
         }
-        double* link = canonical.data() + 2 * kU3Words * ((p * 4 + mu) * static_cast<std::size_t>(half) + cb);
-        for (int k = 0; k < 12; ++k) link[k] = c.rows.values[k];
-        link[12] = c.theta;  // link[13]: the pad, 0
       }
     }
   }
   return canonical;
 }
 
+}  // namespace
+
+std::vector<double> CanonicalU3Links(const GaugeField<double>& long_links, double scale) {
+  return CanonicalUnitaryLinks(long_links, scale, 2 * kU3Words, "CanonicalU3Links",
+                               [](const ColorMatrix<double>& x, double* link) {
+                                 const Compressed13<double> c = Compress13(x);
+                                 for (int k = 0; k < 12; ++k) link[k] = c.rows.values[k];
+                                 link[12] = c.theta;  // link[13]: the pad, 0
+                               });
+}
+
 std::vector<double> CanonicalU9Links(const GaugeField<double>& long_links, double scale) {
-  if (!std::isfinite(scale) || scale == 0) {
-    throw std::invalid_argument("CanonicalU9Links: the scale must be finite and non-zero, got " + std::to_string(scale));
-  }
-  const Lattice& lattice = long_links.lattice();
-  const int half = lattice.half_volume();
-  constexpr int kReals = 2 * kU9Words;
-  std::vector<double> canonical(kReals * 8 * static_cast<std::size_t>(half), 0.0);
-  for (int p = 0; p < 2; ++p) {
-    for (int cb = 0; cb < half; ++cb) {
-      const int site = lattice.FullIndex(static_cast<Parity>(p), cb);
-      for (int mu = 0; mu < 4; ++mu) {
-        const auto where = [&] {
-          return "the long link at site " + std::to_string(site) + ", direction " + std::to_string(mu) +
-                 " over the scale " + std::to_string(scale);
-        };
-        const ColorMatrix<double> x = long_links.Link(site, mu) / scale;
-        double theta = 0;
-        try {
-          theta = DeterminantPhase(x);
-        } catch (const std::invalid_argument& e) {
-          throw std::invalid_argument("CanonicalU9Links: " + where() + ": " + e.what());
-        }
+  return CanonicalUnitaryLinks(
+      long_links, scale, 2 * kU9Words, "CanonicalU9Links", [](const ColorMatrix<double>& x, double* link) {
+        const double theta = DeterminantPhase(x);
         const ColorMatrix<double> s = std::polar(1.0, -theta / 3) * x;  // det s = 1
-        double* link = canonical.data() + kReals * ((p * 4 + mu) * static_cast<std::size_t>(half) + cb);
-        const Complex<double> a2 = s(0, 1), a3 = s(0, 2), b1 = s(1, 0);
         link[6] = std::arg(s(0, 0));
         link[8] = theta;  // link[9]: the pad, 0
-        const double n = std::sqrt(std::norm(a2) + std::norm(a3));
-        if (n >= kMinimum8ParameterN) {
+        if (!KeptInSingularForm8(s)) {
+          const Complex<double> a2 = s(0, 1), a3 = s(0, 2), b1 = s(1, 0);
           const double values[6] = {a2.real(), a2.imag(), a3.real(), a3.imag(), b1.real(), b1.imag()};
           std::copy(values, values + 6, link);
           link[7] = std::arg(s(2, 0));
-          continue;
+          return;
         }
-        // The singular form diag(a1, a1^*, 1) (a2 = a3 = b1 = 0 and arg c1 = 0 already), as for 8-real links.
-        ColorMatrix<double> singular = ColorMatrix<double>::Zero();
-        singular(0, 0) = s(0, 0) / std::abs(s(0, 0));
-        singular(1, 1) = std::conj(singular(0, 0));
-        singular(2, 2) = 1.0;
-        const double off = (s - singular).cwiseAbs().maxCoeff();
+        // The singular form (a2 = a3 = b1 = 0 and arg c1 = 0 already), as DeviceGaugeField keeps 8-real links.
+        const double off = (s - SingularForm8(s)).cwiseAbs().maxCoeff();
         if (!(off <= kSu3Tolerance)) {
-          throw std::invalid_argument("CanonicalU9Links: " + where() + ": its SU(3) part e^{-i theta/3} X has N = " +
-                                      std::to_string(n) + " (< 2^-10) but is not diag(a1, a1^*, 1), the only form 8 "
-                                      "reals keep there (off by " + std::to_string(off) + " > 2^-18); use 13 or 18 numbers");
+          throw std::invalid_argument(
+              "its SU(3) part e^{-i theta/3} X has N = " + std::to_string(std::hypot(std::abs(s(0, 1)), std::abs(s(0, 2)))) +
+              " (< 2^-10) but is not diag(a1, a1^*, 1), the only form 8 reals keep there (off by " +
+              std::to_string(off) + " > 2^-18); use 13 or 18 numbers");
         }
-      }
-    }
-  }
-  return canonical;
+      });
 }
 
 namespace {

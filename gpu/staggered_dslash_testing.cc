@@ -83,26 +83,39 @@ double DslashFactor(Precision precision, int hops) {
   return std::sqrt(2.0) * 2 * ((6 + hops + 2) * UnitRoundoff(precision) + (6 + hops) * kUnitRoundoffDouble) * 1.01;
 }
 
-}  // namespace
-
-ColourVectorField<double> U3ReconstructionBound(const ColourVectorField<double>& in, Parity out_parity, double scale,
-                                                Precision precision) {
+// Per component of out_parity, in the real parts: the sum over the 8 long hops of link_bound(site, mu) of the
+// hop's link (the forward hop's at the site, the backward hop's at its neighbour n - 3 mu) times sum_j |v_j| at
+// the neighbour; `in` on the other parity.
+template <typename LinkBound>
+ColourVectorField<double> LongHopBound(const ColourVectorField<double>& in, Parity out_parity,
+                                       const LinkBound& link_bound) {
   const Lattice& lattice = in.lattice();
   ColourVectorField<double> full(lattice), extra(lattice, SubsetOf(out_parity));
   Insert(full, in);
   for (int i = 0; i < extra.sites(); ++i) {
-    const Coordinates n = lattice.Coords(extra.SiteIndex(i));
+    const int site = extra.SiteIndex(i);
+    const Coordinates n = lattice.Coords(site);
     double sum = 0;
     for (int mu = 0; mu < 4; ++mu) {
-      for (const int k : {3, -3}) {
-        Coordinates m = n;
-        m[mu] = (n[mu] + k + 3 * lattice.extent(mu)) % lattice.extent(mu);
-        for (int c = 0; c < 3; ++c) sum += std::abs(full[lattice.Index(m)](c));
+      Coordinates forward = n, backward = n;
+      forward[mu] = (n[mu] + 3) % lattice.extent(mu);
+      backward[mu] = (n[mu] - 3 + 3 * lattice.extent(mu)) % lattice.extent(mu);
+      const int f = lattice.Index(forward), b = lattice.Index(backward);
+      for (int c = 0; c < 3; ++c) {
+        sum += link_bound(site, mu) * std::abs(full[f](c)) + link_bound(b, mu) * std::abs(full[b](c));
       }
     }
-    for (int c = 0; c < 3; ++c) extra[i](c) = std::sqrt(2.0) * 27 * UnitRoundoff(precision) * std::abs(scale) * sum;
+    for (int c = 0; c < 3; ++c) extra[i](c) = sum;
   }
   return extra;
+}
+
+}  // namespace
+
+ColourVectorField<double> U3ReconstructionBound(const ColourVectorField<double>& in, Parity out_parity, double scale,
+                                                Precision precision) {
+  const double entry = std::sqrt(2.0) * 27 * UnitRoundoff(precision) * std::abs(scale);
+  return LongHopBound(in, out_parity, [&](int, int) { return entry; });
 }
 
 // The device forms L = g S_dev with g = (fl(scale) c, fl(scale) s), (s, c) = sincos(fl(theta_T / 3)):
@@ -135,24 +148,7 @@ ColourVectorField<double> U9ReconstructionBound(const ColourVectorField<double>&
       link_bound[4 * site + mu] = NineNumberLinkErrorBound(long_links.Link(site, mu), scale, precision);
     }
   }
-  ColourVectorField<double> full(lattice), extra(lattice, SubsetOf(out_parity));
-  Insert(full, in);
-  for (int i = 0; i < extra.sites(); ++i) {
-    const int site = extra.SiteIndex(i);
-    const Coordinates n = lattice.Coords(site);
-    double sum = 0;
-    for (int mu = 0; mu < 4; ++mu) {
-      Coordinates forward = n, backward = n;
-      forward[mu] = (n[mu] + 3) % lattice.extent(mu);
-      backward[mu] = (n[mu] - 3 + 3 * lattice.extent(mu)) % lattice.extent(mu);
-      const int f = lattice.Index(forward), b = lattice.Index(backward);
-      for (int c = 0; c < 3; ++c) {
-        sum += link_bound[4 * site + mu] * std::abs(full[f](c)) + link_bound[4 * b + mu] * std::abs(full[b](c));
-      }
-    }
-    for (int c = 0; c < 3; ++c) extra[i](c) = sum;
-  }
-  return extra;
+  return LongHopBound(in, out_parity, [&](int site, int mu) { return link_bound[4 * site + mu]; });
 }
 
 double CheckWithinBound(const ColourVectorField<double>& computed, const ColourVectorField<double>& oracle,
