@@ -32,7 +32,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -463,7 +462,7 @@ std::vector<std::string> AllGatherLines(comm::Communicator& communicator, const 
 
 // The job after the flags: `communicator` is null on one process (no MPI), else MPI_COMM_WORLD on o.grid.
 int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator* communicator,
-        std::chrono::steady_clock::time_point start) {
+        const experiments::Stopwatch& job_time) {
   const bool root = communicator == nullptr || communicator->rank() == 0;
   NullBuffer discard;
   struct Restore {  // the other ranks print to stdout again however Run is left
@@ -812,7 +811,7 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
     if (status != 0) throw std::runtime_error("the plot script failed (exit status " + std::to_string(status) + ")");
     std::cout << "wrote " << png.string() << " (log C(t) and both effective masses)\n";
   }
-  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double total = job_time.Seconds();
   std::cout << "total time: " << Fixed(total, 1) << " s (configuration read or generated and checked "
             << Fixed(configuration_seconds, 1) << " s; propagator " << Fixed(propagator_seconds, 1)
             << " s: the 12 solves " << Fixed(run.seconds, 1) << " s, correlator and column norms "
@@ -838,7 +837,7 @@ std::string ProgramName() {
 }
 
 int Main(int argc, char** argv, TeeBuffer& tee, const std::string& program) {
-  const auto start = std::chrono::steady_clock::now();
+  const experiments::Stopwatch job_time;
   Options o;
   if (!ParseOptions(argc, argv, &o)) return 0;
   // MPI only for a split lattice or under a launcher; a plain single-process run never touches it. A grid of
@@ -856,7 +855,7 @@ int Main(int argc, char** argv, TeeBuffer& tee, const std::string& program) {
   };
   try {
     if (mpi) communicator = std::make_unique<comm::MpiCommunicator>(o.grid);  // every rank checks the rank count
-    return Run(o, argv[0], tee, communicator.get(), start);
+    return Run(o, argv[0], tee, communicator.get(), job_time);
   } catch (const std::invalid_argument& e) {
     // Bad input: every rank refuses it together before any collective, and leaves through MPI_Finalize.
     if (!mpi) throw;
