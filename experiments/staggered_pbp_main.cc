@@ -18,24 +18,26 @@
 //     pbp.md: the same numbers as a markdown table
 //     pbp_running.csv: mass,vectors,estimate,standard_error,exact: the estimate from the first n vectors,
 //              n = 2..N (exact empty without an exact value)
+//     pbp_blocks.csv: mass,block_index,first_vector,vectors,cg_iterations,max_full_residual,seconds: one row per
+//              block of solves (the first block's time includes the GPU kernels' first-use tuning)
 //     pbp_running.png: that running estimate per mass with the exact value as a line
 //              (experiments/plot_staggered_pbp.py through /usr/bin/python3; --no-plot skips it)
 // --backend=gpu runs the solves on the GPU (gpu/gpu_staggered.h: the links uploaded once in double, CG on the
 // even Schur operator, --block right-hand sides through the block Dslash; --solver=cg-reliable:single:DELTA or
 // cg-reliable:half:DELTA: reliable-update CG with its iterations in single or half precision, the links uploaded
-// once more in that precision); the true residual of every solve is recomputed on the host either way. Default
-// cpu (the oracle, which solves in double); auto = the GPU when one is usable.
+// once more in that precision). --verify says where each solve's true residual |eta - M x| / |eta| is recomputed in
+// double: on the device (the GPU default: the noise, the solve, the sample and the residual all stay on the GPU,
+// gpu/gpu_staggered.h StaggeredNoiseSolveOnGpu) or on the host with the oracle (noise made on the host, each
+// solution downloaded; the CPU's only choice). Default backend cpu (the oracle, which solves in double); auto =
+// the GPU when one is usable.
 // Exit status 0, or 2 if some solve did not converge.
 //
 //   bazel run //experiments:staggered_pbp
 //   bazel run //experiments:staggered_pbp -- --links=asqtad --masses=0.02,0.05 --vectors=64 --block=8
-#include <omp.h>
-
 #include <cerrno>
 #include <cstdio>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -51,6 +53,7 @@
 
 #include "experiments/dirac_solver.h"
 #include "experiments/plot_runner.h"
+#include "experiments/stopwatch.h"
 #include "gpu/gpu_staggered.h"
 #include "experiments/text_format.h"
 #include "reference/cli/command_line.h"
@@ -99,7 +102,8 @@ small lattices, the exact value from the sparse LU of M with the estimate's devi
 the disconnected susceptibility piece chi_disc = (Re tr M^{-1})^2 / V from distinct pairs of noise vectors
 (jackknife error), with its exact value where pbp's is computed.
 Links: naive, asqtad or HISQ (reference/staggered/hisq_links.h); fermion boundary antiperiodic in time.
-Writes pbp.csv, pbp.md, pbp_running.csv and pbp_running.png (running estimate) to --output.)";
+Writes pbp.csv, pbp.md, pbp_running.csv, pbp_blocks.csv (each block's solves and time) and pbp_running.png
+(running estimate) to --output.)";
 
 struct Options {
   std::string config;
@@ -110,6 +114,7 @@ struct Options {
   int vectors = 32;
   int block = 1;
   bool no_plot = false;
+  bool progress = false;
   std::string plot_script;
   std::uint64_t seed = 1;
   double tolerance = 1e-10;
@@ -117,6 +122,7 @@ struct Options {
   ExactMode exact = ExactMode::kAuto;
   std::string output = "pbp_out";
   experiments::BackendKind backend = experiments::BackendKind::kCpu;
+  experiments::VerifyOn verify = experiments::VerifyOn::kAuto;
   // --solver=cg-reliable:single:DELTA or cg-reliable:half:DELTA: reliable-update CG with its iterations in that
   // precision (GPU); kDouble: CG in double.
   solvers::OperatorPrecision inner = solvers::OperatorPrecision::kDouble;
@@ -161,8 +167,14 @@ bool ParseOptions(int argc, char** argv, Options* out) {
       {{"cpu", experiments::BackendKind::kCpu}, {"gpu", experiments::BackendKind::kGpu},
        {"auto", experiments::BackendKind::kAuto}},
       "where the solves run: cpu = the oracle (double CG), gpu = gpu/gpu_staggered.h (double CG, or --solver's "
-      "reliable-update CG; --block through the block Dslash), auto = the GPU when one is usable. The true "
-      "residual of every solve is recomputed on the host");
+      "reliable-update CG; --block through the block Dslash), auto = the GPU when one is usable");
+  flags.Choice<experiments::VerifyOn>(
+      "verify", &o.verify,
+      {{"auto", experiments::VerifyOn::kAuto}, {"host", experiments::VerifyOn::kHost},
+       {"device", experiments::VerifyOn::kDevice}},
+      "where each solve's true residual |eta - M x| / |eta| is recomputed in double: auto = device on the GPU (noise, "
+      "samples and residuals made there, nothing of the lattice's size crossing to the host), host on the CPU; "
+      "host = the oracle on the host (the GPU's noise made on the host and every solution downloaded)");
   std::string solver_text = "cg";
   flags.String("solver", &solver_text, "SPEC",
                "the solver as a spec (solvers/solver_spec.h StaggeredSolveFormOf): cg = CG on the even Schur "
@@ -180,6 +192,8 @@ bool ParseOptions(int argc, char** argv, Options* out) {
   flags.String("output", &o.output, "DIR",
                "output directory (relative paths are relative to the directory bazel run was invoked from)");
   flags.Switch("no-plot", &o.no_plot, "skip the matplotlib PNG of the running estimate");
+  flags.Switch("progress", &o.progress,
+               "print a line per block of solves (vectors, CG iterations, largest true residual, seconds) as it ends");
   flags.String("plot-script", &o.plot_script, "FILE",
                "plot_staggered_pbp.py to use (default: found in the runfiles)");
   if (!flags.Parse(argc, argv, std::cout)) return false;
@@ -242,14 +256,14 @@ std::string Sci(double v, int digits) {
 }
 
 int Main(int argc, char** argv) {
-  const auto start = std::chrono::steady_clock::now();
+  const experiments::Stopwatch job;
   Options o;
   if (!ParseOptions(argc, argv, &o)) return 0;
   const fs::path output = UserPath(o.output);
   const bool reliable = o.inner != solvers::OperatorPrecision::kDouble;  // --solver=cg-reliable:...
 
   // The backend is chosen (and a missing GPU refused) before any work.
-  const experiments::BackendChoice backend = experiments::ChooseBackend(o.backend, experiments::VerifyOn::kHost);
+  const experiments::BackendChoice backend = experiments::ChooseBackend(o.backend, o.verify);
   std::cout << "staggered_pbp: chiral condensate (1/V) Re tr (2m + D)^{-1} (lqcd experiments/staggered_pbp)\n"
             << "machine: " << DescribeMachine() << "\n"
             << "backend: " << experiments::ToString(backend.kind) << " (" << backend.reason << "; " << backend.device
@@ -320,6 +334,10 @@ int Main(int argc, char** argv) {
                                                     : "")
             << ", tolerance " << Sci(o.tolerance, 1) << ", max iterations " << o.max_iterations
             << "\n"
+            << "true residuals: recomputed in double on the " << experiments::ToString(backend.verify)
+            << (backend.verify == experiments::VerifyOn::kHost ? " (the oracle)" : " (the double links, with the noise "
+                                                                                 "and samples made there)")
+            << "\n"
             << "exact: " << (exact ? "yes (sparse LU of M, 3V = " + std::to_string(3 * volume) + " columns)"
                                    : std::string("no"))
             << "\n\n";
@@ -335,6 +353,10 @@ int Main(int argc, char** argv) {
   std::ofstream running(running_path.string());
   if (!running) throw std::runtime_error("cannot write " + running_path.string());
   running << "mass,vectors,estimate,standard_error,exact\n" << std::setprecision(17);
+  const fs::path blocks_path = output / "pbp_blocks.csv";
+  std::ofstream blocks(blocks_path.string());
+  if (!blocks) throw std::runtime_error("cannot write " + blocks_path.string());
+  blocks << "mass,block_index,first_vector,vectors,cg_iterations,max_full_residual,seconds\n" << std::setprecision(17);
   std::ostringstream md;
   md << "| mass | links | vectors | pbp estimate | std error | exact pbp | dev/sigma | chi_disc | std error | "
         "exact chi_disc | dev/sigma |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
@@ -372,25 +394,57 @@ int Main(int argc, char** argv) {
   }
   for (double mass : o.masses) {
     const StaggeredParams params{mass, boundary};
-    const auto solve_start = std::chrono::steady_clock::now();
-    const solvers::PbpEstimate est =
-        backend.kind == experiments::BackendKind::kGpu
-            ? solvers::EstimateChiralCondensate(
-                  links, params, o.vectors, o.seed, o.block,
-                  [&](const std::vector<ColourVectorField<double>>& eta) {
-                    return gpu::SolveStaggeredEvenOddBlockOnGpu(device_links, links, params, eta, solver,
-                                                                inner_links);
-                  })
-            : solvers::EstimateChiralCondensate(links, params, o.vectors, o.seed, solver, o.block);
-    solve_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - solve_start).count();
+    const experiments::Stopwatch solve_time;
+    // The solves of one block of noise vectors: on the CPU (the oracle, SolveStaggeredEvenOdd[Block]), on the GPU
+    // with the noise, samples and residuals there (--verify=device), or on the GPU fed and checked by the host.
+    solvers::NoiseBlockSolve solve;
+    if (backend.kind == experiments::BackendKind::kCpu) {
+      solve = solvers::HostNoiseSolve(lattice, [&](const std::vector<ColourVectorField<double>>& eta) {
+        if (eta.size() == 1) {
+          return std::vector<solvers::StaggeredSolve>{solvers::SolveStaggeredEvenOdd(links, params, eta[0], solver)};
+        }
+        return solvers::SolveStaggeredEvenOddBlock(links, params, eta, solver);
+      });
+    } else if (backend.verify == experiments::VerifyOn::kDevice) {
+      solve = gpu::StaggeredNoiseSolveOnGpu(device_links, params, solver, inner_links);
+    } else {
+      solve = solvers::HostNoiseSolve(lattice, [&](const std::vector<ColourVectorField<double>>& eta) {
+        return gpu::SolveStaggeredEvenOddBlockOnGpu(device_links, links, params, eta, solver, inner_links);
+      });
+    }
+    std::ostringstream mass_text;
+    mass_text << mass;  // as given (6 significant digits), not 17
+    int block_index = 0, first_vector = 0;
+    const solvers::PbpEstimate est = solvers::EstimateChiralCondensate(
+        o.vectors, o.seed, o.block, [&](const std::vector<std::uint64_t>& noise_seeds) {
+          const experiments::Stopwatch block_time;
+          const std::vector<solvers::NoiseSolve> results = solve(noise_seeds);
+          const double seconds = block_time.Seconds();
+          int iterations = 0;
+          double max_residual = 0;
+          for (const solvers::NoiseSolve& r : results) {
+            iterations += r.schur.iterations;
+            max_residual = std::max(max_residual, r.full_residual);
+          }
+          const int n = static_cast<int>(noise_seeds.size());
+          blocks << mass_text.str() << "," << block_index << "," << first_vector << "," << n << "," << iterations
+                 << "," << max_residual << "," << seconds << "\n";
+          if (o.progress) {
+            std::cout << "  block " << block_index << ": vectors " << first_vector << "-" << first_vector + n - 1
+                      << ", " << iterations << " CG iterations, max resid " << Sci(max_residual, 1) << ", "
+                      << Fixed(seconds, 3) << " s (" << Fixed(seconds / n, 3) << " s per vector)" << std::endl;
+          }
+          ++block_index;
+          first_vector += n;
+          return results;
+        });
+    solve_seconds += solve_time.Seconds();
     const solvers::SusceptibilityEstimate chi =
         solvers::EstimateDisconnectedSusceptibility(est.samples, static_cast<double>(volume));
     all_converged = all_converged && est.all_converged;
     std::cout << std::setw(8) << mass << std::setw(16) << Fixed(est.mean, 8) << std::setw(13)
               << Fixed(est.standard_error, 8) << std::setw(10) << est.total_iterations << std::setw(12)
               << Sci(est.max_full_residual, 1);
-    std::ostringstream mass_text;
-    mass_text << mass;  // as given (6 significant digits), not 17
     csv << mass_text.str() << "," << ToString(o.links) << "," << o.vectors << "," << est.mean << "," << est.standard_error << ","
         << est.total_iterations << "," << est.max_full_residual << "," << (est.all_converged ? 1 : 0) << ",";
     solvers::ExactPbp ex, ex_chi;
@@ -438,6 +492,8 @@ int Main(int argc, char** argv) {
   if (!csv) throw std::runtime_error("error writing " + csv_path.string());
   running.close();
   if (!running) throw std::runtime_error("error writing " + running_path.string());
+  blocks.close();
+  if (!blocks) throw std::runtime_error("error writing " + blocks_path.string());
 
   std::cout << "\ndisconnected susceptibility chi_disc = (Re tr M^-1)^2 / V (pairs k != l of the samples, "
                "jackknife error)\n"
@@ -453,7 +509,9 @@ int Main(int argc, char** argv) {
     }
     std::cout << "\n";
   }
-  std::cout << "solve time (all masses, block " << o.block << "): " << Fixed(solve_seconds, 2) << " s\n";
+  std::cout << "solve time (all masses, block " << o.block << ", residuals on the " << experiments::ToString(backend.verify)
+            << "): " << Fixed(solve_seconds, 2) << " s, "
+            << Fixed(solve_seconds / (static_cast<double>(o.vectors) * o.masses.size()), 3) << " s per vector\n";
 
   const fs::path md_path = output / "pbp.md";
   std::ofstream md_file(md_path.string());
@@ -464,7 +522,8 @@ int Main(int argc, char** argv) {
           << md.str();
   md_file.close();
   if (!md_file) throw std::runtime_error("error writing " + md_path.string());
-  std::cout << "\nwrote " << csv_path.string() << ", " << running_path.string() << ", " << md_path.string() << "\n";
+  std::cout << "\nwrote " << csv_path.string() << ", " << running_path.string() << ", " << blocks_path.string() << ", "
+            << md_path.string() << "\n";
   if (!o.no_plot) {
     const fs::path script = FindPlotScript("plot_staggered_pbp.py", o.plot_script, argv[0]);
     const fs::path png = output / "pbp_running.png";
@@ -474,7 +533,7 @@ int Main(int argc, char** argv) {
     if (status != 0) throw std::runtime_error("the plot script failed (exit status " + std::to_string(status) + ")");
     std::cout << "wrote " << png.string() << " (running estimate of pbp)\n";
   }
-  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double total = job.Seconds();
   std::cout << "total time: " << Fixed(total, 1) << " s\n";
   return all_converged ? 0 : 2;
 }

@@ -1,5 +1,6 @@
 """The staggered_pbp binary end to end on a tiny lattice (4^4, a few sweeps): it prints the machine and the
-parameters, writes pbp.csv with the documented columns, pbp.md, pbp_running.csv and the plot, every Z2-noise
+parameters, writes pbp.csv with the documented columns, pbp.md, pbp_running.csv, pbp_blocks.csv (one row per block,
+adding up to pbp.csv's vectors and iterations; --progress prints the same blocks) and the plot, every Z2-noise
 estimate of pbp and of the disconnected susceptibility lies within 5 standard errors of the exact value from the
 sparse LU (for naive and HISQ links), --block=N gives the same numbers as --block=1, and bad flags are refused
 with one line naming the flag. Seconds."""
@@ -20,6 +21,7 @@ COLUMNS = ["mass", "links", "vectors", "estimate", "standard_error", "cg_iterati
            "all_converged", "exact", "exact_error_bound", "deviation_sigma", "block", "chi_disc", "chi_disc_error",
            "exact_chi_disc", "chi_disc_deviation_sigma"]
 RUNNING_COLUMNS = ["mass", "vectors", "estimate", "standard_error", "exact"]
+BLOCK_COLUMNS = ["mass", "block_index", "first_vector", "vectors", "cg_iterations", "max_full_residual", "seconds"]
 
 
 def run(args):
@@ -45,11 +47,17 @@ class StaggeredPbpSmokeTest(unittest.TestCase):
             self.assertEqual(r.stderr, "")
             columns, rows = read_rows(os.path.join(out, "pbp.csv"))
             running_columns, running = read_rows(os.path.join(out, "pbp_running.csv"))
+            block_columns, blocks = read_rows(os.path.join(out, "pbp_blocks.csv"))
             with open(os.path.join(out, "pbp.md")) as f:
                 markdown = f.read()
             with open(os.path.join(out, "pbp_running.png"), "rb") as f:
                 self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
         self.assertEqual(running_columns, RUNNING_COLUMNS)
+        self.assertEqual(block_columns, BLOCK_COLUMNS)
+        block = int(rows[0]["block"])
+        self.assertEqual(len(blocks), 2 * -(-16 // block))  # ceil(16 / block) per mass
+        printed = [line for line in r.stdout.splitlines() if line.startswith("  block ")]
+        self.assertEqual(len(printed), len(blocks) if "--progress" in extra else 0)
         self.assertEqual(len(running), 2 * 15)  # n = 2..16 per mass
         self.assertIn("| mass | links | vectors | pbp estimate |", markdown)
         self.assertEqual(markdown.count("| " + links + " |"), 2)
@@ -68,6 +76,14 @@ class StaggeredPbpSmokeTest(unittest.TestCase):
             self.assertLess(abs(est - exact), 5 * se, row)
             self.assertLess(float(row["exact_error_bound"]), 1e-3 * se)
             self.assertAlmostEqual(float(row["deviation_sigma"]), (est - exact) / se, delta=1e-9)
+            # The blocks partition the vectors in order and add up to the mass's iterations and largest residual.
+            mine = [b for b in blocks if float(b["mass"]) == float(row["mass"])]
+            self.assertEqual([int(b["block_index"]) for b in mine], list(range(len(mine))))
+            self.assertEqual([int(b["first_vector"]) for b in mine], list(range(0, 16, block)))
+            self.assertEqual(sum(int(b["vectors"]) for b in mine), 16)
+            self.assertEqual(sum(int(b["cg_iterations"]) for b in mine), int(row["cg_iterations"]))
+            self.assertEqual(max(float(b["max_full_residual"]) for b in mine), float(row["max_full_residual"]))
+            self.assertTrue(all(float(b["seconds"]) >= 0 for b in mine))
             # The last running estimate is the full one.
             last = [x for x in running if float(x["mass"]) == float(row["mass"])][-1]
             self.assertEqual(int(last["vectors"]), 16)
@@ -91,9 +107,9 @@ class StaggeredPbpSmokeTest(unittest.TestCase):
 
     def test_block_gives_the_same_numbers(self):
         one = self.check_run("naive")
-        four = self.check_run("naive", ["--block=4"])
+        four = self.check_run("naive", ["--block=5", "--progress"])
         for a, b in zip(one, four):
-            self.assertEqual((a["block"], b["block"]), ("1", "4"))
+            self.assertEqual((a["block"], b["block"]), ("1", "5"))
             for key in ("estimate", "standard_error", "cg_iterations", "chi_disc", "chi_disc_error"):
                 self.assertEqual(a[key], b[key], key)
 
@@ -148,6 +164,8 @@ class StaggeredPbpSmokeTest(unittest.TestCase):
                 (["--long-links=13", "--backend=gpu", "--links=naive"], "--long-links=13 needs long links"),
                 (["--long-links=9"], "--long-links=9 needs --backend=gpu"),
                 (["--long-links=12"], "--long-links must be one of 18|13|9, got '12'"),
+                (["--verify=device"], "--verify=device needs the GPU backend"),
+                (["--verify=maybe"], "--verify must be one of auto|host|device, got 'maybe'"),
             ]
             if shutil.which("nvidia-smi") is None:  # no GPU here: the GPU backend is refused before any work
                 cases.append((["--backend=gpu"], "--backend=gpu, but there is no usable GPU"))

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -111,6 +112,87 @@ solvers::BlockSolveResult SolveSchur(const GpuStaggeredSchur<double>& op,
 
 }  // namespace
 
+namespace {
+
+// The checks of every even-odd solve: double device links (of `lattice`, with long links iff `improved`) and
+// inner links, if any, in single or half holding the same links.
+void RequireSolveLinks(const std::shared_ptr<const DeviceStaggeredLinks>& device_links,
+                       const std::shared_ptr<const DeviceStaggeredLinks>& inner_links, const Lattice& lattice,
+                       bool improved, const char* where) {
+  const auto holds = [&](const DeviceStaggeredLinks& d) { return d.lattice() == lattice && d.improved() == improved; };
+  if (device_links == nullptr || !holds(*device_links) || device_links->precision() != Precision::kDouble) {
+    throw std::invalid_argument(std::string(where) + ": the device links must be `links` in double");
+  }
+  if (inner_links != nullptr) {
+    if (inner_links->precision() == Precision::kDouble) {
+      throw std::invalid_argument(std::string(where) + ": the inner links of a reliable-update solve must be single "
+                                  "or half precision (without inner links the solve is CG in double)");
+    }
+    if (!holds(*inner_links)) {
+      throw std::invalid_argument(std::string(where) + ": the inner links must be `links` in " +
+                                  ToString(inner_links->precision()) + " precision (same lattice, same long links)");
+    }
+  }
+}
+
+// The even-odd solve of M x_k = b_k for sources already on the device (double, both parities):
+//   b'_e = 2m b_e - D_eo b_o;  M_ee x_e = b'_e (SolveSchur, each system's Schur tolerance from |b'_e| and |b|);
+//   x_o = (b_o - D_oe x_e) / (2m).
+struct DeviceSolutions {
+  std::vector<GpuColourVectorField<double>> x_e, x_o;
+  solvers::BlockSolveResult result;
+};
+
+DeviceSolutions SolveEvenOddOnDevice(const std::shared_ptr<const DeviceStaggeredLinks>& device_links,
+                                     const std::shared_ptr<const DeviceStaggeredLinks>& inner_links,
+                                     const StaggeredParams& params,
+                                     const std::vector<GpuColourVectorField<double>>& b_even,
+                                     const std::vector<GpuColourVectorField<double>>& b_odd,
+                                     const std::vector<double>& norm_b, const solvers::SolverParams& solver) {
+  const Lattice& lattice = device_links->lattice();
+  const GpuStaggeredSchur<double> op(device_links, params, Parity::kEven);
+  std::vector<GpuColourVectorField<double>> b_e;
+  DeviceSolutions out;
+  std::vector<double> tolerances;
+  for (std::size_t k = 0; k < b_even.size(); ++k) {
+    b_e.emplace_back(lattice, Parity::kEven);
+    // b'_e = 2m b_e - D_eo b_o
+    ApplyStaggeredDslashXpay(b_e.back().device(), *device_links, b_odd[k].device(), b_even[k].device(),
+                             2 * params.mass, -1.0, params.boundary);
+    tolerances.push_back(solvers::pbp_detail::SchurTolerance(std::sqrt(staggered_blas::Norm2(b_e.back().device())),
+                                                             norm_b[k], params.mass, solver));
+    out.x_e.emplace_back(lattice, Parity::kEven);
+  }
+  out.result = SolveSchur(op, inner_links, out.x_e, b_e, solver, tolerances);
+  const double inverse_2m = 1 / (2 * params.mass);
+  for (std::size_t k = 0; k < b_even.size(); ++k) {
+    out.x_o.emplace_back(lattice, Parity::kOdd);
+    // x_o = (b_o - D_oe x_e) / (2m)
+    ApplyStaggeredDslashXpay(out.x_o.back().device(), *device_links, out.x_e[k].device(), b_odd[k].device(),
+                             inverse_2m, -inverse_2m, params.boundary);
+  }
+  return out;
+}
+
+// |b - M x| / |b| in double on the device (0 for b = 0): r_p = b_p - (2m x_p + D_{p,p'} x_p') on both parities.
+double DeviceFullResidual(const DeviceStaggeredLinks& links, const StaggeredParams& params,
+                          const GpuColourVectorField<double>& x_e, const GpuColourVectorField<double>& x_o,
+                          const GpuColourVectorField<double>& b_e, const GpuColourVectorField<double>& b_o) {
+  const double norm2_b = staggered_blas::Norm2(b_e.device()) + staggered_blas::Norm2(b_o.device());
+  if (!(norm2_b > 0)) return 0;
+  double norm2_r = 0;
+  for (const Parity p : {Parity::kEven, Parity::kOdd}) {
+    const bool even = p == Parity::kEven;
+    GpuColourVectorField<double> mx(links.lattice(), p);
+    ApplyStaggeredDslashXpay(mx.device(), links, (even ? x_o : x_e).device(), (even ? x_e : x_o).device(),
+                             2 * params.mass, 1.0, params.boundary);
+    norm2_r += staggered_blas::AxpyNorm(-1.0, (even ? b_e : b_o).device(), mx.device());  // M x - b
+  }
+  return std::sqrt(norm2_r / norm2_b);
+}
+
+}  // namespace
+
 solvers::StaggeredSolve SolveStaggeredEvenOddOnGpu(std::shared_ptr<const DeviceStaggeredLinks> device_links,
                                                    const StaggeredLinks<double>& links, const StaggeredParams& params,
                                                    const ColourVectorField<double>& b,
@@ -129,53 +211,63 @@ std::vector<solvers::StaggeredSolve> SolveStaggeredEvenOddBlockOnGpu(
   solvers::RequireStaggeredMass(params.mass, "SolveStaggeredEvenOddBlockOnGpu");
   if (b.empty()) throw std::invalid_argument("SolveStaggeredEvenOddBlockOnGpu: no sources");
   for (const auto& bk : b) solvers::pbp_detail::RequireFullSource(links, bk, "SolveStaggeredEvenOddBlockOnGpu");
-  const auto holds = [&](const DeviceStaggeredLinks& d) {
-    return d.lattice() == links.lattice() && d.improved() == links.long_links.has_value();
-  };
-  if (device_links == nullptr || !holds(*device_links) || device_links->precision() != Precision::kDouble) {
-    throw std::invalid_argument("SolveStaggeredEvenOddBlockOnGpu: the device links must be `links` in double");
-  }
-  if (inner_links != nullptr) {
-    if (inner_links->precision() == Precision::kDouble) {
-      throw std::invalid_argument("SolveStaggeredEvenOddBlockOnGpu: the inner links of a reliable-update solve must "
-                                  "be single or half precision (without inner links the solve is CG in double)");
-    }
-    if (!holds(*inner_links)) {
-      throw std::invalid_argument(std::string("SolveStaggeredEvenOddBlockOnGpu: the inner links must be `links` in ") +
-                                  ToString(inner_links->precision()) + " precision (same lattice, same long links)");
-    }
-  }
+  RequireSolveLinks(device_links, inner_links, links.lattice(), links.long_links.has_value(),
+                    "SolveStaggeredEvenOddBlockOnGpu");
   const Lattice& lattice = links.lattice();
-  const GpuStaggeredSchur<double> op(device_links, params, Parity::kEven);
-  std::vector<GpuColourVectorField<double>> b_e, x_e, b_o;
-  std::vector<double> tolerances;
+  std::vector<GpuColourVectorField<double>> b_e, b_o;
+  std::vector<double> norm_b;
   for (const auto& bk : b) {
-    GpuColourVectorField<double> even(lattice, Parity::kEven), odd(lattice, Parity::kOdd);
-    even.Upload(Extract(bk, Parity::kEven));
-    odd.Upload(Extract(bk, Parity::kOdd));
     b_e.emplace_back(lattice, Parity::kEven);
-    // b'_e = 2m b_e - D_eo b_o
-    ApplyStaggeredDslashXpay(b_e.back().device(), *device_links, odd.device(), even.device(), 2 * params.mass, -1.0,
-                             params.boundary);
-    tolerances.push_back(solvers::pbp_detail::SchurTolerance(std::sqrt(staggered_blas::Norm2(b_e.back().device())),
-                                                             std::sqrt(Norm2(bk)), params.mass, solver));
-    b_o.push_back(std::move(odd));
-    x_e.emplace_back(lattice, Parity::kEven);
+    b_o.emplace_back(lattice, Parity::kOdd);
+    b_e.back().Upload(Extract(bk, Parity::kEven));
+    b_o.back().Upload(Extract(bk, Parity::kOdd));
+    norm_b.push_back(std::sqrt(Norm2(bk)));
   }
-  const solvers::BlockSolveResult result = SolveSchur(op, inner_links, x_e, b_e, solver, tolerances);
+  const DeviceSolutions solved = SolveEvenOddOnDevice(device_links, inner_links, params, b_e, b_o, norm_b, solver);
   std::vector<solvers::StaggeredSolve> out;
-  const double inverse_2m = 1 / (2 * params.mass);
   for (std::size_t k = 0; k < b.size(); ++k) {
-    GpuColourVectorField<double> x_o(lattice, Parity::kOdd);
-    // x_o = (b_o - D_oe x_e) / (2m)
-    ApplyStaggeredDslashXpay(x_o.device(), *device_links, x_e[k].device(), b_o[k].device(), inverse_2m, -inverse_2m,
-                             params.boundary);
-    out.push_back(solvers::StaggeredSolve{ColourVectorField<double>(lattice), result.systems[k], 0});
-    Insert(out.back().x, x_e[k].Download());
-    Insert(out.back().x, x_o.Download());
+    out.push_back(solvers::StaggeredSolve{ColourVectorField<double>(lattice), solved.result.systems[k], 0});
+    Insert(out.back().x, solved.x_e[k].Download());
+    Insert(out.back().x, solved.x_o[k].Download());
     out.back().full_residual = solvers::pbp_detail::FullResidual(links, params, out.back().x, b[k]);
   }
   return out;
+}
+
+solvers::NoiseBlockSolve StaggeredNoiseSolveOnGpu(std::shared_ptr<const DeviceStaggeredLinks> device_links,
+                                                  const StaggeredParams& params, const solvers::SolverParams& solver,
+                                                  std::shared_ptr<const DeviceStaggeredLinks> inner_links) {
+  solvers::RequireStaggeredMass(params.mass, "StaggeredNoiseSolveOnGpu");
+  if (device_links == nullptr) throw std::invalid_argument("StaggeredNoiseSolveOnGpu: no links");
+  RequireSolveLinks(device_links, inner_links, device_links->lattice(), device_links->improved(),
+                    "StaggeredNoiseSolveOnGpu");
+  return [device_links, inner_links, params, solver](const std::vector<std::uint64_t>& noise_seeds) {
+    const Lattice& lattice = device_links->lattice();
+    std::vector<GpuColourVectorField<double>> eta_e, eta_o;
+    std::vector<double> norm_eta;
+    for (const std::uint64_t seed : noise_seeds) {
+      eta_e.emplace_back(lattice, Parity::kEven);
+      eta_o.emplace_back(lattice, Parity::kOdd);
+      staggered_blas::FillZ2Noise(eta_e.back().device(), seed);
+      staggered_blas::FillZ2Noise(eta_o.back().device(), seed);
+      norm_eta.push_back(std::sqrt(staggered_blas::Norm2(eta_e.back().device()) +
+                                   staggered_blas::Norm2(eta_o.back().device())));
+    }
+    const DeviceSolutions solved =
+        SolveEvenOddOnDevice(device_links, inner_links, params, eta_e, eta_o, norm_eta, solver);
+    std::vector<solvers::NoiseSolve> out;
+    const double volume = static_cast<double>(lattice.volume());
+    for (std::size_t k = 0; k < noise_seeds.size(); ++k) {
+      solvers::NoiseSolve n;
+      n.sample = (staggered_blas::ReDot(eta_e[k].device(), solved.x_e[k].device()) +
+                  staggered_blas::ReDot(eta_o[k].device(), solved.x_o[k].device())) /
+                 volume;
+      n.full_residual = DeviceFullResidual(*device_links, params, solved.x_e[k], solved.x_o[k], eta_e[k], eta_o[k]);
+      n.schur = solved.result.systems[k];
+      out.push_back(std::move(n));
+    }
+    return out;
+  };
 }
 
 }  // namespace lqcd::gpu

@@ -19,13 +19,15 @@
 //           inner links the block reliable-update CG whose iterations run in the inner links' precision (single
 //           or half) with double updates; each system's Schur tolerance meets solver.tolerance on the full system
 //           (staggered_pbp.h's SchurTolerance); the true residual |b - M x| / |b| is recomputed on the host with
-//           the oracle.
+//           the oracle. StaggeredNoiseSolveOnGpu: the same solves for the stochastic estimator with the noise, the
+//           samples and the true residuals on the device (below).
 // Errors: std::invalid_argument for a zero or non-finite mass, fields of another lattice or parity, a source that
 //           is not a full-lattice field on the links' lattice, out aliasing in, inner links in double or not
 //           holding `links`, delta not above the inner precision's unit roundoff.
 #pragma once
 
 #include <complex>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -224,5 +226,17 @@ std::vector<solvers::StaggeredSolve> SolveStaggeredEvenOddBlockOnGpu(
     std::shared_ptr<const DeviceStaggeredLinks> device_links, const StaggeredLinks<double>& links,
     const StaggeredParams& params, const std::vector<ColourVectorField<double>>& b,
     const solvers::SolverParams& solver, std::shared_ptr<const DeviceStaggeredLinks> inner_links = nullptr);
+
+// The estimator's solves on the GPU (solvers/staggered_pbp.h NoiseBlockSolve), nothing of the lattice's size
+// crossing to the host: for each noise seed, eta made on the device on both parities (staggered_blas::FillZ2Noise,
+// the host's FillZ2Noise bit for bit), the even-odd solve of SolveStaggeredEvenOddBlockOnGpu on the block, the
+// sample (Re <eta_e, x_e> + Re <eta_o, x_o>) / V, and the true residual |eta - M x| / |eta| recomputed in double on
+// the device with `device_links`: r_p = eta_p - (2m x_p + D_{p,p'} x_p') on both parities (with long links in 13
+// or 9 numbers, M is the operator of the links as reconstructed in double, which differs from the oracle's by
+// rounding). Samples agree with the host path's to the solves' accuracy (gpu_staggered_test derives the bound).
+// The returned function holds the links; the same checks as the solves, when made.
+solvers::NoiseBlockSolve StaggeredNoiseSolveOnGpu(std::shared_ptr<const DeviceStaggeredLinks> device_links,
+                                                  const StaggeredParams& params, const solvers::SolverParams& solver,
+                                                  std::shared_ptr<const DeviceStaggeredLinks> inner_links = nullptr);
 
 }  // namespace lqcd::gpu

@@ -5,12 +5,16 @@
 // staggered_dslash_testing.h; the even-odd CG solve of M x = b against the CPU solve (solvers/staggered_pbp.h):
 // converged, the true full residual within the tolerance, iterations within 2 of the CPU's (the same algorithm
 // in double, its sums in another order); the block solve (block CG on the block Dslash) against one solve at
-// a time; and the reliable-update solves with single and half iterations, one source and a block.
+// a time; the reliable-update solves with single and half iterations, one source and a block; the Z2 noise made on
+// the device against the host's, bit for bit; and the estimator's device-resident solves (noise, samples and true
+// residuals on the device) against the host path within derived rounding bounds.
 #include "gpu/gpu_staggered.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -379,6 +383,118 @@ TEST_F(GpuStaggeredTest, TheBlockSolveMatchesOneSolveAtATime) {
     EXPECT_LE(block[k].full_residual, solver.tolerance * 1.1) << "system " << k;
     EXPECT_NEAR(block[k].schur.iterations, one.schur.iterations, 2) << "system " << k;
   }
+}
+
+TEST_F(GpuStaggeredTest, TheDeviceNoiseIsTheHostNoiseBitForBit) {
+  // 24^4: 165888 sites per parity, more than the grid's 264 x 256 threads, so the grid-stride loop runs too.
+  const Lattice lattice(Coordinates{24, 24, 24, 24});
+  const std::uint64_t seed = solvers::NoiseSeed(77, 3);
+  ColourVectorField<double> full(lattice);
+  solvers::FillZ2Noise(full, seed);
+  for (const Parity parity : {Parity::kEven, Parity::kOdd}) {
+    const ColourVectorField<double> expected = Extract(full, parity);
+    for (const Precision precision : {Precision::kDouble, Precision::kSingle, Precision::kHalf}) {
+      DeviceColourVectorField noise(lattice, parity, precision, 5);
+      noise.Fill(0xff);  // NaN: a site the kernel misses cannot pass
+      staggered_blas::FillZ2Noise(noise, seed);
+      const ColourVectorField<double> got = noise.Download();
+      int differing = 0;
+      for (int i = 0; i < got.sites(); ++i) {
+        for (int c = 0; c < 3; ++c) differing += !(got[i](c) == expected[i](c));
+      }
+      EXPECT_EQ(differing, 0) << ToString(precision) << " " << ToString(SubsetOf(parity));
+    }
+  }
+}
+
+TEST_F(GpuStaggeredTest, TheDeviceEstimateIsTheHostPathsToRounding) {
+  // The estimator's solves with the noise, samples and residuals on the device (StaggeredNoiseSolveOnGpu) against
+  // the same GPU solves fed host noise, sampled and checked on the host with the oracle (SolveStaggeredEvenOddBlock-
+  // OnGpu, what HostNoiseSolve runs). The noise is the same bits (previous test) and so is every operation of the
+  // solve, so the iterations agree exactly and the solutions are the same bits. What differs is derived:
+  // - the sample: the host's Dot over the full lattice against two device ReDots, each within gamma(6V) of
+  //   sum |eta_i| |x_i| = sum |x_i| (|eta_i| = 1 per real), so |s_dev - s_host| <= 2 gamma(6V) sum |x_i| / V;
+  // - the residual: each side forms (M x)_i within c (2|m| |x_i| + A_i) (staggered_dslash_testing.h's constant
+  //   c = sqrt(2) 2 (6 + H + 2) u 1.01 with H = 16 hops, A_i = sum |D_ij| |x_j|; the oracle's order within the same),
+  //   b - M x within u (|b_i| + |(M x)_i|), and the norms within gamma(6V):
+  //   | |r_dev| - |r_host| | <= |E| + 2 gamma(6V) |r| with E_i = 2 (c + u) (|b_i| + 2|m| |x_i| + A_i), over |b|.
+  // A block of 3 and a single vector; then the estimate over 5 vectors in blocks of 2 through both paths.
+  const StaggeredLinks<double> links = testing::RandomHisqLinks(lattice_, 41);
+  StaggeredParams params;
+  params.mass = 0.05;
+  solvers::SolverParams solver;
+  solver.tolerance = 1e-10;
+  solver.max_iterations = 2000;
+  const auto device_links = std::make_shared<const DeviceStaggeredLinks>(links, Precision::kDouble);
+  const solvers::NoiseBlockSolve on_device = StaggeredNoiseSolveOnGpu(device_links, params, solver);
+  const double u = 0x1p-53, volume = lattice_.volume();
+  const auto gamma = [&](double n) { return n * u / (1 - n * u); };
+  const double c = std::sqrt(2.0) * 2 * (6 + 16 + 2) * u * 1.01;
+  const std::uint64_t seed = 2026;
+  for (const int n : {3, 1}) {
+    std::vector<std::uint64_t> seeds;
+    std::vector<ColourVectorField<double>> eta;
+    for (int k = 0; k < n; ++k) {
+      seeds.push_back(solvers::NoiseSeed(seed, k));
+      eta.emplace_back(lattice_);
+      solvers::FillZ2Noise(eta.back(), seeds.back());
+    }
+    const std::vector<solvers::NoiseSolve> device = on_device(seeds);
+    const std::vector<solvers::StaggeredSolve> host = SolveStaggeredEvenOddBlockOnGpu(device_links, links, params, eta,
+                                                                                      solver);
+    ASSERT_EQ(device.size(), static_cast<std::size_t>(n));
+    for (int k = 0; k < n; ++k) {
+      const std::string what = "block of " + std::to_string(n) + ", vector " + std::to_string(k);
+      ASSERT_TRUE(device[k].schur.converged()) << what << ": " << device[k].schur.Summary();
+      EXPECT_EQ(device[k].schur.iterations, host[k].schur.iterations) << what;
+      double sum_abs_x = 0;
+      for (int i = 0; i < host[k].x.sites(); ++i) {
+        for (int j = 0; j < 3; ++j) sum_abs_x += std::fabs(host[k].x[i](j).real()) + std::fabs(host[k].x[i](j).imag());
+      }
+      const double host_sample = Dot(eta[k], host[k].x).real() / volume;
+      const double sample_bound = 2 * gamma(6 * volume) * sum_abs_x / volume;
+      EXPECT_NEAR(device[k].sample, host_sample, sample_bound) << what;
+      double e2 = 0;
+      for (const Parity p : {Parity::kEven, Parity::kOdd}) {
+        const ColourVectorField<double> x_p = Extract(host[k].x, p), b_p = Extract(eta[k], p);
+        const ColourVectorField<double> a = testing::AbsoluteTerms(links, Extract(host[k].x, Opposite(p)), p);
+        for (int i = 0; i < x_p.sites(); ++i) {
+          for (int j = 0; j < 3; ++j) {
+            const double e =
+                2 * (c + u) * (std::abs(b_p[i](j)) + 2 * params.mass * std::abs(x_p[i](j)) + a[i](j).real());
+            e2 += e * e;
+          }
+        }
+      }
+      const double residual_bound = std::sqrt(e2 / Norm2(eta[k])) + 2 * gamma(6 * volume) * host[k].full_residual;
+      EXPECT_NEAR(device[k].full_residual, host[k].full_residual, residual_bound) << what;
+      EXPECT_LE(device[k].full_residual, solver.tolerance * 1.1) << what;
+      std::printf("%s: sample %.17g (host %.17g, bound %.1e), residual %.6e (host %.6e, bound %.1e)\n",
+                  what.c_str(), device[k].sample, host_sample, sample_bound, device[k].full_residual,
+                  host[k].full_residual, residual_bound);
+    }
+  }
+  // The whole estimate through both paths: the same iterations, and each sample within the bound above with
+  // sum |x_i| <= sqrt(6V) |x| and |x| <= |eta| / sigma_min(M) <= sqrt(3V) / (2m) (1.01: the solve's own error).
+  const solvers::PbpEstimate host_estimate = solvers::EstimateChiralCondensate(
+      5, seed, 2, solvers::HostNoiseSolve(lattice_, [&](const std::vector<ColourVectorField<double>>& eta) {
+        return SolveStaggeredEvenOddBlockOnGpu(device_links, links, params, eta, solver);
+      }));
+  const solvers::PbpEstimate device_estimate = solvers::EstimateChiralCondensate(5, seed, 2, on_device);
+  EXPECT_EQ(device_estimate.total_iterations, host_estimate.total_iterations);
+  EXPECT_TRUE(device_estimate.all_converged);
+  ASSERT_EQ(device_estimate.samples.size(), host_estimate.samples.size());
+  const double a_priori_bound = 2 * gamma(6 * volume) * std::sqrt(18.0) * 1.01 / (2 * params.mass);
+  for (std::size_t k = 0; k < device_estimate.samples.size(); ++k) {
+    EXPECT_NEAR(device_estimate.samples[k], host_estimate.samples[k], a_priori_bound) << "vector " << k;
+  }
+
+  // Refusals when the function is made: a zero mass, links not in double, inner links in double.
+  EXPECT_THROW(StaggeredNoiseSolveOnGpu(device_links, StaggeredParams{}, solver), std::invalid_argument);
+  const auto single_links = std::make_shared<const DeviceStaggeredLinks>(links, Precision::kSingle);
+  EXPECT_THROW(StaggeredNoiseSolveOnGpu(single_links, params, solver), std::invalid_argument);
+  EXPECT_THROW(StaggeredNoiseSolveOnGpu(device_links, params, solver, device_links), std::invalid_argument);
+  EXPECT_NO_THROW(StaggeredNoiseSolveOnGpu(device_links, params, solver, single_links));
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // heatbath_math.cuh: the CPU quenched update (reference/ensemble/heatbath.cc, su2_subgroup.h, portable_math.h,
-// reference/random.h) transcribed operation for operation for the GPU sweeps (heatbath_kernels.cu, gpu_heatbath.h),
+// reference/random.h through philox_stream.cuh) transcribed operation for operation for the GPU sweeps (heatbath_kernels.cu, gpu_heatbath.h),
 // as __host__ __device__ code: compiled for the host (heatbath_math_check.cu), the same source is compared bit
 // for bit with the CPU functions by a CPU test (heatbath_math_test.cc), so a change to the transcription is
 // caught without a GPU. What keeps the device's results equal to the host's: --fmad=false (gpu/BUILD), and only
@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "gpu/heatbath_launch.h"
+#include "gpu/philox_stream.cuh"
 #include "reference/ensemble/portable_math.h"  // the host's coefficient tables
 
 namespace lqcd::gpu::heatbath_math {
@@ -60,56 +61,6 @@ __host__ __device__ inline Mat ProductLeftAdjoint(const Mat& a, const Mat& b) {
   }
   return r;
 }
-
-// ---- random numbers: reference/random.h ----
-
-class Stream {
- public:
-  __host__ __device__ Stream(std::uint64_t seed, std::uint64_t stream_id)
-      : key0_(static_cast<std::uint32_t>(seed)),
-        key1_(static_cast<std::uint32_t>(seed >> 32)),
-        stream_lo_(static_cast<std::uint32_t>(stream_id)),
-        stream_hi_(static_cast<std::uint32_t>(stream_id >> 32)) {}
-
-  __host__ __device__ std::uint32_t NextWord() {
-    if (used_ == 4) {
-      Philox(static_cast<std::uint32_t>(draw_), static_cast<std::uint32_t>(draw_ >> 32));
-      ++draw_;
-      used_ = 0;
-    }
-    return block_[used_++];
-  }
-  __host__ __device__ double Uniform() {
-    const std::uint64_t a = NextWord() >> 5;
-    const std::uint64_t b = NextWord() >> 6;
-    return static_cast<double>((a << 26) | b) * 0x1.0p-53;
-  }
-  __host__ __device__ double UniformOpenAtZero() { return 1.0 - Uniform(); }
-
- private:
-  __host__ __device__ void Philox(std::uint32_t c0, std::uint32_t c1) {
-    std::uint32_t c[4] = {c0, c1, stream_lo_, stream_hi_};
-    std::uint32_t k0 = key0_, k1 = key1_;
-    for (int round = 0; round < 10; ++round) {
-      const std::uint64_t product0 = std::uint64_t{0xD2511F53u} * c[0];
-      const std::uint64_t product1 = std::uint64_t{0xCD9E8D57u} * c[2];
-      const std::uint32_t hi0 = static_cast<std::uint32_t>(product0 >> 32), lo0 = static_cast<std::uint32_t>(product0);
-      const std::uint32_t hi1 = static_cast<std::uint32_t>(product1 >> 32), lo1 = static_cast<std::uint32_t>(product1);
-      const std::uint32_t n0 = hi1 ^ c[1] ^ k0, n2 = hi0 ^ c[3] ^ k1;
-      c[0] = n0;
-      c[1] = lo1;
-      c[2] = n2;
-      c[3] = lo0;
-      k0 += 0x9E3779B9u;
-      k1 += 0xBB67AE85u;
-    }
-    for (int i = 0; i < 4; ++i) block_[i] = c[i];
-  }
-  std::uint32_t key0_, key1_, stream_lo_, stream_hi_;
-  std::uint64_t draw_ = 0;
-  std::uint32_t block_[4] = {0, 0, 0, 0};
-  int used_ = 4;
-};
 
 // ---- portable_math.h ----
 
@@ -256,7 +207,7 @@ __host__ __device__ inline void LeftMultiplySubgroup(const Quaternion& v, int su
   }
 }
 
-__host__ __device__ inline double SampleA0Creutz(double a, Stream& stream) {
+__host__ __device__ inline double SampleA0Creutz(double a, PhiloxStream& stream) {
   for (;;) {
     const double x = stream.UniformOpenAtZero();
     double a0;
@@ -271,7 +222,7 @@ __host__ __device__ inline double SampleA0Creutz(double a, Stream& stream) {
   }
 }
 
-__host__ __device__ inline double SampleA0KennedyPendleton(double a, Stream& stream) {
+__host__ __device__ inline double SampleA0KennedyPendleton(double a, PhiloxStream& stream) {
   for (;;) {
     const double x1 = stream.UniformOpenAtZero();
     const double x2 = stream.Uniform();
@@ -283,7 +234,7 @@ __host__ __device__ inline double SampleA0KennedyPendleton(double a, Stream& str
   }
 }
 
-__host__ __device__ inline Quaternion SampleHeatbathSu2(double a, Stream& stream) {
+__host__ __device__ inline Quaternion SampleHeatbathSu2(double a, PhiloxStream& stream) {
   const double a0 = a < kHeatbathCreutzBelow ? SampleA0Creutz(a, stream) : SampleA0KennedyPendleton(a, stream);
   const double radius = sqrt(fmax(0.0, 1.0 - a0 * a0));
   const double cos_theta = 2.0 * stream.Uniform() - 1.0;
@@ -303,7 +254,7 @@ __host__ __device__ inline void HeatbathUpdate(Mat& link, const Mat& staple, dou
                                                std::uint64_t first_stream_id) {
   Mat w = ProductLeftPlain(link, staple);
   for (int subgroup = 0; subgroup < kHeatbathSubgroups; ++subgroup) {
-    Stream stream(seed, first_stream_id + subgroup);
+    PhiloxStream stream(seed, first_stream_id + subgroup);
     const Quaternion q = ProjectSubgroup(w, subgroup);
     const double k = sqrt(q.Norm2());
     Quaternion r;

@@ -24,7 +24,7 @@ void FromMat(const Mat& m, double* p) {
 }  // namespace
 
 double TranscribedUniform(std::uint64_t seed, std::uint64_t stream_id, int k) {
-  Stream stream(seed, stream_id);
+  PhiloxStream stream(seed, stream_id);
   double u = 0;
   for (int i = 0; i <= k; ++i) u = stream.Uniform();
   return u;
@@ -36,7 +36,7 @@ double TranscribedExpm1(double t) { return Expm1(t); }
 void TranscribedSinCos2Pi(double x, double* sin_out, double* cos_out) { SinCos2Pi(x, sin_out, cos_out); }
 
 void TranscribedSampleSu2(double a, std::uint64_t seed, std::uint64_t stream_id, double out[4]) {
-  Stream stream(seed, stream_id);
+  PhiloxStream stream(seed, stream_id);
   const Quaternion q = SampleHeatbathSu2(a, stream);
   out[0] = q.alpha.re;
   out[1] = q.alpha.im;

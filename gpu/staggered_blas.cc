@@ -49,6 +49,8 @@ void Convert(DeviceColourVectorField& y, const DeviceColourVectorField& x) {
   LaunchColourConvert(y.View(), x.View());
 }
 
+void FillZ2Noise(DeviceColourVectorField& x, std::uint64_t seed) { LaunchColourZ2Noise(x.View(), seed); }
+
 double Norm2(const DeviceColourVectorField& x) { return Run(ColourBlasOp::kNorm2, x, nullptr, nullptr)[0]; }
 
 double ReDot(const DeviceColourVectorField& x, const DeviceColourVectorField& y) {

@@ -1,6 +1,6 @@
 // staggered_blas.cu: the vector operations of staggered_blas_launch.h: the Arg struct, the per-item functor (a
 // complex component in double and single, a site in half; a host function too), the fixed-grid kernel with its
-// in-block tree, and the same loops on the host.
+// in-block tree, and the same loops on the host; the precision conversion and the Z2 noise, one site per item.
 #include <cuda_runtime.h>
 
 #include <array>
@@ -10,9 +10,11 @@
 #include <type_traits>
 #include <vector>
 
+#include "gpu/checkerboard.cuh"
 #include "gpu/colour_vector_accessor.cuh"
 #include "gpu/cuda_check.h"
 #include "gpu/device_buffer.h"
+#include "gpu/philox_stream.cuh"
 #include "gpu/staggered_blas_launch.h"
 
 namespace lqcd::gpu {
@@ -308,7 +310,65 @@ void ConvertDispatch(const ColourVectorView& y, const ConstColourVectorView& x, 
   }
 }
 
+template <Precision P>
+struct ColourZ2NoiseArg {
+  ColourVectorAccessor<P> y;
+  int parity;
+  int extents[4];
+  std::uint64_t seed;
+  int sites;
+};
+
+// Site cb: its lexicographic index names the Philox stream; colour c is +1 or -1 by the lowest bit of the
+// stream's word c (solvers/staggered_pbp.h FillZ2Noise draws the same words in the same order).
+template <Precision P>
+struct ColourZ2NoiseSite {
+  __host__ __device__ __forceinline__ void operator()(const ColourZ2NoiseArg<P>& arg, int cb) const {
+    using Real = typename ColourStorage<P>::Real;
+    PhiloxStream stream(arg.seed, static_cast<std::uint64_t>(CheckerboardSite(cb, arg.parity, arg.extents).full_index));
+    ColourVector<Real> w;
+#pragma unroll
+    for (int c = 0; c < 3; ++c) w.c[c] = {(stream.NextWord() & 1u) ? Real(1) : Real(-1), Real(0)};
+    arg.y.Store(cb, w);
+  }
+};
+
+template <Precision P>
+__global__ void ColourZ2NoiseKernel(const ColourZ2NoiseArg<P> arg) {
+  for (int cb = blockIdx.x * kColourBlasThreads + threadIdx.x; cb < arg.sites;
+       cb += kColourBlasBlocks * kColourBlasThreads) {
+    ColourZ2NoiseSite<P>{}(arg, cb);
+  }
+}
+
+template <Precision P>
+void Z2Noise(const ColourVectorView& y, std::uint64_t seed, bool on_host) {
+  ColourZ2NoiseArg<P> arg;
+  arg.y = AccessorOf<P>(y.data, y.stride);
+  arg.parity = y.parity;
+  for (int mu = 0; mu < 4; ++mu) arg.extents[mu] = y.extents[mu];
+  arg.seed = seed;
+  arg.sites = y.sites;
+  if (on_host) {
+    for (int cb = 0; cb < arg.sites; ++cb) ColourZ2NoiseSite<P>{}(arg, cb);
+    return;
+  }
+  ColourZ2NoiseKernel<P><<<kColourBlasBlocks, kColourBlasThreads>>>(arg);
+  CheckCuda(cudaGetLastError(), "launch of the staggered Z2 noise", __FILE__, __LINE__);
+}
+
+void Z2NoiseDispatch(const ColourVectorView& y, std::uint64_t seed, bool on_host) {
+  switch (y.precision) {
+    case Precision::kDouble: return Z2Noise<Precision::kDouble>(y, seed, on_host);
+    case Precision::kSingle: return Z2Noise<Precision::kSingle>(y, seed, on_host);
+    case Precision::kHalf: return Z2Noise<Precision::kHalf>(y, seed, on_host);
+  }
+}
+
 }  // namespace
+
+void LaunchColourZ2Noise(const ColourVectorView& y, std::uint64_t seed) { Z2NoiseDispatch(y, seed, false); }
+void RunColourZ2NoiseOnHost(const ColourVectorView& y, std::uint64_t seed) { Z2NoiseDispatch(y, seed, true); }
 
 void LaunchColourConvert(const ColourVectorView& y, const ConstColourVectorView& x) { ConvertDispatch(y, x, false); }
 void RunColourConvertOnHost(const ColourVectorView& y, const ConstColourVectorView& x) {

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <complex>
+#include <cstdint>
 
 #include "gpu/device_colour_vector_field.h"
 
@@ -24,6 +25,9 @@ namespace lqcd::gpu::staggered_blas {
 void Zero(DeviceColourVectorField& x);                                         // x = 0
 void Copy(DeviceColourVectorField& y, const DeviceColourVectorField& x);       // y = x, bit for bit (same pad)
 void Convert(DeviceColourVectorField& y, const DeviceColourVectorField& x);    // y = x rounded to y's precision
+// x = Z2 noise of `seed` on x's parity: the sites of solvers/staggered_pbp.h's FillZ2Noise(full, seed), bit for bit
+// (each colour (+-1, 0) from the Philox stream of the site's lexicographic index; staggered_blas_launch.h).
+void FillZ2Noise(DeviceColourVectorField& x, std::uint64_t seed);
 double Norm2(const DeviceColourVectorField& x);                                // |x|^2
 double ReDot(const DeviceColourVectorField& x, const DeviceColourVectorField& y);             // Re (x, y)
 std::complex<double> Dot(const DeviceColourVectorField& x, const DeviceColourVectorField& y);  // (x, y)

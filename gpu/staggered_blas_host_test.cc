@@ -7,10 +7,12 @@
 // Bounds (derived): an update y + a x is one fused multiply-add per real part here and a product then a sum on
 // the CPU, so the two differ by at most 2 u (|a| |x| + |y|) per part (sqrt(2) of that for the complex
 // component); reductions accumulate products of the stored values in double in another order, so they differ
-// by at most 2 (N + 2) u_double times the sum of the absolute terms (N the number of terms).
+// by at most 2 (N + 2) u_double times the sum of the absolute terms (N the number of terms). The Z2 noise equals
+// the oracle's (solvers/staggered_pbp.h FillZ2Noise) bit for bit.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <complex>
 #include <cstdio>
 #include <cstring>
@@ -23,6 +25,7 @@
 #include "gpu/staggered_blas_testing.h"
 #include "reference/staggered/colour_vector_field.h"
 #include "solvers/cpu_staggered.h"
+#include "solvers/staggered_pbp.h"
 
 namespace lqcd::gpu {
 namespace {
@@ -228,6 +231,31 @@ TEST(StaggeredBlasOnHost, ConvertRoundsToTheTargetPrecision) {
       ASSERT_EQ(static_cast<float>(single[i](c).real()), static_cast<float>(v[i](c).real())) << "site " << i;
       ASSERT_EQ(static_cast<float>(single[i](c).imag()), static_cast<float>(v[i](c).imag())) << "site " << i;
       ASSERT_EQ(widened[i](c), single[i](c)) << "site " << i;
+    }
+  }
+}
+
+TEST(StaggeredBlasOnHost, Z2NoiseIsTheOraclesNoiseBitForBit) {
+  // Every parity and precision, with a pad: the per-site code draws the words of FillZ2Noise on the full lattice
+  // (solvers/staggered_pbp.h) for the site the checkerboard index names, so an error in the site's lexicographic
+  // index, the stream or the bit makes some site differ. Half stores +-1 exactly (norm 1, levels +-32767).
+  const Lattice lattice(Coordinates{4, 6, 4, 6});
+  for (const std::uint64_t seed : {std::uint64_t{1}, solvers::NoiseSeed(2024, 7), ~std::uint64_t{0}}) {
+    ColourVectorField<double> full(lattice);
+    solvers::FillZ2Noise(full, seed);
+    for (const Parity parity : {Parity::kEven, Parity::kOdd}) {
+      const ColourVectorField<double> expected = Extract(full, parity);
+      for (const Precision precision : {Precision::kDouble, Precision::kSingle, Precision::kHalf}) {
+        HostVector noise(ColourVectorField<double>(lattice, SubsetOf(parity)), precision, 3);
+        RunColourZ2NoiseOnHost(noise.view, seed);
+        const ColourVectorField<double> got = noise.Values(lattice, parity);
+        for (int i = 0; i < got.sites(); ++i) {
+          for (int c = 0; c < 3; ++c) {
+            ASSERT_EQ(got[i](c), expected[i](c)) << ToString(precision) << " " << ToString(SubsetOf(parity))
+                                                 << " site " << i << " colour " << c << " seed " << seed;
+          }
+        }
+      }
     }
   }
 }

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 
 #include "gpu/staggered_dslash_launch.h"
 
@@ -54,5 +55,12 @@ std::array<double, 2> RunColourBlasOnHost(const ColourBlasLaunch& launch);
 // exactly); the mixed-precision solvers' Convert.
 void LaunchColourConvert(const ColourVectorView& y, const ConstColourVectorView& x);
 void RunColourConvertOnHost(const ColourVectorView& y, const ConstColourVectorView& x);
+
+// y = Z2 noise: colour c of the site with lexicographic index s is (+1, 0) or (-1, 0) as the lowest bit of word c
+// of Philox stream (seed, s) is 1 or 0 (philox_stream.cuh), i.e. solvers/staggered_pbp.h's FillZ2Noise on y's
+// parity, exactly, in any precision (half: levels +-32767 with norm 1). The stochastic estimators' sources made
+// where they are used instead of on the host.
+void LaunchColourZ2Noise(const ColourVectorView& y, std::uint64_t seed);
+void RunColourZ2NoiseOnHost(const ColourVectorView& y, std::uint64_t seed);
 
 }  // namespace lqcd::gpu

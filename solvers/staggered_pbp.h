@@ -19,11 +19,13 @@
 // Z2 noise (FillZ2Noise): every colour component of every site is +1 or -1 (real) with probability 1/2,
 //   from RandomStream(seed, site) (reproducible, independent of loop order); E[eta eta^dag] = 1.
 // EstimateChiralCondensate: for k = 0..N-1, eta_k = Z2 noise with seed (seed, k) mixed into one 64-bit seed
-//   (seed * 0x9E3779B97F4A7C15 + k + 1), x_k = M^{-1} eta_k (SolveStaggeredEvenOdd), sample
+//   (NoiseSeed: seed * 0x9E3779B97F4A7C15 + k + 1), x_k = M^{-1} eta_k (SolveStaggeredEvenOdd), sample
 //   s_k = (1/V) Re <eta_k, x_k>. E[s_k] = pbp exactly (unbiased: E[eta^dag A eta] = tr A). Returns the mean
 //   and its standard error sqrt(sum (s_k - mean)^2 / (N (N - 1))) (N >= 2). block = n solves the vectors
 //   k = 0..n-1, n..2n-1, ... with SolveStaggeredEvenOddBlock (the last block shorter); the samples do not
-//   depend on n (bit-identical, above).
+//   depend on n (bit-identical, above). The form with a NoiseBlockSolve takes the samples of each block from
+//   it (from their noise seeds), so that a backend makes the noise, the sample and the residual where its
+//   solution lives (gpu/gpu_staggered.h: on the device); HostNoiseSolve is that form for a StaggeredBlockSolve.
 // EstimateDisconnectedSusceptibility: the disconnected chiral susceptibility's per-configuration piece
 //       chi_disc = (Re tr M^{-1})^2 / V = V pbp^2
 //   (the ensemble's disconnected susceptibility is <chi_disc> - V <pbp>^2; the V <pbp>^2 subtraction is an
@@ -66,6 +68,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "reference/random.h"
@@ -200,44 +203,70 @@ struct PbpEstimate {
 using StaggeredBlockSolve =
     std::function<std::vector<StaggeredSolve>(const std::vector<ColourVectorField<double>>& eta)>;
 
-inline PbpEstimate EstimateChiralCondensate(const StaggeredLinks<double>& links, const StaggeredParams& params,
-                                            int n_noise, std::uint64_t seed, int block,
-                                            const StaggeredBlockSolve& solve);
+// One noise vector's part of the estimate: its sample and its solve's record.
+struct NoiseSolve {
+  double sample = 0;         // (1/V) Re <eta_k, x_k>
+  double full_residual = 0;  // |eta_k - M x_k| / |eta_k|
+  SolveResult schur;         // the CG record on the Schur system
+};
+
+// The samples of one block of noise vectors, eta_k = FillZ2Noise of noise_seeds[k], in that order, computed
+// wherever the backend keeps its fields: HostNoiseSolve below makes the noise on the host and solves it with a
+// StaggeredBlockSolve; gpu/gpu_staggered.h makes it on the device, where the solution stays.
+using NoiseBlockSolve = std::function<std::vector<NoiseSolve>(const std::vector<std::uint64_t>& noise_seeds)>;
+
+// Host noise, `solve`'s solutions, the samples by Dot and the residuals `solve` reports.
+inline NoiseBlockSolve HostNoiseSolve(const Lattice& lattice, StaggeredBlockSolve solve) {
+  return [lattice, solve = std::move(solve)](const std::vector<std::uint64_t>& noise_seeds) {
+    std::vector<ColourVectorField<double>> eta;
+    for (const std::uint64_t s : noise_seeds) {
+      eta.emplace_back(lattice);
+      FillZ2Noise(eta.back(), s);
+    }
+    const std::vector<StaggeredSolve> solves = solve(eta);
+    if (solves.size() != eta.size()) {
+      throw std::logic_error("HostNoiseSolve: the solve returned " + std::to_string(solves.size()) +
+                             " solutions for " + std::to_string(eta.size()) + " vectors");
+    }
+    std::vector<NoiseSolve> out;
+    for (std::size_t k = 0; k < eta.size(); ++k) {
+      out.push_back(NoiseSolve{Dot(eta[k], solves[k].x).real() / lattice.volume(), solves[k].full_residual,
+                               solves[k].schur});
+    }
+    return out;
+  };
+}
+
+inline PbpEstimate EstimateChiralCondensate(int n_noise, std::uint64_t seed, int block, const NoiseBlockSolve& solve);
 
 inline PbpEstimate EstimateChiralCondensate(const StaggeredLinks<double>& links, const StaggeredParams& params,
                                             int n_noise, std::uint64_t seed, const SolverParams& solver,
                                             int block = 1) {
+  RequireStaggeredMass(params.mass, "EstimateChiralCondensate");
   return EstimateChiralCondensate(
-      links, params, n_noise, seed, block, [&](const std::vector<ColourVectorField<double>>& eta) {
+      n_noise, seed, block,
+      HostNoiseSolve(links.lattice(), [&](const std::vector<ColourVectorField<double>>& eta) {
         if (eta.size() == 1) return std::vector<StaggeredSolve>{SolveStaggeredEvenOdd(links, params, eta[0], solver)};
         return SolveStaggeredEvenOddBlock(links, params, eta, solver);
-      });
+      }));
 }
 
 // The estimate with the solves of `solve` (blocks of `block` vectors, the last one shorter).
-inline PbpEstimate EstimateChiralCondensate(const StaggeredLinks<double>& links, const StaggeredParams& params,
-                                            int n_noise, std::uint64_t seed, int block,
-                                            const StaggeredBlockSolve& solve) {
+inline PbpEstimate EstimateChiralCondensate(int n_noise, std::uint64_t seed, int block, const NoiseBlockSolve& solve) {
   if (n_noise < 2) throw std::invalid_argument("EstimateChiralCondensate: needs at least 2 noise vectors");
   if (block < 1) throw std::invalid_argument("EstimateChiralCondensate: the block size must be >= 1");
-  RequireStaggeredMass(params.mass, "EstimateChiralCondensate");
   PbpEstimate out;
-  const double volume = links.lattice().volume();
   for (int k0 = 0; k0 < n_noise; k0 += block) {
     const int n = std::min(block, n_noise - k0);
-    std::vector<ColourVectorField<double>> eta;
-    for (int k = k0; k < k0 + n; ++k) {
-      eta.emplace_back(links.lattice());
-      FillZ2Noise(eta.back(), NoiseSeed(seed, k));
-    }
-    const std::vector<StaggeredSolve> solves = solve(eta);
+    std::vector<std::uint64_t> noise_seeds;
+    for (int k = k0; k < k0 + n; ++k) noise_seeds.push_back(NoiseSeed(seed, k));
+    const std::vector<NoiseSolve> solves = solve(noise_seeds);
     if (static_cast<int>(solves.size()) != n) {
       throw std::logic_error("EstimateChiralCondensate: the solve returned " + std::to_string(solves.size()) +
-                             " solutions for " + std::to_string(n) + " vectors");
+                             " results for " + std::to_string(n) + " vectors");
     }
-    for (int j = 0; j < n; ++j) {
-      const StaggeredSolve& s = solves[j];
-      out.samples.push_back(Dot(eta[j], s.x).real() / volume);
+    for (const NoiseSolve& s : solves) {
+      out.samples.push_back(s.sample);
       out.max_full_residual = std::max(out.max_full_residual, s.full_residual);
       out.total_iterations += s.schur.iterations;
       out.all_converged = out.all_converged && s.schur.status == SolveStatus::kConverged;

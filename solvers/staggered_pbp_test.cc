@@ -45,6 +45,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <utility>
@@ -313,6 +314,46 @@ TEST(StaggeredPbp, FreeFieldClosedForm) {
           << "mass " << mass << " kind " << kind << ": " << exact.value << " vs " << closed;
     }
   }
+}
+
+TEST(StaggeredPbp, ABackendsNoiseSolveGetsEachVectorsSeedOnceInBlocks) {
+  // The form a backend plugs into: 7 vectors in blocks of 3 ask for the seeds NoiseSeed(seed, k) of k = 0..6 in
+  // order, as blocks of 3, 3 and 1; the estimate is the mean and standard error of what comes back, and the
+  // iterations, residuals and convergence are gathered from the records. A solve that returns another count is
+  // a logic error, not a silent miscount.
+  std::vector<std::vector<std::uint64_t>> asked;
+  const NoiseBlockSolve fake = [&](const std::vector<std::uint64_t>& seeds) {
+    asked.push_back(seeds);
+    std::vector<NoiseSolve> out;
+    for (std::size_t j = 0; j < seeds.size(); ++j) {
+      NoiseSolve n;
+      const int k = static_cast<int>((asked.size() - 1) * 3 + j);
+      n.sample = k;
+      n.full_residual = 1e-12 * (k + 1);
+      n.schur.iterations = 10 + k;
+      n.schur.status = k == 5 ? SolveStatus::kMaxIterations : SolveStatus::kConverged;
+      out.push_back(n);
+    }
+    return out;
+  };
+  const PbpEstimate est = EstimateChiralCondensate(7, 11, 3, fake);
+  ASSERT_EQ(asked.size(), 3u);
+  EXPECT_EQ(asked[0].size(), 3u);
+  EXPECT_EQ(asked[1].size(), 3u);
+  EXPECT_EQ(asked[2].size(), 1u);
+  for (int k = 0; k < 7; ++k) EXPECT_EQ(asked[k / 3][k % 3], NoiseSeed(11, k)) << k;
+  EXPECT_EQ(est.samples, (std::vector<double>{0, 1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(est.mean, 3.0);
+  EXPECT_DOUBLE_EQ(est.standard_error, std::sqrt(28.0 / (7 * 6)));  // sum (k - 3)^2 = 28
+  EXPECT_EQ(est.total_iterations, 7 * 10 + 21);
+  EXPECT_EQ(est.max_full_residual, 1e-12 * 7);
+  EXPECT_FALSE(est.all_converged);
+  const NoiseBlockSolve short_by_one = [](const std::vector<std::uint64_t>& seeds) {
+    return std::vector<NoiseSolve>(seeds.size() - 1);
+  };
+  EXPECT_THROW(EstimateChiralCondensate(7, 11, 3, short_by_one), std::logic_error);
+  EXPECT_THROW(EstimateChiralCondensate(1, 11, 3, fake), std::invalid_argument);
+  EXPECT_THROW(EstimateChiralCondensate(7, 11, 0, fake), std::invalid_argument);
 }
 
 }  // namespace
