@@ -11,9 +11,10 @@
 // quantised anew (norm = its largest |real|, each real the nearest level of real * 32767 / norm, as the
 // Dslash's stores); the sums are of the values as stored (AxpyNorm's |y|^2 is the Norm2 of the y it wrote),
 // in colour order within a site. Deterministic: a fixed grid of kColourBlasBlocks blocks of
-// kColourBlasThreads threads, each thread summing its items (components, or half sites) in index order, a
-// fixed tree in each block, and the block partials added in block order on the host. RunColourBlasOnHost does
-// exactly the same loops on host memory (the check without a GPU).
+// kColourBlasThreads threads, each thread summing its items (components, or half sites) in index order (the
+// kernel loads kColourBlasUnroll of them at a time, which changes no sum), a fixed tree in each block, and the
+// block partials added in block order on the host. RunColourBlasOnHost does exactly the same loops on host
+// memory (the check without a GPU).
 #pragma once
 
 #include <array>
@@ -25,6 +26,7 @@ namespace lqcd::gpu {
 
 inline constexpr int kColourBlasThreads = 256;
 inline constexpr int kColourBlasBlocks = 264;  // 2 per SM of an H100 / H200; fixed so that sums do not move
+inline constexpr int kColourBlasUnroll = 4;    // items whose loads a thread issues together (same sums)
 
 enum class ColourBlasOp {
   kAxpy,                 // y += a x
