@@ -13,7 +13,6 @@
 #include "gpu/checkerboard.cuh"
 #include "gpu/colour_vector_accessor.cuh"
 #include "gpu/cuda_check.h"
-#include "gpu/device_buffer.h"
 #include "gpu/philox_stream.cuh"
 #include "gpu/staggered_blas_launch.h"
 
@@ -161,16 +160,34 @@ struct ColourBlasItem {
   }
 };
 
-bool Reduces(ColourBlasOp op) {
+__host__ __device__ __forceinline__ bool Reduces(ColourBlasOp op) {
   return op == ColourBlasOp::kAxpyNorm || op == ColourBlasOp::kNorm2 || op == ColourBlasOp::kReDot ||
          op == ColourBlasOp::kDot || op == ColourBlasOp::kNonFinite;
 }
 
+// The fixed tree over a block's threads: sum[k][0] ends up with the block's sums (the host does the same).
+__host__ __device__ __forceinline__ void TreeStep(double (&sum)[2][kColourBlasThreads], int t, int s) {
+  sum[0][t] += sum[0][t + s];
+  sum[1][t] += sum[1][t + s];
+}
+
+// Where a reduction's numbers go: each block's two partial sums, the arrival counter (zero between reductions)
+// and the result, in pinned host memory mapped into the device (the host reads it after a stream
+// synchronisation, with no copy).
+struct ColourReductionTarget {
+  double* partials;
+  unsigned int* arrivals;
+  double* result;
+};
+
 // Thread t of block g sums the items g * threads + t, + grid * threads, ... in that order; the block then adds
-// its threads' sums in a fixed tree (the same on the host).
+// its threads' sums in a fixed tree. The last block to arrive (an integer atomic counter) adds the blocks'
+// partials: thread t those of blocks t, t + threads, ... in that order, then the same tree. Which block is last
+// depends on timing, but not what it adds nor in which order: deterministic, and RunOnHost does the same sums.
 template <Precision P>
-__global__ void ColourBlasKernel(const ColourBlasArg<P> arg, double* partials) {
+__global__ void ColourBlasKernel(const ColourBlasArg<P> arg, ColourReductionTarget target) {
   __shared__ double sum[2][kColourBlasThreads];
+  __shared__ bool last;
   double acc[2] = {0, 0};
   // The same items in the same order as one at a time (RunOnHost), but the loads of kColourBlasUnroll items are
   // issued together: with one 8- or 16-byte load per field and item, one item per thread leaves too few bytes
@@ -186,19 +203,38 @@ __global__ void ColourBlasKernel(const ColourBlasArg<P> arg, double* partials) {
     for (int u = 0; u < kColourBlasUnroll; ++u) item.Finish(arg, e + u * kGrid, v[u], acc);
   }
   for (; e < arg.items; e += kGrid) item(arg, e, acc);
+  if (!Reduces(arg.op)) return;
   sum[0][threadIdx.x] = acc[0];
   sum[1][threadIdx.x] = acc[1];
   __syncthreads();
   for (int s = kColourBlasThreads / 2; s > 0; s /= 2) {
-    if (threadIdx.x < s) {
-      sum[0][threadIdx.x] += sum[0][threadIdx.x + s];
-      sum[1][threadIdx.x] += sum[1][threadIdx.x + s];
-    }
+    if (threadIdx.x < s) TreeStep(sum, threadIdx.x, s);
     __syncthreads();
   }
   if (threadIdx.x == 0) {
-    partials[2 * blockIdx.x] = sum[0][0];
-    partials[2 * blockIdx.x + 1] = sum[1][0];
+    target.partials[2 * blockIdx.x] = sum[0][0];
+    target.partials[2 * blockIdx.x + 1] = sum[1][0];
+    __threadfence();  // the partials are visible device-wide before this block counts as arrived
+    last = atomicAdd(target.arrivals, 1u) == kColourBlasBlocks - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  double total[2] = {0, 0};
+  for (int g = threadIdx.x; g < kColourBlasBlocks; g += kColourBlasThreads) {
+    total[0] += __ldcg(target.partials + 2 * g);  // from L2, never a stale L1 line
+    total[1] += __ldcg(target.partials + 2 * g + 1);
+  }
+  sum[0][threadIdx.x] = total[0];
+  sum[1][threadIdx.x] = total[1];
+  __syncthreads();
+  for (int s = kColourBlasThreads / 2; s > 0; s /= 2) {
+    if (threadIdx.x < s) TreeStep(sum, threadIdx.x, s);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    target.result[0] = sum[0][0];
+    target.result[1] = sum[1][0];
+    *target.arrivals = 0;  // ready for the next reduction (launches on the stream run one after another)
   }
 }
 
@@ -230,53 +266,83 @@ ColourBlasArg<P> ArgOf(const ColourBlasLaunch& l) {
   return arg;
 }
 
-std::array<double, 2> SumInBlockOrder(const std::vector<double>& partials) {
-  std::array<double, 2> total{0, 0};
-  for (int g = 0; g < kColourBlasBlocks; ++g) {
-    total[0] += partials[2 * g];
-    total[1] += partials[2 * g + 1];
+// The fixed tree of TreeStep over sum[k][0..threads).
+void TreeOnHost(double (&sum)[2][kColourBlasThreads]) {
+  for (int s = kColourBlasThreads / 2; s > 0; s /= 2) {
+    for (int t = 0; t < s; ++t) TreeStep(sum, t, s);
   }
-  return total;
+}
+
+// The last block's sum of the block partials (ColourBlasKernel), on the host.
+std::array<double, 2> FinishOnHost(const std::vector<double>& partials) {
+  double sum[2][kColourBlasThreads];
+  for (int t = 0; t < kColourBlasThreads; ++t) {
+    double total[2] = {0, 0};
+    for (int g = t; g < kColourBlasBlocks; g += kColourBlasThreads) {
+      total[0] += partials[2 * g];
+      total[1] += partials[2 * g + 1];
+    }
+    sum[0][t] = total[0];
+    sum[1][t] = total[1];
+  }
+  TreeOnHost(sum);
+  return {sum[0][0], sum[1][0]};
+}
+
+// The partials and the counter in device memory and the result in pinned mapped host memory, allocated on first
+// use and kept for the life of the process (never freed: no CUDA call at exit). One reduction at a time (the
+// default stream serialises them, and the host waits for each): not thread-safe.
+struct ColourReductionScratch {
+  ColourReductionTarget target{};
+  volatile double* host_result = nullptr;
+};
+
+const ColourReductionScratch& ReductionScratch() {
+  static const ColourReductionScratch* const scratch = [] {
+    auto* s = new ColourReductionScratch;
+    LQCD_CUDA_CHECK(cudaMalloc(&s->target.partials, 2 * kColourBlasBlocks * sizeof(double)));
+    LQCD_CUDA_CHECK(cudaMalloc(&s->target.arrivals, sizeof(unsigned int)));
+    LQCD_CUDA_CHECK(cudaMemset(s->target.arrivals, 0, sizeof(unsigned int)));
+    double* host = nullptr;
+    LQCD_CUDA_CHECK(cudaHostAlloc(&host, 2 * sizeof(double), cudaHostAllocMapped));
+    LQCD_CUDA_CHECK(cudaHostGetDevicePointer(&s->target.result, host, 0));
+    s->host_result = host;
+    return s;
+  }();
+  return *scratch;
 }
 
 template <Precision P>
 std::array<double, 2> Launch(const ColourBlasLaunch& l) {
-  // Reused by every call (launches are stream-ordered); never freed, so that no CUDA call runs at exit.
-  static DeviceBuffer* const partials = new DeviceBuffer(2 * kColourBlasBlocks * sizeof(double));
+  const ColourReductionScratch& scratch = ReductionScratch();
   const ColourBlasArg<P> arg = ArgOf<P>(l);
-  ColourBlasKernel<P><<<kColourBlasBlocks, kColourBlasThreads>>>(arg, static_cast<double*>(partials->data()));
+  ColourBlasKernel<P><<<kColourBlasBlocks, kColourBlasThreads>>>(arg, scratch.target);
   CheckCuda(cudaGetLastError(), "launch of the staggered vector operation", __FILE__, __LINE__);
   if (!Reduces(l.op)) return {0, 0};
-  std::vector<double> host(2 * kColourBlasBlocks);
-  partials->CopyToHost(host.data(), host.size() * sizeof(double));  // waits for the kernel
-  return SumInBlockOrder(host);
+  CheckCuda(cudaStreamSynchronize(0), "the staggered vector operation's reduction", __FILE__, __LINE__);
+  return {scratch.host_result[0], scratch.host_result[1]};
 }
 
 template <Precision P>
 std::array<double, 2> RunOnHost(const ColourBlasLaunch& l) {
   const ColourBlasArg<P> arg = ArgOf<P>(l);
   std::vector<double> partials(2 * kColourBlasBlocks);
-  std::vector<double> sum0(kColourBlasThreads), sum1(kColourBlasThreads);
+  double sum[2][kColourBlasThreads];
   for (int g = 0; g < kColourBlasBlocks; ++g) {
     for (int t = 0; t < kColourBlasThreads; ++t) {
       double acc[2] = {0, 0};
       for (int e = g * kColourBlasThreads + t; e < arg.items; e += kColourBlasBlocks * kColourBlasThreads) {
         ColourBlasItem<P>{}(arg, e, acc);
       }
-      sum0[t] = acc[0];
-      sum1[t] = acc[1];
+      sum[0][t] = acc[0];
+      sum[1][t] = acc[1];
     }
-    for (int s = kColourBlasThreads / 2; s > 0; s /= 2) {
-      for (int t = 0; t < s; ++t) {
-        sum0[t] += sum0[t + s];
-        sum1[t] += sum1[t + s];
-      }
-    }
-    partials[2 * g] = sum0[0];
-    partials[2 * g + 1] = sum1[0];
+    TreeOnHost(sum);
+    partials[2 * g] = sum[0][0];
+    partials[2 * g + 1] = sum[1][0];
   }
   if (!Reduces(l.op)) return {0, 0};
-  return SumInBlockOrder(partials);
+  return FinishOnHost(partials);
 }
 
 template <Precision To, Precision From>

@@ -13,8 +13,9 @@
 // in colour order within a site. Deterministic: a fixed grid of kColourBlasBlocks blocks of
 // kColourBlasThreads threads, each thread summing its items (components, or half sites) in index order (the
 // kernel loads kColourBlasUnroll of them at a time, which changes no sum), a fixed tree in each block, and the
-// block partials added in block order on the host. RunColourBlasOnHost does exactly the same loops on host
-// memory (the check without a GPU).
+// block partials added by the last block to finish (thread t those of blocks t, t + threads, ..., then the same
+// tree), which writes the result to pinned host memory that the host reads after waiting for the kernel.
+// RunColourBlasOnHost does exactly the same loops on host memory (the check without a GPU).
 #pragma once
 
 #include <array>
