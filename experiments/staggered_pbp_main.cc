@@ -399,12 +399,7 @@ int Main(int argc, char** argv) {
     // with the noise, samples and residuals there (--verify=device), or on the GPU fed and checked by the host.
     solvers::NoiseBlockSolve solve;
     if (backend.kind == experiments::BackendKind::kCpu) {
-      solve = solvers::HostNoiseSolve(lattice, [&](const std::vector<ColourVectorField<double>>& eta) {
-        if (eta.size() == 1) {
-          return std::vector<solvers::StaggeredSolve>{solvers::SolveStaggeredEvenOdd(links, params, eta[0], solver)};
-        }
-        return solvers::SolveStaggeredEvenOddBlock(links, params, eta, solver);
-      });
+      solve = solvers::CpuNoiseSolve(links, params, solver);
     } else if (backend.verify == experiments::VerifyOn::kDevice) {
       solve = gpu::StaggeredNoiseSolveOnGpu(device_links, params, solver, inner_links);
     } else {

@@ -110,10 +110,6 @@ solvers::BlockSolveResult SolveSchur(const GpuStaggeredSchur<double>& op,
   return solvers::BlockReliableCg(op, inner, x_e, b_e, solver, tolerances);
 }
 
-}  // namespace
-
-namespace {
-
 // The checks of every even-odd solve: double device links (of `lattice`, with long links iff `improved`) and
 // inner links, if any, in single or half holding the same links.
 void RequireSolveLinks(const std::shared_ptr<const DeviceStaggeredLinks>& device_links,

@@ -171,6 +171,17 @@ __host__ __device__ __forceinline__ void TreeStep(double (&sum)[2][kColourBlasTh
   sum[1][t] += sum[1][t + s];
 }
 
+// Each thread's two values summed over the block in the fixed tree: sum[k][0] ends up with the block's sums.
+__device__ __forceinline__ void BlockTree(double (&sum)[2][kColourBlasThreads], const double (&value)[2]) {
+  sum[0][threadIdx.x] = value[0];
+  sum[1][threadIdx.x] = value[1];
+  __syncthreads();
+  for (int s = kColourBlasThreads / 2; s > 0; s /= 2) {
+    if (threadIdx.x < s) TreeStep(sum, threadIdx.x, s);
+    __syncthreads();
+  }
+}
+
 // Where a reduction's numbers go: each block's two partial sums, the arrival counter (zero between reductions)
 // and the result, in pinned host memory mapped into the device (the host reads it after a stream
 // synchronisation, with no copy).
@@ -204,13 +215,7 @@ __global__ void ColourBlasKernel(const ColourBlasArg<P> arg, ColourReductionTarg
   }
   for (; e < arg.items; e += kGrid) item(arg, e, acc);
   if (!Reduces(arg.op)) return;
-  sum[0][threadIdx.x] = acc[0];
-  sum[1][threadIdx.x] = acc[1];
-  __syncthreads();
-  for (int s = kColourBlasThreads / 2; s > 0; s /= 2) {
-    if (threadIdx.x < s) TreeStep(sum, threadIdx.x, s);
-    __syncthreads();
-  }
+  BlockTree(sum, acc);
   if (threadIdx.x == 0) {
     target.partials[2 * blockIdx.x] = sum[0][0];
     target.partials[2 * blockIdx.x + 1] = sum[1][0];
@@ -224,13 +229,7 @@ __global__ void ColourBlasKernel(const ColourBlasArg<P> arg, ColourReductionTarg
     total[0] += __ldcg(target.partials + 2 * g);  // from L2, never a stale L1 line
     total[1] += __ldcg(target.partials + 2 * g + 1);
   }
-  sum[0][threadIdx.x] = total[0];
-  sum[1][threadIdx.x] = total[1];
-  __syncthreads();
-  for (int s = kColourBlasThreads / 2; s > 0; s /= 2) {
-    if (threadIdx.x < s) TreeStep(sum, threadIdx.x, s);
-    __syncthreads();
-  }
+  BlockTree(sum, total);
   if (threadIdx.x == 0) {
     target.result[0] = sum[0][0];
     target.result[1] = sum[1][0];

@@ -25,7 +25,8 @@
 //   k = 0..n-1, n..2n-1, ... with SolveStaggeredEvenOddBlock (the last block shorter); the samples do not
 //   depend on n (bit-identical, above). The form with a NoiseBlockSolve takes the samples of each block from
 //   it (from their noise seeds), so that a backend makes the noise, the sample and the residual where its
-//   solution lives (gpu/gpu_staggered.h: on the device); HostNoiseSolve is that form for a StaggeredBlockSolve.
+//   solution lives (gpu/gpu_staggered.h: on the device); HostNoiseSolve is that form for a StaggeredBlockSolve,
+//   CpuNoiseSolve for the CPU's solves.
 // EstimateDisconnectedSusceptibility: the disconnected chiral susceptibility's per-configuration piece
 //       chi_disc = (Re tr M^{-1})^2 / V = V pbp^2
 //   (the ensemble's disconnected susceptibility is <chi_disc> - V <pbp>^2; the V <pbp>^2 subtraction is an
@@ -239,16 +240,21 @@ inline NoiseBlockSolve HostNoiseSolve(const Lattice& lattice, StaggeredBlockSolv
 
 inline PbpEstimate EstimateChiralCondensate(int n_noise, std::uint64_t seed, int block, const NoiseBlockSolve& solve);
 
+// The CPU's solves of a block (SolveStaggeredEvenOdd for one vector, SolveStaggeredEvenOddBlock for more) with host
+// noise. The function refers to links, params and solver: they must outlive it.
+inline NoiseBlockSolve CpuNoiseSolve(const StaggeredLinks<double>& links, const StaggeredParams& params,
+                                     const SolverParams& solver) {
+  RequireStaggeredMass(params.mass, "CpuNoiseSolve");
+  return HostNoiseSolve(links.lattice(), [&links, &params, &solver](const std::vector<ColourVectorField<double>>& eta) {
+    if (eta.size() == 1) return std::vector<StaggeredSolve>{SolveStaggeredEvenOdd(links, params, eta[0], solver)};
+    return SolveStaggeredEvenOddBlock(links, params, eta, solver);
+  });
+}
+
 inline PbpEstimate EstimateChiralCondensate(const StaggeredLinks<double>& links, const StaggeredParams& params,
                                             int n_noise, std::uint64_t seed, const SolverParams& solver,
                                             int block = 1) {
-  RequireStaggeredMass(params.mass, "EstimateChiralCondensate");
-  return EstimateChiralCondensate(
-      n_noise, seed, block,
-      HostNoiseSolve(links.lattice(), [&](const std::vector<ColourVectorField<double>>& eta) {
-        if (eta.size() == 1) return std::vector<StaggeredSolve>{SolveStaggeredEvenOdd(links, params, eta[0], solver)};
-        return SolveStaggeredEvenOddBlock(links, params, eta, solver);
-      }));
+  return EstimateChiralCondensate(n_noise, seed, block, CpuNoiseSolve(links, params, solver));
 }
 
 // The estimate with the solves of `solve` (blocks of `block` vectors, the last one shorter).
