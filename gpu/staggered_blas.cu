@@ -191,21 +191,17 @@ struct ColourReductionTarget {
   double* result;
 };
 
-// Thread t of block g sums the items g * threads + t, + grid * threads, ... in that order; the block then adds
-// its threads' sums in a fixed tree. The last block to arrive (an integer atomic counter) adds the blocks'
-// partials: thread t those of blocks t, t + threads, ... in that order, then the same tree. Which block is last
-// depends on timing, but not what it adds nor in which order: deterministic, and RunOnHost does the same sums.
+// One thread's items, first = g * threads + t for thread t of block g: first, first + grid, first + 2 grid, ...
+// (grid = blocks x threads), their updates done and their terms summed into acc in that order. The loads of
+// kColourBlasUnroll items are issued before any of them is computed: with one 8- or 16-byte load per field and
+// item, one item at a time leaves too few bytes in flight to cover the memory latency on 264 x 256 threads.
+// Items never share a word (a half site's norm included), so this is the same as one item after another. The
+// kernel and RunOnHost both run it.
 template <Precision P>
-__global__ void ColourBlasKernel(const ColourBlasArg<P> arg, ColourReductionTarget target) {
-  __shared__ double sum[2][kColourBlasThreads];
-  __shared__ bool last;
-  double acc[2] = {0, 0};
-  // The same items in the same order as one at a time (RunOnHost), but the loads of kColourBlasUnroll items are
-  // issued together: with one 8- or 16-byte load per field and item, one item per thread leaves too few bytes
-  // in flight to cover the memory latency on 264 x 256 threads.
+__host__ __device__ __forceinline__ void ThreadItems(const ColourBlasArg<P>& arg, int first, double (&acc)[2]) {
   constexpr int kGrid = kColourBlasBlocks * kColourBlasThreads;
   const ColourBlasItem<P> item;
-  int e = blockIdx.x * kColourBlasThreads + threadIdx.x;
+  int e = first;
   for (; e + (kColourBlasUnroll - 1) * kGrid < arg.items; e += kColourBlasUnroll * kGrid) {
     typename ColourBlasItem<P>::Loaded v[kColourBlasUnroll];
 #pragma unroll
@@ -214,6 +210,18 @@ __global__ void ColourBlasKernel(const ColourBlasArg<P> arg, ColourReductionTarg
     for (int u = 0; u < kColourBlasUnroll; ++u) item.Finish(arg, e + u * kGrid, v[u], acc);
   }
   for (; e < arg.items; e += kGrid) item(arg, e, acc);
+}
+
+// Thread t of block g sums its items (ThreadItems); the block then adds
+// its threads' sums in a fixed tree. The last block to arrive (an integer atomic counter) adds the blocks'
+// partials: thread t those of blocks t, t + threads, ... in that order, then the same tree. Which block is last
+// depends on timing, but not what it adds nor in which order: deterministic, and RunOnHost does the same sums.
+template <Precision P>
+__global__ void ColourBlasKernel(const ColourBlasArg<P> arg, ColourReductionTarget target) {
+  __shared__ double sum[2][kColourBlasThreads];
+  __shared__ bool last;
+  double acc[2] = {0, 0};
+  ThreadItems(arg, blockIdx.x * kColourBlasThreads + threadIdx.x, acc);
   if (!Reduces(arg.op)) return;
   BlockTree(sum, acc);
   if (threadIdx.x == 0) {
@@ -330,9 +338,7 @@ std::array<double, 2> RunOnHost(const ColourBlasLaunch& l) {
   for (int g = 0; g < kColourBlasBlocks; ++g) {
     for (int t = 0; t < kColourBlasThreads; ++t) {
       double acc[2] = {0, 0};
-      for (int e = g * kColourBlasThreads + t; e < arg.items; e += kColourBlasBlocks * kColourBlasThreads) {
-        ColourBlasItem<P>{}(arg, e, acc);
-      }
+      ThreadItems(arg, g * kColourBlasThreads + t, acc);
       sum[0][t] = acc[0];
       sum[1][t] = acc[1];
     }
