@@ -170,12 +170,13 @@ DeviceSolutions SolveEvenOddOnDevice(const std::shared_ptr<const DeviceStaggered
   return out;
 }
 
-// |b - M x| / |b| in double on the device (0 for b = 0): r_p = b_p - (2m x_p + D_{p,p'} x_p') on both parities.
+// |b - M x| / |b| in double on the device (0 for b = 0), |b| given (the solve's): r_p = b_p - (2m x_p +
+// D_{p,p'} x_p') on both parities.
 double DeviceFullResidual(const DeviceStaggeredLinks& links, const StaggeredParams& params,
                           const GpuColourVectorField<double>& x_e, const GpuColourVectorField<double>& x_o,
-                          const GpuColourVectorField<double>& b_e, const GpuColourVectorField<double>& b_o) {
-  const double norm2_b = staggered_blas::Norm2(b_e.device()) + staggered_blas::Norm2(b_o.device());
-  if (!(norm2_b > 0)) return 0;
+                          const GpuColourVectorField<double>& b_e, const GpuColourVectorField<double>& b_o,
+                          double norm_b) {
+  if (!(norm_b > 0)) return 0;
   double norm2_r = 0;
   for (const Parity p : {Parity::kEven, Parity::kOdd}) {
     const bool even = p == Parity::kEven;
@@ -184,7 +185,7 @@ double DeviceFullResidual(const DeviceStaggeredLinks& links, const StaggeredPara
                              2 * params.mass, 1.0, params.boundary);
     norm2_r += staggered_blas::AxpyNorm(-1.0, (even ? b_e : b_o).device(), mx.device());  // M x - b
   }
-  return std::sqrt(norm2_r / norm2_b);
+  return std::sqrt(norm2_r) / norm_b;
 }
 
 }  // namespace
@@ -258,7 +259,8 @@ solvers::NoiseBlockSolve StaggeredNoiseSolveOnGpu(std::shared_ptr<const DeviceSt
       n.sample = (staggered_blas::ReDot(eta_e[k].device(), solved.x_e[k].device()) +
                   staggered_blas::ReDot(eta_o[k].device(), solved.x_o[k].device())) /
                  volume;
-      n.full_residual = DeviceFullResidual(*device_links, params, solved.x_e[k], solved.x_o[k], eta_e[k], eta_o[k]);
+      n.full_residual =
+          DeviceFullResidual(*device_links, params, solved.x_e[k], solved.x_o[k], eta_e[k], eta_o[k], norm_eta[k]);
       n.schur = solved.result.systems[k];
       out.push_back(std::move(n));
     }
