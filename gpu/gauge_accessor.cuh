@@ -93,7 +93,10 @@ __device__ __forceinline__ unsigned PackLevels(int low, int high) {
   return (static_cast<unsigned>(low + 32768) & 0xFFFFu) | (static_cast<unsigned>(high + 32768) << 16);
 }
 
-template <Precision P, Reconstruct R, int kDirectionsPerParity = 4>
+// kReadOnce: every link is loaded by one thread per launch (the staggered kernel), so its loads bypass L1
+// (LoadReadOnce) and leave it to the colour vectors that neighbouring sites read again; otherwise through the
+// read-only cache (LoadReadOnly).
+template <Precision P, Reconstruct R, int kDirectionsPerParity = 4, bool kReadOnce = false>
 struct GaugeAccessor {
   using Storage = GaugeStorage<P, R>;
   using Word = typename Storage::Word;
@@ -112,6 +115,15 @@ struct GaugeAccessor {
 
   Word* data = nullptr;
   int stride = 0;
+
+  template <typename T>
+  __host__ __device__ __forceinline__ static T Fetch(const T* p) {
+    if constexpr (kReadOnce) {
+      return LoadReadOnce(p);
+    } else {
+      return LoadReadOnly(p);
+    }
+  }
 
   // WordIndex, LoadReals, FromRows, Load and Store are host functions too for 18 reals in double and single (the
   // host check of the staggered kernel, staggered_dslash.cu, packs and reads links on the host with them).
@@ -133,18 +145,18 @@ struct GaugeAccessor {
     unsigned w[kReals / 2];
 #pragma unroll
     for (int k = 0; k < kWords; ++k) {
-      const int4 v = __ldg(data + WordIndex(mu, parity, cb, k));
+      const int4 v = Fetch(data + WordIndex(mu, parity, cb, k));
       w[4 * k] = v.x;
       w[4 * k + 1] = v.y;
       w[4 * k + 2] = v.z;
       w[4 * k + 3] = v.w;
     }
     if constexpr (kTailReals == 4) {
-      const int2 t = __ldg(TailArray<int2>() + TailIndex(mu, parity, cb));
+      const int2 t = Fetch(TailArray<int2>() + TailIndex(mu, parity, cb));
       w[4 * kWords] = t.x;
       w[4 * kWords + 1] = t.y;
     } else if constexpr (kTailReals == 2) {
-      w[4 * kWords] = __ldg(TailArray<int>() + TailIndex(mu, parity, cb));
+      w[4 * kWords] = Fetch(TailArray<int>() + TailIndex(mu, parity, cb));
     }
 #pragma unroll
     for (int k = 0; k < kReals / 2; ++k) {
@@ -165,7 +177,7 @@ struct GaugeAccessor {
       }
     } else {
 #pragma unroll
-      for (int w = 0; w < kWords; ++w) Unpack(LoadReadOnly(data + WordIndex(mu, parity, cb, w)), r + w * kRealsPerWord);
+      for (int w = 0; w < kWords; ++w) Unpack(Fetch(data + WordIndex(mu, parity, cb, w)), r + w * kRealsPerWord);
     }
   }
 

@@ -7,6 +7,9 @@
 // link(i, j) row i, column j; U acts on a colour vector v as (U v)_i = sum_j U_ij v_j.
 #pragma once
 
+#include <cstring>
+#include <type_traits>
+
 namespace lqcd::gpu {
 
 // A read-only load: through the read-only data cache (__ldg) on the device, a plain load in host code (host
@@ -15,6 +18,41 @@ template <typename T>
 __host__ __device__ __forceinline__ T LoadReadOnly(const T* p) {
 #ifdef __CUDA_ARCH__
   return __ldg(p);
+#else
+  return *p;
+#endif
+}
+
+// A load of data that a kernel reads once per launch, such as a Dslash's links (each link is read by one output
+// site: its own forward link or its backward neighbour's), on the same non-coherent path as LoadReadOnly but
+// without allocating in L1 (ld.global.nc.L1::no_allocate), so that streaming it does not evict the colour
+// vectors that neighbouring sites read again. T is 4, 8 or 16 bytes (a word of a field); a plain load in host
+// code.
+template <typename T>
+__host__ __device__ __forceinline__ T LoadReadOnce(const T* p) {
+#ifdef __CUDA_ARCH__
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16, "LoadReadOnce: a 4-, 8- or 16-byte word");
+  T value;
+  if constexpr (std::is_same_v<T, double2>) {  // typed: the doubles go straight into 64-bit registers
+    asm("ld.global.nc.L1::no_allocate.v2.f64 {%0, %1}, [%2];" : "=d"(value.x), "=d"(value.y) : "l"(p));
+  } else if constexpr (std::is_same_v<T, float2>) {
+    asm("ld.global.nc.L1::no_allocate.v2.f32 {%0, %1}, [%2];" : "=f"(value.x), "=f"(value.y) : "l"(p));
+  } else if constexpr (sizeof(T) == 4) {
+    unsigned w;
+    asm("ld.global.nc.L1::no_allocate.b32 %0, [%1];" : "=r"(w) : "l"(p));
+    memcpy(&value, &w, sizeof(T));
+  } else if constexpr (sizeof(T) == 8) {
+    uint2 w;
+    asm("ld.global.nc.L1::no_allocate.v2.b32 {%0, %1}, [%2];" : "=r"(w.x), "=r"(w.y) : "l"(p));
+    memcpy(&value, &w, sizeof(T));
+  } else {
+    uint4 w;
+    asm("ld.global.nc.L1::no_allocate.v4.b32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w)
+        : "l"(p));
+    memcpy(&value, &w, sizeof(T));
+  }
+  return value;
 #else
   return *p;
 #endif

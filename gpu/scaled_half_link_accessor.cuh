@@ -1,7 +1,8 @@
 // scaled_half_link_accessor.cuh: links in half precision with one scale per field (staggered_dslash_launch.h,
 // ScaledHalfLinkView): fat links and HISQ long links are neither unitary nor bounded by 1, so the Wilson half
 // format (gauge_accessor.cuh: full scale 1) does not fit them. A real is level * level_value in float.
-// Host functions too: the host check of the staggered kernel reads links through this.
+// Host functions too: the host check of the staggered kernel reads links through this. Only the staggered kernel
+// reads these, each link once per launch: the loads bypass L1 (register_types.cuh LoadReadOnce).
 //
 // Device-side header (included by .cu files only).
 #pragma once
@@ -30,7 +31,7 @@ struct ScaledHalfLinkAccessor {
     for (int i = 0; i < 3; ++i) {
 #pragma unroll
       for (int j = 0; j < 3; ++j) {
-        const Word w = LoadReadOnly(data + WordIndex(mu, parity, cb, 3 * i + j));
+        const Word w = LoadReadOnce(data + WordIndex(mu, parity, cb, 3 * i + j));
         u.m[i][j] = {static_cast<float>(w.x) * level_value, static_cast<float>(w.y) * level_value};
       }
     }

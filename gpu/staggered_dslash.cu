@@ -20,6 +20,10 @@
 // is that of one group, whatever n. (Groups in separate blocks, as blockIdx.y, met the same links only if the
 // L2 cache still held them: it did not, and n = 8 or 16 cost as much per right-hand side as n = 4.)
 // kRhsPerThread (1, 2 or 4) is chosen from n by the launcher, from measurements (LaunchFor).
+// Each link is read by one output site per launch, so every link accessor loads without allocating in L1
+// (register_types.cuh LoadReadOnce): the links are most of the bytes at n = 1 and would otherwise evict the
+// colour vectors that the neighbouring sites read again (measured on an H200: 8% less time at n = 8 in single,
+// docs/staggered.md).
 //
 // Arithmetic: the link products as three fused dot products per component (register_types.cuh FusedDot3),
 // the 16 hops accumulated in the order of the formula above per direction, in the precision of the fields
@@ -57,7 +61,7 @@ namespace {
 // single only.
 template <Precision P>
 using EighteenRealLinks =
-    std::conditional_t<P == Precision::kHalf, ScaledHalfLinkAccessor, GaugeAccessor<P, Reconstruct::k18>>;
+    std::conditional_t<P == Precision::kHalf, ScaledHalfLinkAccessor, GaugeAccessor<P, Reconstruct::k18, 4, true>>;
 template <Precision P, int kLongReals, bool kDaggerFlag, bool kXpayFlag, int kRhsPerThreadValue>
 struct StaggeredDslashArg {
   using Real = typename ColourStorage<P>::Real;

@@ -6,7 +6,8 @@
 //   9 numbers (U9LinkAccessor): the 8 reals of S = e^{-i theta / 3} X (an SU(3) matrix) in su3_reconstruct.cuh's
 //       order and theta; L = (scale e^{i theta / 3}) ReconstructFrom8(the 8 reals), the accurate reconstruction
 //       of the Wilson kernels' 8-real links in double and single.
-// Host functions too (the host check of the staggered kernel).
+// Host functions too (the host check of the staggered kernel). Only the staggered kernel reads these, each link
+// once per launch: the loads bypass L1 (register_types.cuh LoadReadOnce).
 //
 // Device-side header (included by .cu files only).
 #pragma once
@@ -38,7 +39,7 @@ struct CompressedLinkWords {
   __host__ __device__ __forceinline__ void LoadReals(int mu, int parity, int cb, Real* r) const {
 #pragma unroll
     for (int w = 0; w < kWords; ++w) {
-      const Word word = LoadReadOnly(data + WordIndex(mu, parity, cb, w));
+      const Word word = LoadReadOnce(data + WordIndex(mu, parity, cb, w));
       r[2 * w] = word.x;
       r[2 * w + 1] = word.y;
     }
