@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -323,6 +324,12 @@ template <Precision P>
 std::array<double, 2> Launch(const ColourBlasLaunch& l) {
   const ColourReductionScratch& scratch = ReductionScratch();
   const ColourBlasArg<P> arg = ArgOf<P>(l);
+  if (Reduces(l.op)) {
+    // The previous reduction is complete (the host waited for it): a result the kernel failed to write reads
+    // as NaN, never as the previous reduction's value.
+    scratch.host_result[0] = std::numeric_limits<double>::quiet_NaN();
+    scratch.host_result[1] = std::numeric_limits<double>::quiet_NaN();
+  }
   ColourBlasKernel<P><<<kColourBlasBlocks, kColourBlasThreads>>>(arg, scratch.target);
   CheckCuda(cudaGetLastError(), "launch of the staggered vector operation", __FILE__, __LINE__);
   if (!Reduces(l.op)) return {0, 0};
