@@ -89,24 +89,19 @@ std::shared_ptr<ScalarSlot> Reduce(BlasLaunch launch, int count) {
   return slot;
 }
 
-// The operation's scalars a (and b): numbers when they are constants (the kernels take them as arguments);
-// otherwise one small kernel queued now evaluates both into a slot that the operation's kernel reads. The
-// returned slot (null for constants) must live until the operation is queued; later reuse is stream-ordered.
+// The operation's scalars a (and b) into the launch (PrepareOperationScalars): the returned slot (null for
+// constants) must live until the operation is queued.
 std::shared_ptr<ScalarSlot> SetScalars(BlasLaunch& l, const DeviceComplex& a, const DeviceComplex* b = nullptr) {
-  std::complex<double> ca, cb;
-  if (a.IsConstant(&ca) && (b == nullptr || b->IsConstant(&cb))) {
-    l.a[0] = ca.real();
-    l.a[1] = ca.imag();
-    if (b != nullptr) {
-      l.b[0] = cb.real();
-      l.b[1] = cb.imag();
-    }
-    return nullptr;
+  OperationScalars s = PrepareOperationScalars(a, b);
+  if (s.slot != nullptr) {
+    l.scalars = s.slot->device();
+  } else {
+    l.a[0] = s.a.real();
+    l.a[1] = s.a.imag();
+    l.b[0] = s.b.real();
+    l.b[1] = s.b.imag();
   }
-  std::shared_ptr<ScalarSlot> slot = ScalarSlot::Acquire();
-  scalar_detail::EvaluatePairIntoSlot(a.Program(), b != nullptr ? b->Program() : ScalarProgram{}, *slot);
-  l.scalars = slot->device();
-  return slot;
+  return s.slot;
 }
 
 }  // namespace

@@ -205,4 +205,13 @@ bool IsConstant(const Expression& e, ScalarValue* value) {
 }
 
 }  // namespace scalar_detail
+
+OperationScalars PrepareOperationScalars(const DeviceComplex& a, const DeviceComplex* b) {
+  OperationScalars s;
+  if (a.IsConstant(&s.a) && (b == nullptr || b->IsConstant(&s.b))) return s;
+  s.slot = ScalarSlot::Acquire();
+  scalar_detail::EvaluatePairIntoSlot(a.Program(), b != nullptr ? b->Program() : ScalarProgram{}, *s.slot);
+  return s;
+}
+
 }  // namespace lqcd::gpu

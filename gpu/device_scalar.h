@@ -159,4 +159,14 @@ class DeviceValue {
 using DeviceReal = DeviceValue<double>;
 using DeviceComplex = DeviceValue<std::complex<double>>;
 
+// The scalars a (and b) of one vector operation, as its kernel takes them: when both are constants, their numbers
+// (kernel arguments) and no slot; otherwise one small kernel queued now evaluates both into a fresh slot (doubles
+// 0, 1 = a; 2, 3 = b), which the operation's kernel reads. The slot must live until that kernel is queued; its
+// later reuse is stream-ordered. gpu/blas.cc and gpu/staggered_blas.cc launch their operations through this.
+struct OperationScalars {
+  std::complex<double> a, b;         // the numbers, when slot is null
+  std::shared_ptr<ScalarSlot> slot;  // else the device copy holds a and b
+};
+OperationScalars PrepareOperationScalars(const DeviceComplex& a, const DeviceComplex* b = nullptr);
+
 }  // namespace lqcd::gpu

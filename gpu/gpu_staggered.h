@@ -6,8 +6,10 @@
 // Fields:   GpuStaggeredBackend::Field<P> = GpuColourVectorField<P>, one parity on the device, P = double, float
 //           or solvers::Half (16-bit levels with a float norm per site). Reals(x) = 6 per site.
 // Vector operations: gpu/staggered_blas.h (in P with the scalars rounded to P, half computing in float and
-//           re-quantising each site it writes; reductions in double over the values as stored, deterministic,
-//           returned to the host: RealScalar is a host double, every reduction waits).
+//           re-quantising each site it writes; reductions in double over the values as stored, deterministic).
+//           Deferred scalars (solvers/README.md): RealScalar is a DeviceReal, so CG's reductions stay on the device,
+//           the device computes alpha and beta from them, and the host reads them only for its tests, after the
+//           next kernel is queued (the values are those the host would compute, bit for bit).
 // Operator: GpuStaggeredSchur<P> = M_pp = 4m^2 - D_{p,p'} D_{p',p} on parity p (default even): t = D_{p',p} in,
 //           then out = 4m^2 in - D_{p,p'} t in the xpay form of the Dslash (staggered_dslash.h), two launches, on
 //           links of P's precision (half: fat and long links of 18 reals in the scaled half layout; t is half
@@ -73,11 +75,11 @@ class GpuColourVectorField {
 struct GpuStaggeredBackend {
   template <typename P>
   using Field = GpuColourVectorField<P>;
-  // Deferred scalars (solvers/README.md): host values here (every reduction waits for the device).
-  using RealScalar = double;
-  using ComplexScalar = std::complex<double>;
-  static double HostValue(double x) { return x; }
-  static std::complex<double> HostValue(std::complex<double> z) { return z; }
+  // Deferred scalars (solvers/README.md): values on the device that the next kernels read without the host.
+  using RealScalar = DeviceReal;
+  using ComplexScalar = DeviceComplex;
+  static double HostValue(const DeviceReal& x) { return x.Host(); }
+  static std::complex<double> HostValue(const DeviceComplex& z) { return z.Host(); }
 
   static const char* Name() { return "gpu-staggered"; }
 
@@ -134,7 +136,7 @@ struct GpuStaggeredBackend {
     return staggered_blas::ReDot(x.device(), y.device());
   }
   template <typename P>
-  static void Axpy(double a, const Field<P>& x, Field<P>& y) {
+  static void Axpy(const DeviceReal& a, const Field<P>& x, Field<P>& y) {
     staggered_blas::Axpy(a, x.device(), y.device());
   }
   template <typename P>
@@ -142,29 +144,30 @@ struct GpuStaggeredBackend {
     staggered_blas::Caxpy(a, x.device(), y.device());
   }
   template <typename P>
-  static double AxpyNorm(double a, const Field<P>& x, Field<P>& y) {
+  static double AxpyNorm(const DeviceReal& a, const Field<P>& x, Field<P>& y) {
     return staggered_blas::AxpyNorm(a, x.device(), y.device());
   }
   template <typename P>
-  static void Xpay(const Field<P>& x, double a, Field<P>& y) {
+  static void Xpay(const Field<P>& x, const DeviceReal& a, Field<P>& y) {
     staggered_blas::Xpay(x.device(), a, y.device());
   }
-  // The deferred forms CG uses (solvers/README.md): the same values, at once.
+  // The deferred forms CG uses (solvers/README.md): queued, read by the host when it asks.
   template <typename P>
-  static double DeferredNorm2(const Field<P>& x) {
-    return Norm2(x);
+  static DeviceReal DeferredNorm2(const Field<P>& x) {
+    return staggered_blas::Norm2Deferred(x.device());
   }
   template <typename P>
-  static double DeferredReDot(const Field<P>& x, const Field<P>& y) {
-    return ReDot(x, y);
+  static DeviceReal DeferredReDot(const Field<P>& x, const Field<P>& y) {
+    return staggered_blas::ReDotDeferred(x.device(), y.device());
   }
   template <typename P>
-  static double DeferredAxpyNorm(double a, const Field<P>& x, Field<P>& y) {
-    return AxpyNorm(a, x, y);
+  static DeviceReal DeferredAxpyNorm(const DeviceReal& a, const Field<P>& x, Field<P>& y) {
+    return staggered_blas::AxpyNormDeferred(a, x.device(), y.device());
   }
   // x += alpha p; p = r + beta p (the old p in both).
   template <typename P>
-  static void CgSolutionDirection(double alpha, double beta, const Field<P>& r, Field<P>& x, Field<P>& p) {
+  static void CgSolutionDirection(const DeviceReal& alpha, const DeviceReal& beta, const Field<P>& r, Field<P>& x,
+                                  Field<P>& p) {
     staggered_blas::CgSolutionDirection(alpha, beta, r.device(), x.device(), p.device());
   }
 };

@@ -1,6 +1,7 @@
 // The GPU staggered solver pieces (gpu_staggered.h, staggered_blas.h) on a GPU: the vector operations equal their
 // host emulation (RunColourBlasOnHost, checked against the CPU backend in staggered_blas_host_test, and in half
-// against the exact results there and in staggered_blas_test) bit for bit, in double, single and half; the
+// against the exact results there and in staggered_blas_test) bit for bit, in double, single and half, and with
+// deferred scalars the bits they write with the host's values; the
 // even-odd operator M_ee = 4m^2 - D_eo D_oe against the oracle within the composed bound of
 // staggered_dslash_testing.h; the even-odd CG solve of M x = b against the CPU solve (solvers/staggered_pbp.h):
 // converged, the true full residual within the tolerance, iterations within 2 of the CPU's (the same algorithm
@@ -84,6 +85,61 @@ TEST_F(GpuStaggeredTest, VectorOperationsEqualTheirHostEmulationBitForBit) {
         ASSERT_EQ(std::memcmp(&dz[i], &ez[i], sizeof(dz[i])), 0) << what << " z site " << i;
       }
     }
+  }
+}
+
+// Deferred scalars (staggered_blas.h): an operation given a device value (here programs over reductions, as CG's
+// alpha = rr / (p, q) and beta) writes the bits it writes when given the host's value of it as a number, and a
+// deferred reduction holds the bits of the waiting one, whatever is queued before the host reads it.
+TEST_F(GpuStaggeredTest, DeferredScalarsGiveTheBitsOfTheirHostValues) {
+  namespace sb = staggered_blas;
+  for (const Precision precision : {Precision::kDouble, Precision::kSingle, Precision::kHalf}) {
+    ColourVectorField<double> x0(lattice_, Subset::kEven), y0(lattice_, Subset::kEven), z0(lattice_, Subset::kEven);
+    FillGaussian(x0, 11);
+    FillGaussian(y0, 12);
+    FillGaussian(z0, 13);
+    const auto field = [&](const ColourVectorField<double>& v) {
+      DeviceColourVectorField f(lattice_, Parity::kEven, precision);
+      f.Upload(v);
+      return f;
+    };
+    const DeviceColourVectorField x = field(x0);
+    DeviceColourVectorField y_deferred = field(y0), z_deferred = field(z0), y_number = field(y0),
+                            z_number = field(z0);
+    const std::string what = ToString(precision);
+    // The scalars: programs over three reductions, none of them read by the host before the kernels using them
+    // are queued.
+    const DeviceReal xx = sb::Norm2Deferred(x), xy = sb::ReDotDeferred(x, y_deferred);
+    const DeviceReal yy = sb::Norm2Deferred(y_deferred);
+    const DeviceReal alpha = xy / xx, beta = -(yy / xx);
+    sb::Axpy(alpha, x, y_deferred);
+    const DeviceReal norm = sb::AxpyNormDeferred(-beta, x, y_deferred);
+    sb::Xpay(x, beta, z_deferred);
+    sb::CgSolutionDirection(alpha, beta, x, y_deferred, z_deferred);
+    // The same with the host's values as numbers.
+    EXPECT_EQ(xx.Host(), sb::Norm2(x)) << what;
+    EXPECT_EQ(xy.Host(), sb::ReDot(x, y_number)) << what;
+    EXPECT_EQ(yy.Host(), sb::Norm2(y_number)) << what;
+    const double a = alpha.Host(), b = beta.Host();
+    EXPECT_EQ(a, xy.Host() / xx.Host()) << what;  // the device's division is the host's
+    EXPECT_EQ(b, -(yy.Host() / xx.Host())) << what;
+    sb::Axpy(a, x, y_number);
+    EXPECT_EQ(norm.Host(), sb::AxpyNorm(-b, x, y_number)) << what;
+    sb::Xpay(x, b, z_number);
+    sb::CgSolutionDirection(a, b, x, y_number, z_number);
+    const ColourVectorField<double> yd = y_deferred.Download(), zd = z_deferred.Download(),
+                                    yn = y_number.Download(), zn = z_number.Download();
+    for (int i = 0; i < yd.sites(); ++i) {
+      ASSERT_EQ(std::memcmp(&yd[i], &yn[i], sizeof(yd[i])), 0) << what << " y site " << i;
+      ASSERT_EQ(std::memcmp(&zd[i], &zn[i], sizeof(zd[i])), 0) << what << " z site " << i;
+    }
+    // A deferred result is its own: later reductions, waiting or not, leave it alone.
+    const DeviceReal first = sb::Norm2Deferred(x);
+    const DeviceReal second = sb::Norm2Deferred(y_deferred);
+    const double waited = sb::ReDot(x, z_deferred);
+    EXPECT_EQ(first.Host(), sb::Norm2(x)) << what;
+    EXPECT_EQ(second.Host(), sb::Norm2(y_deferred)) << what;
+    EXPECT_EQ(waited, sb::ReDotDeferred(x, z_deferred).Host()) << what;
   }
 }
 

@@ -1,5 +1,6 @@
 #include "gpu/staggered_blas.h"
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -17,16 +18,48 @@ void RequireSameShape(const DeviceColourVectorField& a, const DeviceColourVector
   }
 }
 
-std::array<double, 2> Run(ColourBlasOp op, const DeviceColourVectorField& x, DeviceColourVectorField* y,
-                          DeviceColourVectorField* z, double a = 0, double b = 0) {
+ColourBlasLaunch LaunchOf(ColourBlasOp op, const DeviceColourVectorField& x, DeviceColourVectorField* y,
+                          DeviceColourVectorField* z) {
   ColourBlasLaunch l;
   l.op = op;
   l.x = x.View();
   if (y != nullptr) l.y = y->View();
   if (z != nullptr) l.z = z->View();
-  l.a = a;
-  l.b = b;
+  return l;
+}
+
+// Queues the operation with scalars a and b (numbers, or a slot that a small kernel fills first: device_scalar.h
+// PrepareOperationScalars); a reduction waits and returns its values.
+std::array<double, 2> Run(ColourBlasOp op, const DeviceColourVectorField& x, DeviceColourVectorField* y,
+                          DeviceColourVectorField* z, const DeviceReal& a = 0.0, const DeviceReal& b = 0.0) {
+  ColourBlasLaunch l = LaunchOf(op, x, y, z);
+  const DeviceComplex complex_b(b);
+  const OperationScalars scalars = PrepareOperationScalars(DeviceComplex(a), &complex_b);
+  if (scalars.slot != nullptr) {
+    l.scalars = scalars.slot->device();
+  } else {
+    l.a = scalars.a.real();
+    l.b = scalars.b.real();
+  }
   return LaunchColourBlas(l);
+}
+
+// Queues the reduction `op` (with scalar a) into a fresh slot and returns the slot without waiting.
+std::shared_ptr<ScalarSlot> Reduce(ColourBlasOp op, const DeviceColourVectorField& x, DeviceColourVectorField* y,
+                                   const DeviceReal& a = 0.0) {
+  ColourBlasLaunch l = LaunchOf(op, x, y, nullptr);
+  const OperationScalars scalars = PrepareOperationScalars(DeviceComplex(a));
+  if (scalars.slot != nullptr) {
+    l.scalars = scalars.slot->device();
+  } else {
+    l.a = scalars.a.real();
+  }
+  std::shared_ptr<ScalarSlot> slot = ScalarSlot::Acquire();
+  l.result_device = slot->device();
+  l.result_host = slot->host_on_device();
+  LaunchColourBlas(l);
+  slot->MarkWritten();
+  return slot;
 }
 
 // The reductions read y only; the launch struct holds it as a mutable view.
@@ -53,9 +86,18 @@ void FillZ2Noise(DeviceColourVectorField& x, std::uint64_t seed) { LaunchColourZ
 
 double Norm2(const DeviceColourVectorField& x) { return Run(ColourBlasOp::kNorm2, x, nullptr, nullptr)[0]; }
 
+DeviceReal Norm2Deferred(const DeviceColourVectorField& x) {
+  return DeviceReal::InSlot(Reduce(ColourBlasOp::kNorm2, x, nullptr), 0);
+}
+
 double ReDot(const DeviceColourVectorField& x, const DeviceColourVectorField& y) {
   RequireSameShape(x, y, "ReDot");
   return Run(ColourBlasOp::kReDot, x, ReadOnly(y), nullptr)[0];
+}
+
+DeviceReal ReDotDeferred(const DeviceColourVectorField& x, const DeviceColourVectorField& y) {
+  RequireSameShape(x, y, "ReDot");
+  return DeviceReal::InSlot(Reduce(ColourBlasOp::kReDot, x, ReadOnly(y)), 0);
 }
 
 std::complex<double> Dot(const DeviceColourVectorField& x, const DeviceColourVectorField& y) {
@@ -66,28 +108,33 @@ std::complex<double> Dot(const DeviceColourVectorField& x, const DeviceColourVec
 
 bool AllFinite(const DeviceColourVectorField& x) { return Run(ColourBlasOp::kNonFinite, x, nullptr, nullptr)[0] == 0; }
 
-void Axpy(double a, const DeviceColourVectorField& x, DeviceColourVectorField& y) {
+void Axpy(const DeviceReal& a, const DeviceColourVectorField& x, DeviceColourVectorField& y) {
   RequireSameShape(x, y, "Axpy");
   Run(ColourBlasOp::kAxpy, x, &y, nullptr, a);
 }
 
 void Caxpy(std::complex<double> a, const DeviceColourVectorField& x, DeviceColourVectorField& y) {
   RequireSameShape(x, y, "Caxpy");
-  Run(ColourBlasOp::kCaxpy, x, &y, nullptr, a.real(), a.imag());
+  Run(ColourBlasOp::kCaxpy, x, &y, nullptr, a.real(), a.imag());  // numbers: a and b of the launch
 }
 
-double AxpyNorm(double a, const DeviceColourVectorField& x, DeviceColourVectorField& y) {
+double AxpyNorm(const DeviceReal& a, const DeviceColourVectorField& x, DeviceColourVectorField& y) {
   RequireSameShape(x, y, "AxpyNorm");
   return Run(ColourBlasOp::kAxpyNorm, x, &y, nullptr, a)[0];
 }
 
-void Xpay(const DeviceColourVectorField& x, double a, DeviceColourVectorField& y) {
+DeviceReal AxpyNormDeferred(const DeviceReal& a, const DeviceColourVectorField& x, DeviceColourVectorField& y) {
+  RequireSameShape(x, y, "AxpyNorm");
+  return DeviceReal::InSlot(Reduce(ColourBlasOp::kAxpyNorm, x, &y, a), 0);
+}
+
+void Xpay(const DeviceColourVectorField& x, const DeviceReal& a, DeviceColourVectorField& y) {
   RequireSameShape(x, y, "Xpay");
   Run(ColourBlasOp::kXpay, x, &y, nullptr, a);
 }
 
-void CgSolutionDirection(double alpha, double beta, const DeviceColourVectorField& r, DeviceColourVectorField& x,
-                         DeviceColourVectorField& p) {
+void CgSolutionDirection(const DeviceReal& alpha, const DeviceReal& beta, const DeviceColourVectorField& r,
+                         DeviceColourVectorField& x, DeviceColourVectorField& p) {
   RequireSameShape(r, x, "CgSolutionDirection");
   RequireSameShape(r, p, "CgSolutionDirection");
   if (&x == &p || &x == &r) {

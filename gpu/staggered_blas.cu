@@ -184,12 +184,13 @@ __device__ __forceinline__ void BlockTree(double (&sum)[2][kColourBlasThreads], 
 }
 
 // Where a reduction's numbers go: each block's two partial sums, the arrival counter (zero between reductions)
-// and the result, in pinned host memory mapped into the device (the host reads it after a stream
-// synchronisation, with no copy).
+// and the result: a ScalarSlot's device copy (or null) and pinned host memory mapped into the device (the slot's
+// host copy, or the launcher's own, which it reads after a stream synchronisation), with no copy.
 struct ColourReductionTarget {
   double* partials;
   unsigned int* arrivals;
-  double* result;
+  double* result_device;
+  double* result_host;
 };
 
 // One thread's items, first = g * threads + t for thread t of block g: first, first + grid, first + 2 grid, ...
@@ -217,10 +218,19 @@ __host__ __device__ __forceinline__ void ThreadItems(const ColourBlasArg<P>& arg
 // its threads' sums in a fixed tree. The last block to arrive (an integer atomic counter) adds the blocks'
 // partials: thread t those of blocks t, t + threads, ... in that order, then the same tree. Which block is last
 // depends on timing, but not what it adds nor in which order: deterministic, and RunOnHost does the same sums.
-template <Precision P>
-__global__ void ColourBlasKernel(const ColourBlasArg<P> arg, ColourReductionTarget target) {
+// With `scalars` (kDeviceScalars), a and b are scalars[0] and scalars[2], rounded to Real as ArgOf rounds the
+// launch's numbers.
+template <Precision P, bool kDeviceScalars>
+__global__ void ColourBlasKernel(const ColourBlasArg<P> launch_arg, ColourReductionTarget target,
+                                 const double* __restrict__ scalars) {
+  using Real = typename ColourStorage<P>::Real;
   __shared__ double sum[2][kColourBlasThreads];
   __shared__ bool last;
+  ColourBlasArg<P> arg = launch_arg;
+  if constexpr (kDeviceScalars) {
+    arg.a = static_cast<Real>(__ldg(scalars));
+    arg.b = static_cast<Real>(__ldg(scalars + 2));
+  }
   double acc[2] = {0, 0};
   ThreadItems(arg, blockIdx.x * kColourBlasThreads + threadIdx.x, acc);
   if (!Reduces(arg.op)) return;
@@ -240,8 +250,12 @@ __global__ void ColourBlasKernel(const ColourBlasArg<P> arg, ColourReductionTarg
   }
   BlockTree(sum, total);
   if (threadIdx.x == 0) {
-    target.result[0] = sum[0][0];
-    target.result[1] = sum[1][0];
+    if (target.result_device != nullptr) {
+      target.result_device[0] = sum[0][0];
+      target.result_device[1] = sum[1][0];
+    }
+    target.result_host[0] = sum[0][0];
+    target.result_host[1] = sum[1][0];
     *target.arrivals = 0;  // ready for the next reduction (launches on the stream run one after another)
   }
 }
@@ -298,8 +312,8 @@ std::array<double, 2> FinishOnHost(const std::vector<double>& partials) {
 }
 
 // The partials and the counter in device memory and the result in pinned mapped host memory, allocated on first
-// use and kept for the life of the process (never freed: no CUDA call at exit). One reduction at a time (the
-// default stream serialises them, and the host waits for each): not thread-safe.
+// use and kept for the life of the process (never freed: no CUDA call at exit). The default stream runs the
+// reductions one after another, so one set of partials and one counter serve them all; not thread-safe.
 struct ColourReductionScratch {
   ColourReductionTarget target{};
   volatile double* host_result = nullptr;
@@ -313,7 +327,7 @@ const ColourReductionScratch& ReductionScratch() {
     LQCD_CUDA_CHECK(cudaMemset(s->target.arrivals, 0, sizeof(unsigned int)));
     double* host = nullptr;
     LQCD_CUDA_CHECK(cudaHostAlloc(&host, 2 * sizeof(double), cudaHostAllocMapped));
-    LQCD_CUDA_CHECK(cudaHostGetDevicePointer(&s->target.result, host, 0));
+    LQCD_CUDA_CHECK(cudaHostGetDevicePointer(&s->target.result_host, host, 0));
     s->host_result = host;
     return s;
   }();
@@ -324,15 +338,30 @@ template <Precision P>
 std::array<double, 2> Launch(const ColourBlasLaunch& l) {
   const ColourReductionScratch& scratch = ReductionScratch();
   const ColourBlasArg<P> arg = ArgOf<P>(l);
-  if (Reduces(l.op)) {
-    // The previous reduction is complete (the host waited for it): a result the kernel failed to write reads
-    // as NaN, never as the previous reduction's value.
+  if (l.scalars != nullptr && l.op == ColourBlasOp::kCaxpy) {
+    throw std::invalid_argument("LaunchColourBlas: Caxpy takes its complex scalar as numbers only");
+  }
+  if ((l.result_device == nullptr) != (l.result_host == nullptr)) {
+    throw std::invalid_argument("LaunchColourBlas: both result addresses or neither");
+  }
+  const bool to_slot = l.result_host != nullptr;
+  ColourReductionTarget target = scratch.target;
+  if (to_slot) {
+    target.result_device = l.result_device;
+    target.result_host = l.result_host;
+  } else if (Reduces(l.op)) {
+    // The launcher's own result: the previous reduction into it is complete (the host waited for it), so a
+    // result the kernel failed to write reads as NaN, never as the previous reduction's value.
     scratch.host_result[0] = std::numeric_limits<double>::quiet_NaN();
     scratch.host_result[1] = std::numeric_limits<double>::quiet_NaN();
   }
-  ColourBlasKernel<P><<<kColourBlasBlocks, kColourBlasThreads>>>(arg, scratch.target);
+  if (l.scalars != nullptr) {
+    ColourBlasKernel<P, true><<<kColourBlasBlocks, kColourBlasThreads>>>(arg, target, l.scalars);
+  } else {
+    ColourBlasKernel<P, false><<<kColourBlasBlocks, kColourBlasThreads>>>(arg, target, nullptr);
+  }
   CheckCuda(cudaGetLastError(), "launch of the staggered vector operation", __FILE__, __LINE__);
-  if (!Reduces(l.op)) return {0, 0};
+  if (!Reduces(l.op) || to_slot) return {0, 0};
   CheckCuda(cudaStreamSynchronize(0), "the staggered vector operation's reduction", __FILE__, __LINE__);
   return {scratch.host_result[0], scratch.host_result[1]};
 }

@@ -2,7 +2,11 @@
 // parity (device_colour_vector_field.h), in double, single or half precision: the semantics of the CPU staggered
 // backend (solvers/cpu_staggered.h): each operation in the fields' precision with the scalars rounded to it,
 // reductions accumulated in double and deterministic (staggered_blas_launch.h: a fixed grid and fixed-order
-// sums), returned to the host (each reduction waits for the device).
+// sums). Deferred scalars (device_scalar.h, as gpu/blas.h): the *Deferred reductions return a DeviceReal at once,
+// which the host reads when it needs it (Host() waits for that reduction only) and which later operations take
+// as their scalar (or arithmetic on it: CG's alpha = rr / (p, A p) is then computed by the device, with the
+// host's roundings), so the device never waits for the host between two kernels; the other reductions return
+// numbers and wait. A number converts to a DeviceReal implicitly and goes to the kernel as an argument.
 // Half (the low precision of the reliable-update solvers, as the Wilson half spinors in gpu/blas.h): every
 // operation reads the values as stored (level * norm / 32767), computes in float as single precision does, and
 // re-quantises each site it writes (norm = the site's largest |real|, each real the nearest of 32767 levels of
@@ -19,6 +23,7 @@
 #include <cstdint>
 
 #include "gpu/device_colour_vector_field.h"
+#include "gpu/device_scalar.h"
 
 namespace lqcd::gpu::staggered_blas {
 
@@ -30,14 +35,17 @@ void Convert(DeviceColourVectorField& y, const DeviceColourVectorField& x);    /
 void FillZ2Noise(DeviceColourVectorField& x, std::uint64_t seed);
 double Norm2(const DeviceColourVectorField& x);                                // |x|^2
 double ReDot(const DeviceColourVectorField& x, const DeviceColourVectorField& y);             // Re (x, y)
+DeviceReal Norm2Deferred(const DeviceColourVectorField& x);
+DeviceReal ReDotDeferred(const DeviceColourVectorField& x, const DeviceColourVectorField& y);
 std::complex<double> Dot(const DeviceColourVectorField& x, const DeviceColourVectorField& y);  // (x, y)
 bool AllFinite(const DeviceColourVectorField& x);
-void Axpy(double a, const DeviceColourVectorField& x, DeviceColourVectorField& y);        // y += a x
+void Axpy(const DeviceReal& a, const DeviceColourVectorField& x, DeviceColourVectorField& y);  // y += a x
 void Caxpy(std::complex<double> a, const DeviceColourVectorField& x, DeviceColourVectorField& y);  // y += a x
-double AxpyNorm(double a, const DeviceColourVectorField& x, DeviceColourVectorField& y);  // y += a x; |y|^2
-void Xpay(const DeviceColourVectorField& x, double a, DeviceColourVectorField& y);        // y = x + a y
+double AxpyNorm(const DeviceReal& a, const DeviceColourVectorField& x, DeviceColourVectorField& y);  // y += a x; |y|^2
+DeviceReal AxpyNormDeferred(const DeviceReal& a, const DeviceColourVectorField& x, DeviceColourVectorField& y);
+void Xpay(const DeviceColourVectorField& x, const DeviceReal& a, DeviceColourVectorField& y);  // y = x + a y
 // x += alpha p; p = r + beta p (the old p in both): CG's solution update and next direction in one pass.
-void CgSolutionDirection(double alpha, double beta, const DeviceColourVectorField& r, DeviceColourVectorField& x,
-                         DeviceColourVectorField& p);
+void CgSolutionDirection(const DeviceReal& alpha, const DeviceReal& beta, const DeviceColourVectorField& r,
+                         DeviceColourVectorField& x, DeviceColourVectorField& p);
 
 }  // namespace lqcd::gpu::staggered_blas

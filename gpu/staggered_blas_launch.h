@@ -14,8 +14,13 @@
 // kColourBlasThreads threads, each thread summing its items (components, or half sites) in index order (the
 // kernel loads kColourBlasUnroll of them at a time, which changes no sum), a fixed tree in each block, and the
 // block partials added by the last block to finish (thread t those of blocks t, t + threads, ..., then the same
-// tree), which writes the result to pinned host memory that the host reads after waiting for the kernel.
-// RunColourBlasOnHost does exactly the same loops on host memory (the check without a GPU).
+// tree), which writes the result where the launch says: a ScalarSlot's two copies (device_scalar.h; the caller
+// reads it when it needs it, and later kernels may read the device copy), or, without one, pinned host memory
+// that LaunchColourBlas reads after waiting for the kernel. The scalars a and b are numbers in the launch, or a
+// slot's device copy that a kernel queued before this one wrote (a deferred value: the device computes CG's alpha
+// and beta from its own reductions, so the host never holds the device up between two kernels); the kernel rounds
+// them to the fields' precision as the host rounds numbers. RunColourBlasOnHost does exactly the same loops on
+// host memory (the check without a GPU).
 #pragma once
 
 #include <array>
@@ -47,9 +52,17 @@ struct ColourBlasLaunch {
   ColourVectorView y;  // read only for kReDot and kDot
   ColourVectorView z;
   double a = 0, b = 0;
+  // Device only. When not null, a = scalars[0] and b = scalars[2] in device memory (a ScalarSlot's device copy)
+  // instead of the numbers above; not for kCaxpy, whose a and b are one complex number.
+  const double* scalars = nullptr;
+  // Device only. Reductions: the device copy and the device address of the pinned host copy of a ScalarSlot
+  // that receives the result ({Re, Im} or {value, 0}); both null: LaunchColourBlas waits and returns it.
+  double* result_device = nullptr;
+  double* result_host = nullptr;
 };
 
-// The reduction's values ({0, 0} for the operations without one).
+// The reduction's values ({0, 0} for the operations without one, and without waiting when the launch names
+// where the result goes).
 std::array<double, 2> LaunchColourBlas(const ColourBlasLaunch& launch);
 std::array<double, 2> RunColourBlasOnHost(const ColourBlasLaunch& launch);
 
