@@ -23,7 +23,6 @@ namespace {
 template <Precision P>
 struct ColourBlasArg {
   using Real = typename ColourStorage<P>::Real;
-  ColourBlasOp op;
   ColourVectorAccessor<P> x, y, z;
   Real a, b;
   int sites;  // V / 2 per colour
@@ -47,11 +46,11 @@ __host__ __device__ __forceinline__ DeviceComplex<Real> Fma(Real s, DeviceComple
 }
 
 // Which fields an operation reads besides x, and which it writes.
-__host__ __device__ __forceinline__ bool ReadsY(ColourBlasOp op) {
+__host__ __device__ constexpr bool ReadsY(ColourBlasOp op) {
   return op != ColourBlasOp::kNorm2 && op != ColourBlasOp::kNonFinite;
 }
-__host__ __device__ __forceinline__ bool UsesZ(ColourBlasOp op) { return op == ColourBlasOp::kCgSolutionDirection; }
-__host__ __device__ __forceinline__ bool WritesY(ColourBlasOp op) {
+__host__ __device__ constexpr bool UsesZ(ColourBlasOp op) { return op == ColourBlasOp::kCgSolutionDirection; }
+__host__ __device__ constexpr bool WritesY(ColourBlasOp op) {
   return op == ColourBlasOp::kAxpy || op == ColourBlasOp::kAxpyNorm || op == ColourBlasOp::kCaxpy ||
          op == ColourBlasOp::kXpay || op == ColourBlasOp::kCgSolutionDirection;
 }
@@ -109,13 +108,22 @@ __host__ __device__ __forceinline__ void AccumulateComponent(ColourBlasOp op, De
   }
 }
 
+// Colour c and site cb of component e = c * sites + cb, without a division (c < 3).
+__host__ __device__ __forceinline__ void ComponentOf(int e, int sites, int& c, int& cb) {
+  c = (e >= sites) + (e >= 2 * sites);
+  cb = e - c * sites;
+}
+
 // Item e of the loop: its update and its contribution to the sums (acc[0], acc[1]), accumulated in double.
+// The operation is a template argument, so that each kernel holds only its own operation's code:
+// with the operation a run-time value every item ran its branches, about 70 instructions per item, and the
+// reductions reached a third of the copy bandwidth.
 // Double and single: complex component e (colour c of site cb). Half: site e, its three components updated in
 // float as above, the site quantised when stored (a site's components share its norm), and the sums taken over
 // its stored values in colour order. Load reads the item's inputs and Finish does the rest, so that the kernel
 // can issue the loads of several items before it computes any (items never share a word, a site's norm
 // included, so this is the same as one item after another).
-template <Precision P>
+template <Precision P, ColourBlasOp kOp>
 struct ColourBlasItem {
   using Real = typename ColourStorage<P>::Real;
   using Value = std::conditional_t<P == Precision::kHalf, ColourVector<Real>, DeviceComplex<Real>>;
@@ -127,13 +135,14 @@ struct ColourBlasItem {
     Loaded v{};
     if constexpr (P == Precision::kHalf) {
       v.x = arg.x.LoadSite(e);
-      if (ReadsY(arg.op)) v.y = arg.y.LoadSite(e);
-      if (UsesZ(arg.op)) v.z = arg.z.LoadSite(e);
+      if constexpr (ReadsY(kOp)) v.y = arg.y.LoadSite(e);
+      if constexpr (UsesZ(kOp)) v.z = arg.z.LoadSite(e);
     } else {
-      const int c = e / arg.sites, cb = e - c * arg.sites;
+      int c, cb;
+      ComponentOf(e, arg.sites, c, cb);
       v.x = arg.x.LoadComponent(c, cb);
-      if (ReadsY(arg.op)) v.y = arg.y.LoadComponent(c, cb);
-      if (UsesZ(arg.op)) v.z = arg.z.LoadComponent(c, cb);
+      if constexpr (ReadsY(kOp)) v.y = arg.y.LoadComponent(c, cb);
+      if constexpr (UsesZ(kOp)) v.z = arg.z.LoadComponent(c, cb);
     }
     return v;
   }
@@ -142,17 +151,18 @@ struct ColourBlasItem {
                                                   double (&acc)[2]) const {
     if constexpr (P == Precision::kHalf) {
 #pragma unroll
-      for (int c = 0; c < 3; ++c) UpdateComponent(arg.op, arg.a, arg.b, v.x.c[c], v.y.c[c], v.z.c[c]);
-      if (WritesY(arg.op)) v.y = arg.y.StoreSite(e, v.y);
-      if (UsesZ(arg.op)) arg.z.StoreSite(e, v.z);
+      for (int c = 0; c < 3; ++c) UpdateComponent(kOp, arg.a, arg.b, v.x.c[c], v.y.c[c], v.z.c[c]);
+      if constexpr (WritesY(kOp)) v.y = arg.y.StoreSite(e, v.y);
+      if constexpr (UsesZ(kOp)) arg.z.StoreSite(e, v.z);
 #pragma unroll
-      for (int c = 0; c < 3; ++c) AccumulateComponent(arg.op, v.x.c[c], v.y.c[c], acc);
+      for (int c = 0; c < 3; ++c) AccumulateComponent(kOp, v.x.c[c], v.y.c[c], acc);
     } else {
-      const int c = e / arg.sites, cb = e - c * arg.sites;
-      UpdateComponent(arg.op, arg.a, arg.b, v.x, v.y, v.z);
-      if (WritesY(arg.op)) arg.y.StoreComponent(c, cb, v.y);
-      if (UsesZ(arg.op)) arg.z.StoreComponent(c, cb, v.z);
-      AccumulateComponent(arg.op, v.x, v.y, acc);
+      int c, cb;
+      ComponentOf(e, arg.sites, c, cb);
+      UpdateComponent(kOp, arg.a, arg.b, v.x, v.y, v.z);
+      if constexpr (WritesY(kOp)) arg.y.StoreComponent(c, cb, v.y);
+      if constexpr (UsesZ(kOp)) arg.z.StoreComponent(c, cb, v.z);
+      AccumulateComponent(kOp, v.x, v.y, acc);
     }
   }
 
@@ -161,7 +171,7 @@ struct ColourBlasItem {
   }
 };
 
-__host__ __device__ __forceinline__ bool Reduces(ColourBlasOp op) {
+__host__ __device__ constexpr bool Reduces(ColourBlasOp op) {
   return op == ColourBlasOp::kAxpyNorm || op == ColourBlasOp::kNorm2 || op == ColourBlasOp::kReDot ||
          op == ColourBlasOp::kDot || op == ColourBlasOp::kNonFinite;
 }
@@ -199,13 +209,13 @@ struct ColourReductionTarget {
 // item, one item at a time leaves too few bytes in flight to cover the memory latency on 264 x 256 threads.
 // Items never share a word (a half site's norm included), so this is the same as one item after another. The
 // kernel and RunOnHost both run it.
-template <Precision P>
+template <Precision P, ColourBlasOp kOp>
 __host__ __device__ __forceinline__ void ThreadItems(const ColourBlasArg<P>& arg, int first, double (&acc)[2]) {
   constexpr int kGrid = kColourBlasBlocks * kColourBlasThreads;
-  const ColourBlasItem<P> item;
+  const ColourBlasItem<P, kOp> item;
   int e = first;
   for (; e + (kColourBlasUnroll - 1) * kGrid < arg.items; e += kColourBlasUnroll * kGrid) {
-    typename ColourBlasItem<P>::Loaded v[kColourBlasUnroll];
+    typename ColourBlasItem<P, kOp>::Loaded v[kColourBlasUnroll];
 #pragma unroll
     for (int u = 0; u < kColourBlasUnroll; ++u) v[u] = item.Load(arg, e + u * kGrid);
 #pragma unroll
@@ -220,7 +230,7 @@ __host__ __device__ __forceinline__ void ThreadItems(const ColourBlasArg<P>& arg
 // depends on timing, but not what it adds nor in which order: deterministic, and RunOnHost does the same sums.
 // With `scalars` (kDeviceScalars), a and b are scalars[0] and scalars[2], rounded to Real as ArgOf rounds the
 // launch's numbers.
-template <Precision P, bool kDeviceScalars>
+template <Precision P, ColourBlasOp kOp, bool kDeviceScalars>
 __global__ void ColourBlasKernel(const ColourBlasArg<P> launch_arg, ColourReductionTarget target,
                                  const double* __restrict__ scalars) {
   using Real = typename ColourStorage<P>::Real;
@@ -232,8 +242,8 @@ __global__ void ColourBlasKernel(const ColourBlasArg<P> launch_arg, ColourReduct
     arg.b = static_cast<Real>(__ldg(scalars + 2));
   }
   double acc[2] = {0, 0};
-  ThreadItems(arg, blockIdx.x * kColourBlasThreads + threadIdx.x, acc);
-  if (!Reduces(arg.op)) return;
+  ThreadItems<P, kOp>(arg, blockIdx.x * kColourBlasThreads + threadIdx.x, acc);
+  if constexpr (!Reduces(kOp)) return;
   BlockTree(sum, acc);
   if (threadIdx.x == 0) {
     target.partials[2 * blockIdx.x] = sum[0][0];
@@ -277,7 +287,6 @@ template <Precision P>
 ColourBlasArg<P> ArgOf(const ColourBlasLaunch& l) {
   using Real = typename ColourStorage<P>::Real;
   ColourBlasArg<P> arg;
-  arg.op = l.op;
   arg.x = AccessorOf<P>(l.x.data, l.x.stride);  // never stored through
   arg.y = AccessorOf<P>(l.y.data, l.y.stride);
   arg.z = AccessorOf<P>(l.z.data, l.z.stride);
@@ -334,6 +343,24 @@ const ColourReductionScratch& ReductionScratch() {
   return *scratch;
 }
 
+// f(std::integral_constant<ColourBlasOp, op>{}): the run-time operation as a template argument.
+template <class F>
+void WithOperation(ColourBlasOp op, F&& f) {
+  using Op = ColourBlasOp;
+  switch (op) {
+    case Op::kAxpy: return f(std::integral_constant<Op, Op::kAxpy>{});
+    case Op::kCaxpy: return f(std::integral_constant<Op, Op::kCaxpy>{});
+    case Op::kXpay: return f(std::integral_constant<Op, Op::kXpay>{});
+    case Op::kAxpyNorm: return f(std::integral_constant<Op, Op::kAxpyNorm>{});
+    case Op::kCgSolutionDirection: return f(std::integral_constant<Op, Op::kCgSolutionDirection>{});
+    case Op::kNorm2: return f(std::integral_constant<Op, Op::kNorm2>{});
+    case Op::kReDot: return f(std::integral_constant<Op, Op::kReDot>{});
+    case Op::kDot: return f(std::integral_constant<Op, Op::kDot>{});
+    case Op::kNonFinite: return f(std::integral_constant<Op, Op::kNonFinite>{});
+  }
+  throw std::invalid_argument("staggered vector operation: unknown operation");
+}
+
 template <Precision P>
 std::array<double, 2> Launch(const ColourBlasLaunch& l) {
   const ColourReductionScratch& scratch = ReductionScratch();
@@ -355,11 +382,14 @@ std::array<double, 2> Launch(const ColourBlasLaunch& l) {
     scratch.host_result[0] = std::numeric_limits<double>::quiet_NaN();
     scratch.host_result[1] = std::numeric_limits<double>::quiet_NaN();
   }
-  if (l.scalars != nullptr) {
-    ColourBlasKernel<P, true><<<kColourBlasBlocks, kColourBlasThreads>>>(arg, target, l.scalars);
-  } else {
-    ColourBlasKernel<P, false><<<kColourBlasBlocks, kColourBlasThreads>>>(arg, target, nullptr);
-  }
+  WithOperation(l.op, [&](auto op) {
+    constexpr ColourBlasOp kOp = decltype(op)::value;
+    if (l.scalars != nullptr) {
+      ColourBlasKernel<P, kOp, true><<<kColourBlasBlocks, kColourBlasThreads>>>(arg, target, l.scalars);
+    } else {
+      ColourBlasKernel<P, kOp, false><<<kColourBlasBlocks, kColourBlasThreads>>>(arg, target, nullptr);
+    }
+  });
   CheckCuda(cudaGetLastError(), "launch of the staggered vector operation", __FILE__, __LINE__);
   if (!Reduces(l.op) || to_slot) return {0, 0};
   CheckCuda(cudaStreamSynchronize(0), "the staggered vector operation's reduction", __FILE__, __LINE__);
@@ -374,7 +404,7 @@ std::array<double, 2> RunOnHost(const ColourBlasLaunch& l) {
   for (int g = 0; g < kColourBlasBlocks; ++g) {
     for (int t = 0; t < kColourBlasThreads; ++t) {
       double acc[2] = {0, 0};
-      ThreadItems(arg, g * kColourBlasThreads + t, acc);
+      WithOperation(l.op, [&](auto op) { ThreadItems<P, decltype(op)::value>(arg, g * kColourBlasThreads + t, acc); });
       sum[0][t] = acc[0];
       sum[1][t] = acc[1];
     }
