@@ -3,6 +3,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "gpu/staggered_blas_launch.h"
 
@@ -28,19 +29,25 @@ ColourBlasLaunch LaunchOf(ColourBlasOp op, const DeviceColourVectorField& x, Dev
   return l;
 }
 
-// Queues the operation with scalars a and b (numbers, or a slot that a small kernel fills first: device_scalar.h
-// PrepareOperationScalars); a reduction waits and returns its values.
-std::array<double, 2> Run(ColourBlasOp op, const DeviceColourVectorField& x, DeviceColourVectorField* y,
-                          DeviceColourVectorField* z, const DeviceReal& a = 0.0, const DeviceReal& b = 0.0) {
-  ColourBlasLaunch l = LaunchOf(op, x, y, z);
+// The scalars a and b into the launch: numbers, or a slot that a small kernel fills first (device_scalar.h
+// PrepareOperationScalars). The returned slot (null for numbers) must live until the operation is queued.
+std::shared_ptr<ScalarSlot> SetScalars(ColourBlasLaunch& l, const DeviceReal& a, const DeviceReal& b) {
   const DeviceComplex complex_b(b);
-  const OperationScalars scalars = PrepareOperationScalars(DeviceComplex(a), &complex_b);
+  OperationScalars scalars = PrepareOperationScalars(DeviceComplex(a), &complex_b);
   if (scalars.slot != nullptr) {
     l.scalars = scalars.slot->device();
   } else {
     l.a = scalars.a.real();
     l.b = scalars.b.real();
   }
+  return std::move(scalars.slot);
+}
+
+// Queues the operation with scalars a and b; a reduction waits and returns its values.
+std::array<double, 2> Run(ColourBlasOp op, const DeviceColourVectorField& x, DeviceColourVectorField* y,
+                          DeviceColourVectorField* z, const DeviceReal& a = 0.0, const DeviceReal& b = 0.0) {
+  ColourBlasLaunch l = LaunchOf(op, x, y, z);
+  const std::shared_ptr<ScalarSlot> scalars = SetScalars(l, a, b);
   return LaunchColourBlas(l);
 }
 
@@ -48,12 +55,7 @@ std::array<double, 2> Run(ColourBlasOp op, const DeviceColourVectorField& x, Dev
 std::shared_ptr<ScalarSlot> Reduce(ColourBlasOp op, const DeviceColourVectorField& x, DeviceColourVectorField* y,
                                    const DeviceReal& a = 0.0) {
   ColourBlasLaunch l = LaunchOf(op, x, y, nullptr);
-  const OperationScalars scalars = PrepareOperationScalars(DeviceComplex(a));
-  if (scalars.slot != nullptr) {
-    l.scalars = scalars.slot->device();
-  } else {
-    l.a = scalars.a.real();
-  }
+  const std::shared_ptr<ScalarSlot> scalars = SetScalars(l, a, 0.0);
   std::shared_ptr<ScalarSlot> slot = ScalarSlot::Acquire();
   l.result_device = slot->device();
   l.result_host = slot->host_on_device();
