@@ -400,18 +400,20 @@ template <Precision P>
 std::array<double, 2> RunOnHost(const ColourBlasLaunch& l) {
   const ColourBlasArg<P> arg = ArgOf<P>(l);
   std::vector<double> partials(2 * kColourBlasBlocks);
-  double sum[2][kColourBlasThreads];
-  for (int g = 0; g < kColourBlasBlocks; ++g) {
-    for (int t = 0; t < kColourBlasThreads; ++t) {
-      double acc[2] = {0, 0};
-      WithOperation(l.op, [&](auto op) { ThreadItems<P, decltype(op)::value>(arg, g * kColourBlasThreads + t, acc); });
-      sum[0][t] = acc[0];
-      sum[1][t] = acc[1];
+  WithOperation(l.op, [&](auto op) {
+    double sum[2][kColourBlasThreads];
+    for (int g = 0; g < kColourBlasBlocks; ++g) {
+      for (int t = 0; t < kColourBlasThreads; ++t) {
+        double acc[2] = {0, 0};
+        ThreadItems<P, decltype(op)::value>(arg, g * kColourBlasThreads + t, acc);
+        sum[0][t] = acc[0];
+        sum[1][t] = acc[1];
+      }
+      TreeOnHost(sum);
+      partials[2 * g] = sum[0][0];
+      partials[2 * g + 1] = sum[1][0];
     }
-    TreeOnHost(sum);
-    partials[2 * g] = sum[0][0];
-    partials[2 * g + 1] = sum[1][0];
-  }
+  });
   if (!Reduces(l.op)) return {0, 0};
   return FinishOnHost(partials);
 }

@@ -7,12 +7,12 @@
 // ColourVectorBytes per site (48 double, 24 single, 16 half: 12 bytes of levels and a 4-byte norm): Norm2 reads
 // 1 field, ReDot 2, Axpy / AxpyNorm / Xpay read 2 and write 1, CgSolutionDirection reads 3 and writes 2, Convert
 // reads the double field and writes one of the row's precision. Time: the median of --repetitions calls between
-// CUDA events after a warm-up call; a reduction's time includes its host read, as in a solver. The last row of each
-// precision is the vector work of one iteration of the reliable-update CG per right-hand side (ReDot, AxpyNorm,
-// Axpy, Xpay: solvers/reliable_update.h), timed as one sequence, first with every reduction read by the host before
-// the next kernel is queued, then ("deferred") as the solvers run it: the reductions stay on the device, alpha is
-// computed there, and the host reads |r|^2 once, after the x update is queued. A "deferred" reduction alone is never
-// read: its kernel's time. Measures and prints; asserts nothing.
+// CUDA events after a warm-up call. A reduction's time includes its host read, except in the "deferred" rows,
+// which queue it as the solvers do and never read it alone (its kernel's time). The "CG iteration" rows are the
+// vector work of one iteration of the reliable-update CG per right-hand side (ReDot, AxpyNorm, Axpy, Xpay:
+// solvers/reliable_update.h), timed as one sequence: first with every reduction read by the host before the next
+// kernel is queued, then as the solvers run it (alpha computed on the device, |r|^2 read once, after the x update
+// is queued). Measures and prints; asserts nothing.
 #include <cstdio>
 #include <functional>
 #include <iostream>
