@@ -225,7 +225,8 @@ std::unique_ptr<DiracSolver> MakeDiracSolver(const BackendChoice& choice, const 
       return std::make_unique<internal::CpuDiracSolver>(u);
     case BackendKind::kGpu:
       if (choice.partitioned()) {
-        return internal::MakePartitionedDiracSolver(u, choice.verify, *choice.communicator, choice.transport);
+        return internal::MakePartitionedDiracSolver(u, choice.verify, *choice.communicator, choice.transport,
+                                               choice.device_sums);
       }
       return internal::MakeGpuDiracSolver(u, choice.verify);
     case BackendKind::kAuto:
@@ -244,7 +245,8 @@ std::unique_ptr<DistributedDiracSolver> MakeDistributedDiracSolver(const Backend
         "MakeDistributedDiracSolver: needs --verify=device (the host recompute of the true residual needs the "
         "global fields)");
   }
-  return internal::MakePartitionedDiracSolver(u, choice.verify, *choice.communicator, choice.transport);
+  return internal::MakePartitionedDiracSolver(u, choice.verify, *choice.communicator, choice.transport,
+                                               choice.device_sums);
 }
 
 namespace {

@@ -55,6 +55,10 @@
 #include "experiments/fermion_action.h"
 #include "gpu/comm/communicator.h"
 #include "gpu/partitioned_dslash.h"
+
+namespace lqcd::gpu {
+class DeviceRankSum;  // gpu/device_rank_sum.h
+}  // namespace lqcd::gpu
 #include "reference/gauge_field.h"
 #include "reference/spinor_field.h"
 #include "solvers/solve_result.h"
@@ -76,6 +80,9 @@ struct BackendChoice {
   // choice) and how the faces travel. Null, or a one-rank grid: one process on the whole lattice.
   comm::Communicator* communicator = nullptr;
   gpu::HaloTransport transport = gpu::HaloTransport::kHostStaged;
+  // With several ranks: the solvers' global sums added on the devices (gpu/device_rank_sum.h; built on
+  // `communicator`, owned by the program, must outlive every solver), or null: through the host. Same bits.
+  const gpu::DeviceRankSum* device_sums = nullptr;
   bool partitioned() const { return kind == BackendKind::kGpu && communicator != nullptr && communicator->size() > 1; }
 };
 

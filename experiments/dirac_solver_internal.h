@@ -78,6 +78,7 @@ std::unique_ptr<DiracSolver> MakeGpuDiracSolver(const GaugeField<double>& u, Ver
 // The partitioned GPU solver (dirac_solver.h, "Domain decomposition"); communicator.size() > 1.
 std::unique_ptr<DistributedDiracSolver> MakePartitionedDiracSolver(const GaugeField<double>& u, VerifyOn verify,
                                                         comm::Communicator& communicator,
-                                                        gpu::HaloTransport transport);
+                                                        gpu::HaloTransport transport,
+                                                        const gpu::DeviceRankSum* device_sums);
 
 }  // namespace lqcd::experiments::internal

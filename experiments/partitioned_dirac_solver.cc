@@ -45,11 +45,12 @@ GaugeTransformation<double> LocalPiece(const GaugeTransformation<double>& global
 class PartitionedDiracSolver : public DistributedDiracSolver {
  public:
   PartitionedDiracSolver(const GaugeField<double>& u, VerifyOn verify, comm::Communicator& communicator,
-                         gpu::HaloTransport transport)
+                         gpu::HaloTransport transport, const gpu::DeviceRankSum* device_sums)
       : u_(u),
         verify_(verify == VerifyOn::kHost ? VerifyOn::kHost : VerifyOn::kDevice),
         communicator_(communicator),
         transport_(transport),
+        device_sums_(device_sums),
         local_(communicator.grid().LocalExtents(u.lattice().extents())),  // refuses a grid that does not fit
         clover_(communicator),
         fixed_clover_(communicator) {}
@@ -125,8 +126,9 @@ class PartitionedDiracSolver : public DistributedDiracSolver {
   SolveOutcome SolvePieces(const FermionAction& action, const solvers::SolverSpec& spec, const SpinorField<double>& b,
                            SpinorField<double>& x, bool device_residual) {
     const WilsonParams params = action.wilson();
-    // Every norm and dot of the solve and of the device residual is global (blas.h).
-    const gpu::blas::ScopedReductionCommunicator global_sums(&communicator_);
+    // Every norm and dot of the solve and of the device residual is global (blas.h), added on the devices when
+    // the program built the device sums.
+    const gpu::blas::ScopedReductionCommunicator global_sums(&communicator_, device_sums_);
     gpu::GpuSpinorField<double> b_device(local_, Subset::kFull), x_device(local_, Subset::kFull);
     SolveOutcome out;
     out.verified_on = verify_;
@@ -219,6 +221,7 @@ class PartitionedDiracSolver : public DistributedDiracSolver {
   VerifyOn verify_;
   comm::Communicator& communicator_;
   gpu::HaloTransport transport_;
+  const gpu::DeviceRankSum* device_sums_;  // null: global sums through the host
   Lattice local_;
   std::unique_ptr<GaugeFixing> fixed_;
   std::unique_ptr<gpu::GpuPartitionedLinks> links_, fixed_links_;
@@ -230,8 +233,9 @@ class PartitionedDiracSolver : public DistributedDiracSolver {
 
 std::unique_ptr<DistributedDiracSolver> MakePartitionedDiracSolver(const GaugeField<double>& u, VerifyOn verify,
                                                         comm::Communicator& communicator,
-                                                        gpu::HaloTransport transport) {
-  return std::make_unique<PartitionedDiracSolver>(u, verify, communicator, transport);
+                                                        gpu::HaloTransport transport,
+                                                        const gpu::DeviceRankSum* device_sums) {
+  return std::make_unique<PartitionedDiracSolver>(u, verify, communicator, transport, device_sums);
 }
 
 }  // namespace lqcd::experiments::internal

@@ -52,6 +52,7 @@
 
 #include "gpu/comm/mpi_communicator.h"
 #include "gpu/comm/process_grid.h"
+#include "gpu/device_rank_sum.h"
 #include "gpu/partitioned_dslash.h"
 #include "gpu/rank_device.h"
 #include "reference/cli/command_line.h"
@@ -175,6 +176,7 @@ struct Options {
   comm::ProcessGrid grid{{1, 1, 1, 1}};  // from grid_text
   bool share_gpu = false;
   gpu::HaloTransport transport = gpu::HaloTransport::kDevice;
+  bool device_sums = true;  // --global-sums=device (the default without --share-gpu)
   int rhs_block = 1;     // columns per solve (> 1: one lockstep block solve per group of columns)
   FermionAction action;  // from the flags above, validated
 };
@@ -294,6 +296,11 @@ bool ParseOptions(int argc, char** argv, Options* out) {
                    throw std::invalid_argument(std::string("--transport: ") + e.what());
                  }
                });
+  std::string global_sums;
+  flags.String("global-sums", &global_sums, "host|device",
+               "how the solvers' global sums add the ranks' partials: device = NCCL all-gather and a rank-order sum "
+               "on the devices, no host round trip (the default; needs one GPU per rank); host = MPI through the "
+               "host (the default with --share-gpu). The same bits either way");
   flags.Section("Output");
   flags.String("output", &o.output, "DIR",
                "output directory (relative paths are relative to the directory bazel run was invoked from)");
@@ -355,6 +362,16 @@ bool ParseOptions(int argc, char** argv, Options* out) {
   o.action.schur_form = o.clover_form;
   o.action.Validate();
   o.grid = comm::ProcessGrid::Parse("grid", o.grid_text);
+  if (global_sums.empty()) {
+    o.device_sums = !o.share_gpu;
+  } else if (global_sums == "host" || global_sums == "device") {
+    o.device_sums = global_sums == "device";
+    if (o.device_sums && o.share_gpu) {
+      throw std::invalid_argument("--global-sums=device needs one GPU per rank (NCCL); drop --share-gpu or use host");
+    }
+  } else {
+    throw std::invalid_argument("--global-sums: '" + global_sums + "' is not host or device");
+  }
   if (o.grid.size() > 1) {
     const std::string grid = "--grid=" + o.grid.ToString();
     if (o.backend == BackendKind::kCpu) {
@@ -363,7 +380,7 @@ bool ParseOptions(int argc, char** argv, Options* out) {
     }
     o.backend = BackendKind::kGpu;  // auto: a split lattice only runs on GPUs
   } else {
-    for (const char* multi_flag : {"share-gpu", "transport"}) {
+    for (const char* multi_flag : {"share-gpu", "transport", "global-sums"}) {
       if (flags.Given(multi_flag)) {
         throw std::invalid_argument(std::string("--") + multi_flag + " needs a --grid of more than one rank");
       }
@@ -476,10 +493,14 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
   const bool partitioned = communicator != nullptr && communicator->size() > 1;
   std::optional<gpu::RankPlacement> place;
   if (partitioned) place = gpu::PlaceRankOnDevice(*communicator, o.share_gpu);
+  // Built by every rank together after each selected its GPU (refused on every rank when NCCL is missing).
+  const std::unique_ptr<gpu::DeviceRankSum> device_sums =
+      partitioned && o.device_sums ? std::make_unique<gpu::DeviceRankSum>(*communicator) : nullptr;
   BackendChoice backend = ChooseBackend(o.backend, o.verify);
   if (partitioned) {
     backend.communicator = communicator;
     backend.transport = o.transport;
+    backend.device_sums = device_sums.get();
     backend.reason += ", --grid=" + o.grid.ToString() + ": the lattice split over " +
                       std::to_string(communicator->size()) + " ranks";
   }
@@ -544,7 +565,9 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
   if (partitioned) {
     std::cout << "grid: " << o.grid.ToString() << ", " << communicator->size() << " MPI ranks"
               << (o.share_gpu ? " (GPUs shared: --share-gpu)" : ", one GPU each") << "; faces by the "
-              << gpu::ToString(o.transport) << " transport; every rank holds the whole configuration and "
+              << gpu::ToString(o.transport) << " transport, global sums "
+              << (o.device_sums ? "on the devices (NCCL)" : "through the host")
+              << "; every rank holds the whole configuration and "
               << (distributed ? "only its own sites of the propagator" : "the whole propagator")
               << ", rank 0 prints and writes the files\n";
     for (const std::string& line : placements) std::cout << "  " << line << "\n";
@@ -794,7 +817,10 @@ int Run(const Options& o, const char* argv0, TeeBuffer& tee, comm::Communicator*
             << "eps," << eps << "\n"
             << "grid," << o.grid.ToString() << "\n"
             << "ranks," << (communicator != nullptr ? communicator->size() : 1) << "\n";
-    if (partitioned) summary << "transport," << gpu::ToString(o.transport) << "\n";
+    if (partitioned) {
+      summary << "transport," << gpu::ToString(o.transport) << "\n"
+              << "global_sums," << (o.device_sums ? "device" : "host") << "\n";
+    }
     if (backend.kind == BackendKind::kGpu) summary << "device_peak_bytes," << gpu::DeviceBufferPeakBytes() << "\n";
     if (!summary) throw std::runtime_error("error writing summary.csv");
   }

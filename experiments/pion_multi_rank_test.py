@@ -20,8 +20,11 @@ With a GPU (nvidia-smi lists at least one), on a generated 8^3 x 16 configuratio
     bicgstab-reliable:half/12:0.1 (the partitioned clover operators in double and half, the device residual
     through the partitioned GpuClover). Clover has no a-priori ||M^{-1}||, so both runs estimate it
     (--inverse-norm-steps, itself a series of split solves on the multi-rank run) for their bounds.
+With two GPUs or more, also mpirun -np 2 with one GPU per rank, where the solvers' global sums are added on the
+devices (NCCL, gpu/device_rank_sum.h), with the mixed solver.
 A rank killed mid-job (SIGKILL to rank 1 of a 2-rank run once the solves have started, on a 16^3 x 32
-configuration so that they take seconds): the job must end within KILLED_TIMEOUT_S with a non-zero status and
+configuration so that they take seconds; one GPU per rank when there are two, so that the survivor may be
+waiting in a sum on its device): the job must end within KILLED_TIMEOUT_S with a non-zero status and
 Open MPI's report naming the killed rank, and no rank of it may be left running (a survivor blocked in a halo
 exchange or a global sum must not hang).
 Each multi-rank run must converge all 12 solves with true residuals within the tolerance, print its grid,
@@ -143,11 +146,11 @@ class MultiRank(unittest.TestCase):
     def tearDownClass(cls):
         cls.tmp.cleanup()
 
-    def assert_agrees(self, name, ranks, grid, flags, reference=None):
+    def assert_agrees(self, name, ranks, grid, flags, reference=None, share_gpu=True):
         reference = reference or self.reference
         out_dir = os.path.join(self.tmp.name, name)
-        status, out, err = mpirun(ranks, ["--backend=gpu", "--grid=" + grid, "--share-gpu",
-                                          "--output=" + out_dir] + SOLVE + flags, RUN_TIMEOUT_S)
+        status, out, err = mpirun(ranks, ["--backend=gpu", "--grid=" + grid, "--output=" + out_dir] +
+                                  (["--share-gpu"] if share_gpu else []) + SOLVE + flags, RUN_TIMEOUT_S)
         print(out)
         what = "np %d grid %s %s:\n%s%s" % (ranks, grid, " ".join(flags), out, err)
         self.assertEqual(status, 0, what)
@@ -159,6 +162,7 @@ class MultiRank(unittest.TestCase):
         # With the residuals recomputed on the devices (the default) every rank keeps only its own sites of the
         # propagator; the host recompute needs the whole of it on every rank.
         held = "the whole propagator" if "--verify=host" in flags else "only its own sites of the propagator"
+        self.assertIn("global sums " + ("through the host" if share_gpu else "on the devices (NCCL)"), out, what)
         self.assertIn("every rank holds the whole configuration and " + held, out, what)
         with open(os.path.join(out_dir, "run.log")) as f:
             self.assertEqual(f.read(), out)
@@ -186,6 +190,12 @@ class MultiRank(unittest.TestCase):
         self.assert_agrees("np2_mixed", 2, "1x1x1x2", ["--config=" + self.config, "--transport=device",
                                                       "--solver=bicgstab-reliable:half/12/gf:0.1"])
 
+    @unittest.skipIf(GPUS < 2, "fewer than two GPUs: the global sums on the devices need one GPU per rank")
+    def test_two_ranks_one_gpu_each_global_sums_on_the_devices(self):
+        self.assert_agrees("np2_device_sums", 2, "1x1x1x2", ["--config=" + self.config,
+                                                            "--solver=bicgstab-reliable:half/12:0.1"],
+                           share_gpu=False)
+
     def test_clover_two_ranks_against_one_process(self):
         clover = ["--config=" + self.config, "--fermion=clover", "--csw=1.0", "--inverse-norm-steps=3"]
         reference = os.path.join(self.tmp.name, "one_process_clover")
@@ -199,7 +209,9 @@ class MultiRank(unittest.TestCase):
         session_base = os.path.join(self.tmp.name, "killed_session")
         os.makedirs(session_base)
         out_dir = os.path.join(self.tmp.name, "np2_killed")
-        command = mpi_testing.mpirun_command(2, PION, ["--backend=gpu", "--grid=1x1x1x2", "--share-gpu",
+        # With two GPUs, one each: the survivor may then wait inside a global sum on its device (NCCL).
+        share = ["--share-gpu"] if GPUS < 2 else []
+        command = mpi_testing.mpirun_command(2, PION, ["--backend=gpu", "--grid=1x1x1x2"] + share + [
                                                        "--transport=device", "--lattice=16x16x16x32",
                                                        "--sweeps=1", "--kappa=0.12", "--tolerance=1e-12",
                                                        "--no-plot", "--threads=2", "--output=" + out_dir])

@@ -69,16 +69,23 @@ BlasLaunch LaunchOnFields(Operation op, std::initializer_list<const DeviceSpinor
 }
 
 comm::Communicator* g_reduction_communicator = nullptr;
+const DeviceRankSum* g_reduction_on_devices = nullptr;
 
 // Queues the local reduction of `launch` (count doubles) into a fresh slot and returns the slot without
-// waiting. With a reduction communicator the host then waits for the local values and writes the rank-order
-// sum of every rank's values (one SumDeterministic call, blas.h) into both copies of the slot: a global
-// reduction is a host round trip by nature. Without one, the slot holds the kernel's bits.
+// waiting. With a reduction communicator, the rank-order sum of every rank's values then replaces them in both
+// copies of the slot: queued behind the kernel on the devices (DeviceRankSum) when there is one, else by the
+// host, which waits for the local values (one SumDeterministic call, blas.h). Without a communicator, the slot
+// holds the kernel's bits.
 std::shared_ptr<ScalarSlot> Reduce(BlasLaunch launch, int count) {
   std::shared_ptr<ScalarSlot> slot = ScalarSlot::Acquire();
   launch.result_device = slot->device();
   launch.result_host = slot->host_on_device();
   LaunchBlas(launch);
+  if (g_reduction_on_devices != nullptr) {
+    g_reduction_on_devices->Sum(slot->device(), slot->host_on_device(), count);
+    slot->MarkWritten();
+    return slot;
+  }
   slot->MarkWritten();
   if (g_reduction_communicator != nullptr) {
     slot->Wait();
@@ -106,8 +113,16 @@ std::shared_ptr<ScalarSlot> SetScalars(BlasLaunch& l, const DeviceComplex& a, co
 
 }  // namespace
 
-void SetReductionCommunicator(comm::Communicator* communicator) { g_reduction_communicator = communicator; }
+void SetReductionCommunicator(comm::Communicator* communicator, const DeviceRankSum* on_devices) {
+  if (on_devices != nullptr && &on_devices->communicator() != communicator) {
+    throw std::invalid_argument(
+        "blas::SetReductionCommunicator: the device sums were built on another communicator than the one given");
+  }
+  g_reduction_communicator = communicator;
+  g_reduction_on_devices = on_devices;
+}
 comm::Communicator* ReductionCommunicator() { return g_reduction_communicator; }
+const DeviceRankSum* ReductionOnDevices() { return g_reduction_on_devices; }
 
 std::string Describe(const DeviceSpinorField& x) {
   return x.lattice().ToString() + " " + ToString(x.subset()) + " " + ToString(x.precision());

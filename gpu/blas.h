@@ -36,7 +36,10 @@
 // which adds the ranks' partials in rank order (gpu/comm/communicator.h). The global result is therefore
 // deterministic too: it depends only on the fields and the process grid, the same bits on every rank and on
 // every run; it differs from the single-GPU result on the global lattice only in the summation order (the
-// global sum is a sum of per-rank trees, not one tree). AllFinite stays exact: a local partial is 0 or NaN
+// global sum is a sum of per-rank trees, not one tree). The host way waits for each local result before the message;
+// SetReductionCommunicator(c, on_devices) adds the same partials in the same order on the devices instead
+// (DeviceRankSum, device_rank_sum.h: NCCL all-gather, then a rank-order sum kernel), so the host does not wait
+// and the solvers' scalars stay on the device as on one GPU: the same bits either way. AllFinite stays exact: a local partial is 0 or NaN
 // (0 * Inf = NaN) and NaN survives the sum, so every rank gets the same answer and takes the same branch.
 // Every rank must then make the same sequence of reductions (a collective; the solvers do, since every rank
 // sees the same global scalars). Null (the default) means one rank: the local result is returned untouched,
@@ -59,6 +62,7 @@
 
 #include "gpu/blas_operation.h"
 #include "gpu/comm/communicator.h"
+#include "gpu/device_rank_sum.h"
 #include "gpu/device_scalar.h"
 #include "gpu/device_spinor_field.h"
 #include "gpu/precision.h"
@@ -154,22 +158,27 @@ std::shared_ptr<ScalarSlot> EvaluateIntoSlot(const DeviceReal& a);
 // fixed-order reduction (and, with a reduction communicator, the same sum over ranks) as every reduction here.
 DeferredDotAndNorm SumDotNormPartials(const double* partials, int groups);
 
-// Global reductions (see the file comment). null = one rank (the default).
-void SetReductionCommunicator(comm::Communicator* communicator);
+// Global reductions (see the file comment). null = one rank (the default). With `on_devices` (built on the
+// same communicator; std::invalid_argument otherwise) the ranks' partials are added on the devices instead of
+// through the host (device_rank_sum.h): the same bits, no host round trip.
+void SetReductionCommunicator(comm::Communicator* communicator, const DeviceRankSum* on_devices = nullptr);
 comm::Communicator* ReductionCommunicator();
+const DeviceRankSum* ReductionOnDevices();  // null: the host adds the partials (or one rank)
 
 // Sets the reduction communicator for its lifetime and restores the previous one (null included) after.
 class ScopedReductionCommunicator {
  public:
-  explicit ScopedReductionCommunicator(comm::Communicator* communicator) : previous_(ReductionCommunicator()) {
-    SetReductionCommunicator(communicator);
+  explicit ScopedReductionCommunicator(comm::Communicator* communicator, const DeviceRankSum* on_devices = nullptr)
+      : previous_(ReductionCommunicator()), previous_on_devices_(ReductionOnDevices()) {
+    SetReductionCommunicator(communicator, on_devices);
   }
-  ~ScopedReductionCommunicator() { SetReductionCommunicator(previous_); }
+  ~ScopedReductionCommunicator() { SetReductionCommunicator(previous_, previous_on_devices_); }
   ScopedReductionCommunicator(const ScopedReductionCommunicator&) = delete;
   ScopedReductionCommunicator& operator=(const ScopedReductionCommunicator&) = delete;
 
  private:
   comm::Communicator* previous_;
+  const DeviceRankSum* previous_on_devices_;
 };
 
 // Raw copy of one parity's storage between views of the same precision (words and norms, any pads):

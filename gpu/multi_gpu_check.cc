@@ -28,6 +28,10 @@
 //      (rank 0 runs it). With several ranks the global reductions sum per-rank partials in rank order, a
 //      different summation order from one GPU's, so the iterates differ by roundings and the counts may
 //      differ by about one (double) or one per reliable update (mixed); gpu_backend_test.cc derives why.
+//      With the global sums on the devices (--global-sums=device, the default with one GPU per rank: NCCL
+//      all-gathers the partials, a kernel adds them in rank order, device_rank_sum.h), every solve runs twice,
+//      its sums through the host and on the devices, and the two must agree BIT FOR BIT (iterations, residual,
+//      this rank's solution).
 //   d. Clover Dslash: the clover term T = (4 + m) + A (c_sw = 1 at --kappa) built on the GLOBAL links by the
 //      oracle, each rank's piece scattered (subdomain.h ScatterClover); for every precision with 12-real links
 //      x T or T^{-1} x epilogue (C D in, a C x + b D in, a x + b C D in; the last for D only) x dagger x
@@ -87,6 +91,7 @@
 #include "gpu/device.h"
 #include "gpu/device_clover_field.h"
 #include "gpu/device_gauge_field.h"
+#include "gpu/device_rank_sum.h"
 #include "gpu/device_spinor_field.h"
 #include "gpu/gpu_backend.h"
 #include "gpu/gpu_clover.h"
@@ -124,6 +129,7 @@ struct Options {
   Coordinates global{8, 8, 8, 16};
   bool share_gpu = false;
   HaloTransport transport = HaloTransport::kDevice;
+  bool device_sums = true;  // --global-sums=device (the default without --share-gpu)
   double kappa = 0.12;
   double tolerance = 1e-12;
   bool benchmark = false;
@@ -239,6 +245,7 @@ struct Setup {
   MpiCommunicator& comm;
   const Options& options;
   Lattice global, local;
+  const DeviceRankSum* device_sums;  // null: the global sums go through the host
   int rank() const { return comm.rank(); }
   const ProcessGrid& grid() const { return comm.grid(); }
 };
@@ -438,6 +445,36 @@ void CheckSolves(const Setup& s, Checker& checker) {
                        " iterations with residual " + Num(r.true_residual) + ", rank 0 after " +
                        std::to_string(static_cast<int>(root[0])) + " with " + Num(root[1]));
     const SpinorField<double> x_local = x.Download();
+    if (s.device_sums != nullptr) {
+      // The same solve with the ranks' partials added on the devices (DeviceRankSum): the same partials in the
+      // same order, so the same iterations, residual and solution, bit for bit.
+      GpuSpinorField<double> x_device = m.NewField();
+      solvers::SolveResult r_device;
+      {
+        const blas::ScopedReductionCommunicator device_sums(&s.comm, s.device_sums);
+        r_device = Solve(spec, m, schur,
+                         [&](auto tag) {
+                           using P = typename decltype(tag)::type;
+                           const GpuOperatorLayout layout{static_cast<Reconstruct>(spec.inner.link_reals), false, 0};
+                           return std::make_unique<GpuWilsonSchur<P>>(
+                               UploadPartitioned<P>(u_local, layout, s.comm, kBoundary, s.options.transport), w);
+                         },
+                         x_device, bd);
+      }
+      const int differing = DifferingSites(x_local, x_device.Download());
+      checker.Expect(r_device.iterations == r.iterations &&
+                         std::memcmp(&r_device.true_residual, &r.true_residual, sizeof(double)) == 0 && differing == 0,
+                     std::string(text) + ": with the sums on the devices: " + std::to_string(r_device.iterations) +
+                         " iterations, residual " + Num(r_device.true_residual) + ", " + std::to_string(differing) +
+                         " sites differ; through the host: " + std::to_string(r.iterations) + " iterations, residual " +
+                         Num(r.true_residual));
+      if (s.rank() == 0) {
+        std::cout << "multi_gpu_check: solve " << std::left << std::setw(30) << spec.Name() << std::right
+                  << " global sums on the devices: iterations " << r_device.iterations << ", device residual "
+                  << Num(r_device.true_residual) << ", solution " << (differing == 0 ? "the same bits" : "DIFFERS")
+                  << " as through the host (rank 0's sites)" << std::endl;
+      }
+    }
     const std::optional<SpinorField<double>> x_global = GatherToRoot(x_local, s.grid(), s.global, s.rank());
     if (s.rank() == 0) {
       const double residual = solvers::testing::WilsonResidual(u, w, *x_global, b);
@@ -481,7 +518,8 @@ void CheckSolves(const Setup& s, Checker& checker) {
   }
   checker.Conclude("c. solves", std::to_string(solves) + " solves (cg, bicgstab, reliable bicgstab half/12) at kappa " +
                                     Num(s.options.kappa) + " to " + Num(s.options.tolerance) +
-                                    ", true residual on the host within the derived bound");
+                                    ", true residual on the host within the derived bound" +
+                                    (s.device_sums != nullptr ? "; global sums on the devices: the same bits" : ""));
 }
 
 // The clover term of checks d. and e.: c_sw = 1 at --kappa, the checks' boundary; well conditioned on
@@ -712,7 +750,7 @@ void BenchmarkSolve(const Setup& s, const RankPlacement& place, const GaugeField
   const GpuWilsonSchur<double> schur = one_rank ? GpuWilsonSchur<double>(gauge, w) : GpuWilsonSchur<double>(dslash, w);
   GpuSpinorField<double> x = m.NewField(), bd = m.NewField();
   bd.Upload(b);
-  const blas::ScopedReductionCommunicator sums(one_rank ? nullptr : &s.comm);
+  const blas::ScopedReductionCommunicator sums(one_rank ? nullptr : &s.comm, one_rank ? nullptr : s.device_sums);
   // The inner operator's links, uploaded by the first (tuning) solve and reused by the timed ones, as a program
   // uploads them once per configuration (a collective on several ranks: every rank takes the same path).
   std::map<Precision, std::shared_ptr<const DeviceGaugeField>> inner_gauge;
@@ -753,17 +791,20 @@ void BenchmarkSolve(const Setup& s, const RankPlacement& place, const GaugeField
     std::cout << std::defaultfloat << std::setprecision(4) << "multi_gpu_check: solve " << spec.Name() << " at kappa " << s.options.kappa
               << " to " << s.options.tolerance << " on " << size << " ranks (" << place.host << "): "
               << solvers::ToString(r.status) << ", iterations " << r.iterations << " (updates "
-              << r.high_precision_updates << "), true residual " << Num(r.true_residual) << ", slowest rank "
+              << r.high_precision_updates << "), true residual " << Num(r.true_residual) << ", global sums "
+              << (one_rank ? "none (one rank)" : s.device_sums != nullptr ? "on the devices" : "through the host")
+              << ", slowest rank "
               << slowest << " s, " << std::setprecision(1) << std::fixed << total / size << " Gflop/s per GPU ("
               << s.options.solve_repetitions + 1 << " solves in " << wall << " s of wall time on rank 0)"
               << std::defaultfloat << std::endl;
     std::cout << "csv_solve,transport,solver,kappa,tolerance,grid,lattice,local,ranks,status,iterations,updates,"
-                 "true_residual,seconds,gflops_per_gpu\n"
+                 "true_residual,seconds,gflops_per_gpu,global_sums\n"
               << std::setprecision(6) << "csv_solve," << ToString(s.options.transport) << "," << spec.Name() << ","
               << s.options.kappa << "," << s.options.tolerance << "," << s.grid().ToString() << ","
               << s.global.ToString() << "," << s.local.ToString() << "," << size << "," << solvers::ToString(r.status)
               << "," << r.iterations << "," << r.high_precision_updates << "," << r.true_residual << "," << slowest
-              << "," << total / size << std::endl;
+              << "," << total / size << ","
+              << (one_rank ? "none" : s.device_sums != nullptr ? "device" : "host") << std::endl;
   }
 }
 
@@ -819,6 +860,11 @@ int Run(int argc, char** argv, const comm::MpiSession& session) {
                    throw std::invalid_argument(std::string("--transport: ") + e.what());
                  }
                });
+  std::string global_sums = "";
+  flags.String("global-sums", &global_sums, "host|device",
+               "how the solvers' global sums add the ranks' partials: device = NCCL all-gather and a rank-order "
+               "sum on the devices (device_rank_sum.h; the default, needs one GPU per rank), host = MPI through "
+               "the host (the default with --share-gpu); the same bits either way");
   flags.Double("kappa", &o.kappa, "hopping parameter of the solves", command_line::Range::Positive());
   flags.Section("The benchmark");
   flags.Switch("benchmark", &o.benchmark, "time the partitioned Dslash instead of checking");
@@ -838,6 +884,16 @@ int Run(int argc, char** argv, const comm::MpiSession& session) {
   std::ostringstream discard;
   if (!flags.Parse(argc, argv, session.world_rank() == 0 ? static_cast<std::ostream&>(std::cout) : discard)) return 0;
   o.precisions = ParsePrecisions(precisions_text);
+  if (global_sums.empty()) {
+    o.device_sums = !o.share_gpu;
+  } else if (global_sums == "host" || global_sums == "device") {
+    o.device_sums = global_sums == "device";
+    if (o.device_sums && o.share_gpu) {
+      throw std::invalid_argument("--global-sums=device needs one GPU per rank (NCCL); drop --share-gpu or use host");
+    }
+  } else {
+    throw std::invalid_argument("--global-sums: '" + global_sums + "' is not host or device");
+  }
   if (!o.benchmark) {
     for (const char* name : {"precisions", "reconstruct", "repetitions", "solver", "solve-repetitions"}) {
       if (flags.Given(name)) throw std::invalid_argument(std::string("--") + name + " needs --benchmark");
@@ -855,14 +911,17 @@ int Run(int argc, char** argv, const comm::MpiSession& session) {
   MpiCommunicator comm(grid);  // checks the rank count on every rank
   const RankPlacement place = PlaceRankOnDevice(comm, o.share_gpu);
 
-  const Setup s{comm, o, Lattice(o.global), Lattice(local)};
+  // Built by every rank together, after each selected its GPU; refused on every rank when NCCL is missing.
+  const std::unique_ptr<DeviceRankSum> device_sums = o.device_sums ? std::make_unique<DeviceRankSum>(comm) : nullptr;
+  const Setup s{comm, o, Lattice(o.global), Lattice(local), device_sums.get()};
   std::ostringstream me;
   me << place.Describe();
   const std::vector<std::string> lines = GatherLines(me.str(), comm.rank(), comm.size());
   if (comm.rank() == 0) {
     std::cout << "multi_gpu_check: " << comm.size() << " ranks, grid " << grid.ToString() << ", lattice "
               << s.global.ToString() << ", local " << s.local.ToString() << ", transport " << ToString(o.transport)
-              << (o.share_gpu ? ", GPUs shared" : "") << "\n";
+              << (o.share_gpu ? ", GPUs shared" : "") << ", global sums "
+              << (o.device_sums ? "on the devices (NCCL)" : "through the host") << "\n";
     for (const std::string& l : lines) std::cout << "multi_gpu_check: " << l << "\n";
     std::cout << std::flush;
   }

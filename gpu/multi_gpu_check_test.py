@@ -1,14 +1,16 @@
 """multi_gpu_check under mpirun.
 
 Always (no GPU needed: the program refuses these before it looks for one): a grid that does not divide the
-lattice, an odd local extent, a grid whose size is not the rank count, an unknown --transport and a benchmark
-flag without --benchmark each fail on every rank with a clear
-message and a non-zero status.
+lattice, an odd local extent, a grid whose size is not the rank count, an unknown --transport, an unknown
+--global-sums, --global-sums=device with --share-gpu and a benchmark flag without --benchmark each fail on
+every rank with a clear message and a non-zero status.
 
 With a GPU (nvidia-smi lists at least one): mpirun -np 1, 2 and 4 with --share-gpu over the grids 1x1x1x1,
 1x1x1x2, 1x1x2x2 and 2x1x1x2 on 8x8x8x8, 2x1x1x2 on 4x4x4x8 (local extent 2: every site on both faces of
 x and t), and 1x1x1x2 and 1x1x2x2 with --transport=device (CUDA IPC copies between the ranks), must print every check's OK line and exit 0; and one rank more than there are GPUs, without
---share-gpu, must be refused on every rank. Without a GPU those runs are skipped with a message.
+--share-gpu, must be refused on every rank. With two GPUs or more: 2 ranks (and 4 with four GPUs) one GPU
+each, where the solvers' global sums are also added on the devices (NCCL) and must give the bits of the host's
+sums (check c. says so). Without a GPU those runs are skipped with a message.
 
 Every run has a timeout: on expiry the whole process group (mpirun and its ranks) is killed and the test
 fails, so a deadlock never blocks the test suite.
@@ -72,6 +74,14 @@ class Refusals(unittest.TestCase):
     def test_benchmark_flags_need_benchmark(self):
         self.assert_refused_on_every_rank(1, ["--repetitions=5"], "--repetitions needs --benchmark")
 
+    def test_unknown_global_sums(self):
+        self.assert_refused_on_every_rank(2, ["--grid=1x1x1x2", "--lattice=4x4x4x8", "--global-sums=nccl"],
+                                          "--global-sums: 'nccl' is not host or device")
+
+    def test_device_sums_need_a_gpu_per_rank(self):
+        self.assert_refused_on_every_rank(2, ["--grid=1x1x1x2", "--lattice=4x4x4x8", "--share-gpu",
+                                              "--global-sums=device"], "needs one GPU per rank")
+
     @unittest.skipIf(GPUS == 0, NO_GPU)
     def test_more_ranks_than_gpus_needs_share_gpu(self):
         ranks = GPUS + 1
@@ -81,15 +91,16 @@ class Refusals(unittest.TestCase):
 
 @unittest.skipIf(GPUS == 0, NO_GPU)
 class Checks(unittest.TestCase):
-    def assert_passes(self, ranks, grid, lattice=LATTICE, transport="host"):
-        status, out, err = mpirun(ranks, ["--grid=" + grid, "--lattice=" + lattice, "--share-gpu",
-                                          "--transport=" + transport], CHECK_TIMEOUT_S)
+    def assert_passes(self, ranks, grid, lattice=LATTICE, transport="host", share_gpu=True):
+        status, out, err = mpirun(ranks, ["--grid=" + grid, "--lattice=" + lattice, "--transport=" + transport] +
+                                  (["--share-gpu"] if share_gpu else []), CHECK_TIMEOUT_S)
         print(out)  # the OK lines, iteration counts and true residuals, in the test log
         what = "np %d grid %s lattice %s transport %s:\n%s%s" % (ranks, grid, lattice, transport, out, err)
         self.assertEqual(status, 0, what)
         for line in CHECK_LINES:
             self.assertIn(line, out, what)
         self.assertIn("multi_gpu_check: OK: %d ranks, grid %s" % (ranks, grid), out, what)
+        return out
 
     def test_one_rank(self):
         self.assert_passes(1, "1x1x1x1")
@@ -107,6 +118,14 @@ class Checks(unittest.TestCase):
     def test_device_transport(self):
         self.assert_passes(2, "1x1x1x2", transport="device")
         self.assert_passes(4, "1x1x2x2", transport="device")
+
+    @unittest.skipIf(GPUS < 2, "fewer than two GPUs: the global sums on the devices need one GPU per rank")
+    def test_global_sums_on_the_devices(self):
+        for ranks, grid in ((2, "1x1x1x2"), (4, "1x1x2x2")):
+            if ranks > GPUS:
+                continue
+            out = self.assert_passes(ranks, grid, transport="device", share_gpu=False)
+            self.assertIn("global sums on the devices: the same bits", out)
 
 
 if __name__ == "__main__":

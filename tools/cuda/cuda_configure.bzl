@@ -48,7 +48,8 @@ exports_files(["defs.bzl"])
 
 cc_library(
     name = "cuda_headers",
-    hdrs = glob(["include/**/*.h", "include/**/*.hpp"]),
+    # nv/ holds extensionless headers that cuda_fp16.h (and so nccl.h) includes.
+    hdrs = glob(["include/**/*.h", "include/**/*.hpp", "include/nv/**"]),
     includes = ["include"],
 )
 
