@@ -285,10 +285,11 @@ bool ParseOptions(int argc, char** argv, Options* out) {
                "-np PX*PY*PZ*PT); every local extent must be even. GPU only (Wilson or clover)");
   flags.Switch("share-gpu", &o.share_gpu,
                "allow more ranks on a node than it has GPUs (device = local rank mod count; for checks, not timings)");
-  flags.Custom("transport", "host|device", "device",
+  flags.Custom("transport", "host|device|nccl", "device",
                "how faces travel between ranks: host = staged through pinned host memory and MPI; device = "
                "device-to-device copies (CUDA IPC between the ranks of one node; the default, measured 4-11x "
-               "faster per Dslash than host staging on one node, docs/multi_gpu.md; host is needed across nodes)",
+               "faster per Dslash than host staging on one node, docs/multi_gpu.md; host is needed across nodes); nccl = NCCL "
+               "send / receive on the comm stream, no host wait per call (needs one GPU per rank)",
                [&](const std::string& value) {
                  try {
                    o.transport = gpu::ParseHaloTransport(value);

@@ -20,9 +20,8 @@
 // (multi_gpu_check compares the two bit for bit). The scalars computed from the sums (alpha, beta, omega)
 // then stay on the device as on one GPU, and the host reads only what it tests.
 //
-// NCCL is loaded at run time (dlopen), so nothing else in the project needs it to build or run: the library
-// named by the environment variable LQCD_NCCL_LIBRARY, else libnccl.so.2 on the loader's path, else in
-// $CUDA_HOME/lib64 or /usr/local/cuda/lib64. Unavailable() says why it cannot be used here ("" when it can).
+// NCCL is loaded at run time (nccl_communicator.h says where from), so nothing else in the project needs it
+// to build or run; Unavailable() says why it cannot be used here ("" when it can).
 //
 // One communicator per object, built collectively: every rank of `communicator` constructs it at the same
 // point (rank 0's NCCL id goes to every rank through Communicator::AllGather), after selecting its GPU

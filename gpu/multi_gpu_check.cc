@@ -848,11 +848,12 @@ int Run(int argc, char** argv, const comm::MpiSession& session) {
   flags.Extents("lattice", &o.global, "the global lattice split over the grid (every local extent even)");
   flags.Switch("share-gpu", &o.share_gpu,
                "allow more ranks on a node than it has GPUs (device = local rank mod count)");
-  flags.Custom("transport", "host|device", "device",
+  flags.Custom("transport", "host|device|nccl", "device",
                "how faces travel between ranks (partitioned_dslash.h): host = staged through pinned host memory "
                "and MPI; device = device-to-device copies (CUDA IPC between the ranks of one node; the default, "
                "measured 4-11x faster per Dslash than host staging on one node, docs/multi_gpu.md; host is needed "
-               "across nodes)",
+               "across nodes); nccl = NCCL send / receive on the comm stream, no host wait per call (needs one GPU "
+               "per rank)",
                [&](const std::string& value) {
                  try {
                    o.transport = ParseHaloTransport(value);

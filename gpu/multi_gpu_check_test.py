@@ -9,8 +9,8 @@ With a GPU (nvidia-smi lists at least one): mpirun -np 1, 2 and 4 with --share-g
 1x1x1x2, 1x1x2x2 and 2x1x1x2 on 8x8x8x8, 2x1x1x2 on 4x4x4x8 (local extent 2: every site on both faces of
 x and t), and 1x1x1x2 and 1x1x2x2 with --transport=device (CUDA IPC copies between the ranks), must print every check's OK line and exit 0; and one rank more than there are GPUs, without
 --share-gpu, must be refused on every rank. With two GPUs or more: 2 ranks (and 4 with four GPUs) one GPU
-each, where the solvers' global sums are also added on the devices (NCCL) and must give the bits of the host's
-sums (check c. says so). Without a GPU those runs are skipped with a message.
+each, with the device and the NCCL transports, where the solvers' global sums are also added on the devices
+(NCCL) and must give the bits of the host's sums (check c. says so). Without a GPU those runs are skipped with a message.
 
 Every run has a timeout: on expiry the whole process group (mpirun and its ranks) is killed and the test
 fails, so a deadlock never blocks the test suite.
@@ -124,8 +124,9 @@ class Checks(unittest.TestCase):
         for ranks, grid in ((2, "1x1x1x2"), (4, "1x1x2x2")):
             if ranks > GPUS:
                 continue
-            out = self.assert_passes(ranks, grid, transport="device", share_gpu=False)
-            self.assertIn("global sums on the devices: the same bits", out)
+            for transport in ("device", "nccl"):
+                out = self.assert_passes(ranks, grid, transport=transport, share_gpu=False)
+                self.assertIn("global sums on the devices: the same bits", out)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@
 #include "gpu/cuda_check.h"
 #include "gpu/device_buffer.h"
 #include "gpu/halo_packing.h"
+#include "gpu/nccl_communicator.h"
 #include "gpu/wilson_dslash.h"
 
 namespace lqcd::gpu {
@@ -117,13 +118,19 @@ class PeerEvent {
 }  // namespace
 
 const char* ToString(HaloTransport transport) {
-  return transport == HaloTransport::kDevice ? "device" : "host";
+  switch (transport) {
+    case HaloTransport::kHostStaged: return "host";
+    case HaloTransport::kDevice: return "device";
+    case HaloTransport::kNccl: return "nccl";
+  }
+  return "unknown";
 }
 
 HaloTransport ParseHaloTransport(const std::string& text) {
   if (text == "host") return HaloTransport::kHostStaged;
   if (text == "device") return HaloTransport::kDevice;
-  throw std::invalid_argument("halo transport '" + text + "': expected host or device");
+  if (text == "nccl") return HaloTransport::kNccl;
+  throw std::invalid_argument("halo transport '" + text + "': expected host, device or nccl");
 }
 
 struct PartitionedWilsonDslash::State {
@@ -154,6 +161,7 @@ struct PartitionedWilsonDslash::State {
   PeerEvent filled_by[4][2];
   cudaStream_t stream = nullptr;
   cudaEvent_t input_ready = nullptr, exterior_done = nullptr;
+  std::unique_ptr<NcclCommunicator> nccl;  // the NCCL transport's
 
   State(const DeviceGaugeField& g, comm::Communicator& c, const FermionBoundary& b) : gauge(g), communicator(c), boundary(b) {}
   ~State() {
@@ -203,6 +211,7 @@ PartitionedWilsonDslash::PartitionedWilsonDslash(const DeviceGaugeField& gauge, 
   LQCD_CUDA_CHECK(cudaStreamCreateWithPriority(&s.stream, cudaStreamNonBlocking, greatest_priority));
   LQCD_CUDA_CHECK(cudaEventCreateWithFlags(&s.input_ready, cudaEventDisableTiming));
   LQCD_CUDA_CHECK(cudaEventCreateWithFlags(&s.exterior_done, cudaEventDisableTiming));
+  if (transport == HaloTransport::kNccl) s.nccl = std::make_unique<NcclCommunicator>(communicator);
   if (transport == HaloTransport::kDevice && !s.only_self) {
     s.ghost_sets = 2;
     LQCD_CUDA_CHECK(cudaEventCreateWithFlags(&s.copies_done, cudaEventDisableTiming | cudaEventInterprocess));
@@ -377,6 +386,8 @@ void PartitionedWilsonDslash::Run(WilsonDslashLaunch launch, const ConstSpinorVi
   // 3. The exchange: my face `side` goes toward `side`; what arrives is the ghost beyond the opposite face.
   if (s.transport == HaloTransport::kDevice && s.only_self) {
     CopyOwnFaces();  // stream ordered: no host involvement
+  } else if (s.transport == HaloTransport::kNccl) {
+    ExchangeThroughNccl();  // stream ordered: no host involvement
   } else {
     // The packs are done, and so is my previous call's exterior kernel (queued before them on this stream).
     LQCD_CUDA_CHECK(cudaStreamSynchronize(s.stream));
@@ -474,6 +485,29 @@ void PartitionedWilsonDslash::ExchangeOnDevice(int set) const {
       LQCD_CUDA_CHECK(cudaStreamWaitEvent(s.stream, s.filled_by[mu][side].get(), 0));
     }
   }
+}
+
+// My face toward `side` goes to the neighbour on that side and becomes its ghost beyond its opposite face; my
+// ghost beyond face `side` comes from the neighbour on that side. With two ranks along mu both neighbours are
+// one rank, and NCCL pairs the k-th send to a rank with that rank's k-th receive from this one: the sends go
+// in side order (backward face, forward face) and the receives in the opposite order (ghost beyond the
+// forward face, then beyond the backward face), so that each arrives where it belongs.
+void PartitionedWilsonDslash::ExchangeThroughNccl() const {
+  State& s = *state_;
+  const comm::ProcessGrid& grid = s.communicator.grid();
+  const int me = s.communicator.rank();
+  std::vector<NcclCommunicator::Message> sends, receives;
+  for (int mu = 0; mu < 4; ++mu) {
+    if (!s.partitioned[mu]) continue;
+    for (int side = 0; side < 2; ++side) {
+      sends.push_back({grid.Neighbour(me, mu, static_cast<Side>(side)), s.send[mu][side].data(), s.SpinorGhost(mu)});
+    }
+    for (int side = 1; side >= 0; --side) {
+      receives.push_back(
+          {grid.Neighbour(me, mu, static_cast<Side>(side)), s.ghost[0][mu][side].data(), s.SpinorGhost(mu)});
+    }
+  }
+  s.nccl->Exchange(sends, receives, s.stream);
 }
 
 void PartitionedWilsonDslash::ExchangeThroughHost() const {

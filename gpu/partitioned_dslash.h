@@ -9,7 +9,7 @@
 // global one: antiperiodic signs (and, with temporal gauge fixing, the t-links of the last slice) apply only
 // on faces that are on the global boundary.
 //
-// Two transports carry the faces (HaloTransport):
+// Three transports carry the faces (HaloTransport):
 //   kHostStaged  packed face -> pinned host memory -> Communicator::Exchange (MPI, or a copy for a rank's
 //                own faces) -> pinned host memory -> the neighbour's ghost: works between any two ranks.
 //   kDevice      packed face -> the neighbour's ghost directly, one device-to-device copy: into this
@@ -20,12 +20,17 @@
 //                neighbours' IPC events before the exterior; no host waits for a copy (the argument is in
 //                partitioned_dslash.cu). Where every neighbour is the rank itself the copies are simply stream
 //                ordered (no host synchronisation at all).
+//   kNccl        packed face -> the neighbour's ghost through NCCL send / receive (nccl_communicator.h; NCCL
+//                is loaded at run time, one NCCL communicator per object, built at construction), queued on
+//                the comm stream behind the packs: no host wait and no host message per call, so the host
+//                only queues work. One ghost set suffices: a receive into my ghost is queued on my comm stream
+//                after my previous exterior kernel, which read it. Needs one GPU per rank.
 // One call on parity p (in on p' = 1 - p):
 //   default stream: the interior sites (no hop across a partitioned face; the kernel has no ghost code),
 //                   queued first so that the device starts on it at once
 //   comm stream:    wait for in (not for the interior); pack the 2 faces of every partitioned direction
 //                   (halo_packing.h) (host staged: and copy them to pinned host memory)
-//   host + comm:    the exchange by the transport
+//   host + comm:    the exchange by the transport (NCCL: comm stream only)
 //   comm stream:    the exterior sites, once the ghosts are complete, beside the interior (the comm stream has
 //                   the highest priority, so its blocks start as soon as SMs free up); the default stream
 //                   then waits for it
@@ -56,8 +61,8 @@
 
 namespace lqcd::gpu {
 
-enum class HaloTransport { kHostStaged, kDevice };
-const char* ToString(HaloTransport transport);  // "host", "device"
+enum class HaloTransport { kHostStaged, kDevice, kNccl };
+const char* ToString(HaloTransport transport);  // "host", "device", "nccl"
 HaloTransport ParseHaloTransport(const std::string& text);  // throws std::invalid_argument
 
 class PartitionedWilsonDslash {
@@ -96,6 +101,7 @@ class PartitionedWilsonDslash {
   void ExchangeThroughHost() const;
   void ExchangeOnDevice(int ghost_set) const;
   void CopyOwnFaces() const;  // the device transport when every neighbour is this rank
+  void ExchangeThroughNccl() const;
   void Handshake() const;  // one token to and from every neighbour
   struct State;
   std::unique_ptr<State> state_;

@@ -15,6 +15,7 @@
 #include "gpu/device.h"
 #include "gpu/device_clover_field.h"
 #include "gpu/device_gauge_field.h"
+#include "gpu/nccl_communicator.h"
 #include "gpu/device_spinor_field.h"
 #include "gpu/oracle_comparison.h"
 #include "gpu/tune.h"
@@ -131,6 +132,29 @@ TEST_F(PartitionedDslashTest, SelfPartitionedEqualsUnpartitionedBitForBitInEvery
     }
   }
   std::printf("%d cases bit-identical\n", cases);
+}
+
+// The NCCL transport (a one-rank NCCL communicator: every face is sent to this rank and received from it, in the
+// order that pairs each send with its ghost): every partitioning, each precision with 12-real links, on the
+// lattice above and on one with extents of 2 (both faces of a direction are the same sites).
+TEST_F(PartitionedDslashTest, NcclTransportEqualsUnpartitionedBitForBit) {
+  if (const std::string why = NcclCommunicator::Unavailable(); !why.empty()) GTEST_SKIP() << why;
+  comm::SingleProcessCommunicator self;
+  int cases = 0;
+  for (const Lattice& lattice : {Lattice(6, 4, 10, 8), Lattice(4, 2, 6, 2)}) {
+    const GaugeField<double> u = testing::RandomLinks(lattice, 33, false);
+    for (Precision precision : kPrecisions) {
+      const DeviceGaugeField gauge(u, GaugeLayout{precision, Reconstruct::k12, false, 0});
+      for (int bits = 1; bits < 16; ++bits) {
+        const PartitionedWilsonDslash dslash(gauge, self, FermionBoundary::AntiperiodicTime(), MaskOf(bits),
+                                             HaloTransport::kNccl);
+        const std::string name = lattice.ToString() + " " + ToString(precision) + " " + MaskName(bits) + " nccl";
+        EXPECT_EQ(CompareAllCases(gauge, dslash, name, 80 + bits), 0);
+        cases += 8;
+      }
+    }
+  }
+  std::printf("%d cases bit-identical through NCCL\n", cases);
 }
 
 // A partitioned extent of 2 puts every site on both faces of that direction (everything is exterior), and
@@ -256,6 +280,7 @@ TEST_F(PartitionedDslashTest, BadSetUpsAndArgumentsAreRefused) {
   EXPECT_THROW(ParseHaloTransport("nvlink"), std::invalid_argument);
   EXPECT_EQ(ParseHaloTransport("device"), HaloTransport::kDevice);
   EXPECT_EQ(ParseHaloTransport("host"), HaloTransport::kHostStaged);
+  EXPECT_EQ(ParseHaloTransport("nccl"), HaloTransport::kNccl);
 }
 
 }  // namespace
