@@ -49,7 +49,8 @@
 // same global field on every grid: each link drawn from a stream keyed by its global index), for each of
 // --precisions with --reconstruct, the partitioned Dslash (out_even = D in_odd) and M_ee (two Dslash calls and
 // two exchanges) against the plain kernels on the same local lattice (its local periodic wrap: no exchange),
-// each the median of --repetitions calls (benchmark_support.h). Per rank: local volume, time per call, GFLOPS
+// each the median of --repetitions calls (benchmark_support.h), and where one partitioned call's time goes
+// (PartitionedWilsonDslash::TimeOneCall, medians of 30 calls, csv_timeline lines). Per rank: local volume, time per call, GFLOPS
 // (1320 flops per site for the Dslash, 2 x 1320 + 48 for M_ee, on V_local / 2 sites), face bytes per Dslash
 // (PartitionedWilsonDslash::FaceBytesPerCall, sent; as many received); rank 0 prints every rank's line, an
 // aggregate (summed GFLOPS, slowest rank) and one CSV line per rank and configuration. With --solver=SPEC, then
@@ -673,6 +674,29 @@ void BenchmarkOperators(const Setup& s, const RankPlacement& place, const GaugeF
     s.comm.Barrier();
     const double plain_ms = MedianMilliseconds(
         s.options.repetitions, [&] { ApplyWilsonDslash(out.View(), gauge, in.View(), Dagger::kNo); });
+    // Where one call's time goes, each call from a synchronised device: medians of every point of the timeline.
+    std::vector<PartitionedWilsonDslash::CallTimeline> calls;
+    s.comm.Barrier();
+    for (int k = 0; k < 30; ++k) calls.push_back(dslash.TimeOneCall(out.View(), in.View(), Dagger::kNo));
+    const auto median_of = [&](double PartitionedWilsonDslash::CallTimeline::*field) {
+      std::vector<double> v;
+      for (const auto& c : calls) v.push_back(c.*field);
+      std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+      return v[v.size() / 2];
+    };
+    using Timeline = PartitionedWilsonDslash::CallTimeline;
+    std::ostringstream timeline;
+    timeline << std::fixed << std::setprecision(1) << "csv_timeline," << ToString(s.options.transport) << ","
+             << ToString(precision) << "," << s.grid().ToString() << "," << s.local.ToString() << "," << s.rank()
+             << "," << median_of(&Timeline::interior_done) << "," << median_of(&Timeline::packs_done) << ","
+             << median_of(&Timeline::host_waiting) << "," << median_of(&Timeline::host_exchange) << ","
+             << median_of(&Timeline::ghosts_ready) << "," << median_of(&Timeline::exterior_done);
+    const std::vector<std::string> timelines = GatherLines(timeline.str(), s.rank(), size);
+    if (s.rank() == 0) {
+      std::cout << "csv_timeline,transport,precision,grid,local,rank,interior_done_us,packs_done_us,host_waiting_us,"
+                   "host_exchange_us,ghosts_ready_us,exterior_done_us\n";
+      for (const std::string& l : timelines) std::cout << l << "\n";
+    }
     // M_ee = 1 - kappa^2 D_eo D_oe: two Dslash calls, two exchanges (the kappa does not change the work).
     const DeviceSchurOperator mee(dslash, s.options.kappa, Parity::kEven);
     const DeviceSchurOperator mee_plain(gauge, s.options.kappa, Parity::kEven, kBoundary);

@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -162,6 +163,12 @@ struct PartitionedWilsonDslash::State {
   cudaStream_t stream = nullptr;
   cudaEvent_t input_ready = nullptr, exterior_done = nullptr;
   std::unique_ptr<NcclCommunicator> nccl;  // the NCCL transport's
+  // TimeOneCall's events (timing enabled) and host clocks, set only during that call.
+  struct Timing {
+    cudaEvent_t start, interior, packs, ghosts, exterior;
+    double host_waiting = 0, host_exchange = 0;
+  };
+  Timing* timing = nullptr;
 
   State(const DeviceGaugeField& g, comm::Communicator& c, const FermionBoundary& b) : gauge(g), communicator(c), boundary(b) {}
   ~State() {
@@ -356,9 +363,11 @@ void PartitionedWilsonDslash::Run(WilsonDslashLaunch launch, const ConstSpinorVi
   //    this point of the default stream: input_ready, recorded before the interior, lets the packs start
   //    without waiting for it.
   LQCD_CUDA_CHECK(cudaEventRecord(s.input_ready, 0));
+  if (s.timing != nullptr) LQCD_CUDA_CHECK(cudaEventRecord(s.timing->start, 0));
   halo.region = DslashRegion::kInterior;
   launch.halo = &halo;
   LaunchWilsonDslash(launch);
+  if (s.timing != nullptr) LQCD_CUDA_CHECK(cudaEventRecord(s.timing->interior, 0));
 
   // 2. Faces of `in` packed (and copied to the host) on the comm stream, whose blocks take the SMs first as the
   //    interior's blocks retire (highest priority).
@@ -383,20 +392,31 @@ void PartitionedWilsonDslash::Run(WilsonDslashLaunch launch, const ConstSpinorVi
     }
   }
 
+  if (s.timing != nullptr) LQCD_CUDA_CHECK(cudaEventRecord(s.timing->packs, s.stream));
+
   // 3. The exchange: my face `side` goes toward `side`; what arrives is the ghost beyond the opposite face.
+  using Clock = std::chrono::steady_clock;
+  const auto seconds_since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
   if (s.transport == HaloTransport::kDevice && s.only_self) {
     CopyOwnFaces();  // stream ordered: no host involvement
   } else if (s.transport == HaloTransport::kNccl) {
     ExchangeThroughNccl();  // stream ordered: no host involvement
   } else {
     // The packs are done, and so is my previous call's exterior kernel (queued before them on this stream).
+    const Clock::time_point waiting = Clock::now();
     LQCD_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+    const Clock::time_point exchanging = Clock::now();
     if (s.transport == HaloTransport::kDevice) {
       ExchangeOnDevice(set);
     } else {
       ExchangeThroughHost();
     }
+    if (s.timing != nullptr) {
+      s.timing->host_waiting = std::chrono::duration<double>(exchanging - waiting).count();
+      s.timing->host_exchange = seconds_since(exchanging);
+    }
   }
+  if (s.timing != nullptr) LQCD_CUDA_CHECK(cudaEventRecord(s.timing->ghosts, s.stream));
 
   // 4. The exterior on the comm stream, once the ghosts are on the device (the comm stream waits for them),
   //    beside the interior; the default stream then waits for it.
@@ -405,6 +425,7 @@ void PartitionedWilsonDslash::Run(WilsonDslashLaunch launch, const ConstSpinorVi
   halo.exterior_count = s.exterior_count[out.parity];
   launch.stream = s.stream;
   LaunchWilsonDslash(launch);
+  if (s.timing != nullptr) LQCD_CUDA_CHECK(cudaEventRecord(s.timing->exterior, s.stream));
   LQCD_CUDA_CHECK(cudaEventRecord(s.exterior_done, s.stream));
   LQCD_CUDA_CHECK(cudaStreamWaitEvent(0, s.exterior_done, 0));
 }
@@ -436,6 +457,43 @@ std::shared_ptr<const DeviceGaugeField> LinksOf(const std::shared_ptr<const Part
 
 std::string GridSuffix(const std::shared_ptr<const PartitionedWilsonDslash>& dslash) {
   return dslash ? " @" + dslash->communicator().grid().ToString() : "";
+}
+
+PartitionedWilsonDslash::CallTimeline PartitionedWilsonDslash::TimeOneCall(const SpinorView& out,
+                                                                          const ConstSpinorView& in,
+                                                                          Dagger dagger) const {
+  State& s = *state_;
+  if (FaceBytesPerCall() == 0) {
+    throw std::invalid_argument("PartitionedWilsonDslash::TimeOneCall: no direction is partitioned (the plain kernel runs)");
+  }
+  State::Timing t;
+  for (cudaEvent_t* e : {&t.start, &t.interior, &t.packs, &t.ghosts, &t.exterior}) {
+    LQCD_CUDA_CHECK(cudaEventCreate(e));
+  }
+  LQCD_CUDA_CHECK(cudaDeviceSynchronize());
+  s.timing = &t;
+  try {
+    Apply(out, in, dagger);
+  } catch (...) {
+    s.timing = nullptr;
+    throw;
+  }
+  s.timing = nullptr;
+  LQCD_CUDA_CHECK(cudaDeviceSynchronize());
+  const auto us = [&](cudaEvent_t e) {
+    float ms = 0;
+    LQCD_CUDA_CHECK(cudaEventElapsedTime(&ms, t.start, e));
+    return 1e3 * static_cast<double>(ms);
+  };
+  CallTimeline timeline;
+  timeline.interior_done = us(t.interior);
+  timeline.packs_done = us(t.packs);
+  timeline.ghosts_ready = us(t.ghosts);
+  timeline.exterior_done = us(t.exterior);
+  timeline.host_waiting = 1e6 * t.host_waiting;
+  timeline.host_exchange = 1e6 * t.host_exchange;
+  for (cudaEvent_t e : {t.start, t.interior, t.packs, t.ghosts, t.exterior}) cudaEventDestroy(e);
+  return timeline;
 }
 
 void PartitionedWilsonDslash::Handshake() const {

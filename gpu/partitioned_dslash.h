@@ -96,6 +96,20 @@ class PartitionedWilsonDslash {
   std::size_t FaceBytesPerCall() const;
   int ExteriorSites(int parity) const;
 
+  // Where one call's time goes (a diagnostic: the benchmarks print it). Microseconds from the moment the
+  // interior is queued behind the finished input (the device idle before it: the call starts from a
+  // synchronised device), read from CUDA events on the two streams and host clocks around the host's part.
+  struct CallTimeline {
+    double interior_done = 0;   // default stream: the interior kernel finished
+    double packs_done = 0;      // comm stream: every face packed (host staged: and copied to the host)
+    double ghosts_ready = 0;    // comm stream: every ghost on this device (the exchange's copies or messages)
+    double exterior_done = 0;   // comm stream: the exterior kernel finished
+    double host_waiting = 0;    // host: waiting for the packs (cudaStreamSynchronize; 0 where none is needed)
+    double host_exchange = 0;   // host: the exchange's host part (handshake, MPI, queueing the copies)
+  };
+  // One Apply(out, in, dagger) timed as above; synchronises the device before and after.
+  CallTimeline TimeOneCall(const SpinorView& out, const ConstSpinorView& in, Dagger dagger) const;
+
  private:
   void Run(WilsonDslashLaunch launch, const ConstSpinorView& in, Dagger dagger) const;
   void ExchangeThroughHost() const;

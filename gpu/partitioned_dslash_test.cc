@@ -9,6 +9,7 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu/comm/communicator.h"
@@ -135,17 +136,20 @@ TEST_F(PartitionedDslashTest, SelfPartitionedEqualsUnpartitionedBitForBitInEvery
 }
 
 // The NCCL transport (a one-rank NCCL communicator: every face is sent to this rank and received from it, in the
-// order that pairs each send with its ghost): every partitioning, each precision with 12-real links, on the
-// lattice above and on one with extents of 2 (both faces of a direction are the same sites).
+// order that pairs each send with its ghost), each precision with 12-real links: x only, t only and all four
+// directions (every ghost format) on the lattice above; y (extent 2: both faces are the same sites) and y and t
+// on one with extents of 2. (Each object builds an NCCL communicator, about half a second: a few masks, not all.)
 TEST_F(PartitionedDslashTest, NcclTransportEqualsUnpartitionedBitForBit) {
   if (const std::string why = NcclCommunicator::Unavailable(); !why.empty()) GTEST_SKIP() << why;
   comm::SingleProcessCommunicator self;
   int cases = 0;
-  for (const Lattice& lattice : {Lattice(6, 4, 10, 8), Lattice(4, 2, 6, 2)}) {
+  const std::vector<std::pair<Lattice, std::vector<int>>> runs = {{Lattice(6, 4, 10, 8), {1, 8, 15}},
+                                                                  {Lattice(4, 2, 6, 2), {2, 10}}};
+  for (const auto& [lattice, masks] : runs) {
     const GaugeField<double> u = testing::RandomLinks(lattice, 33, false);
     for (Precision precision : kPrecisions) {
       const DeviceGaugeField gauge(u, GaugeLayout{precision, Reconstruct::k12, false, 0});
-      for (int bits = 1; bits < 16; ++bits) {
+      for (const int bits : masks) {
         const PartitionedWilsonDslash dslash(gauge, self, FermionBoundary::AntiperiodicTime(), MaskOf(bits),
                                              HaloTransport::kNccl);
         const std::string name = lattice.ToString() + " " + ToString(precision) + " " + MaskName(bits) + " nccl";
@@ -155,6 +159,36 @@ TEST_F(PartitionedDslashTest, NcclTransportEqualsUnpartitionedBitForBit) {
     }
   }
   std::printf("%d cases bit-identical through NCCL\n", cases);
+}
+
+// TimeOneCall: the points of one call's timeline come in the order the streams impose (packs, then ghosts,
+// then the exterior, on the comm stream), the call computes what Apply computes, and an object with nothing
+// partitioned refuses (the plain kernel has no timeline).
+TEST_F(PartitionedDslashTest, OneCallsTimelineIsOrderedAndTheCallIsApply) {
+  const Lattice lattice(4, 4, 4, 8);
+  comm::SingleProcessCommunicator self;
+  const GaugeField<double> u = testing::RandomLinks(lattice, 34, false);
+  const DeviceGaugeField gauge(u, GaugeLayout{Precision::kSingle, Reconstruct::k12, false, 0});
+  SpinorField<double> host(lattice, Subset::kOdd);
+  FillGaussian(host, 35);
+  DeviceSpinorField in(lattice, Subset::kOdd, Precision::kSingle), timed(lattice, Subset::kEven, Precision::kSingle),
+      applied(lattice, Subset::kEven, Precision::kSingle);
+  in.Upload(host);
+  for (HaloTransport transport : {HaloTransport::kHostStaged, HaloTransport::kDevice}) {
+    const PartitionedWilsonDslash dslash(gauge, self, FermionBoundary::AntiperiodicTime(), MaskOf(8), transport);
+    const PartitionedWilsonDslash::CallTimeline t = dslash.TimeOneCall(timed.View(), in.View(), Dagger::kNo);
+    EXPECT_GE(t.interior_done, 0) << ToString(transport);
+    EXPECT_GE(t.packs_done, 0) << ToString(transport);
+    EXPECT_GE(t.ghosts_ready, t.packs_done) << ToString(transport);
+    EXPECT_GE(t.exterior_done, t.ghosts_ready) << ToString(transport);
+    EXPECT_GE(t.host_waiting, 0) << ToString(transport);
+    EXPECT_GE(t.host_exchange, 0) << ToString(transport);
+    dslash.Apply(applied.View(), in.View(), Dagger::kNo);
+    const SpinorField<double> a = timed.Download(GammaBasis::kUkqcd), b = applied.Download(GammaBasis::kUkqcd);
+    EXPECT_EQ(std::memcmp(a.data().data(), b.data().data(), a.sites() * sizeof(a[0])), 0) << ToString(transport);
+  }
+  const PartitionedWilsonDslash unpartitioned(gauge, self, FermionBoundary::AntiperiodicTime(), MaskOf(0));
+  EXPECT_THROW(unpartitioned.TimeOneCall(timed.View(), in.View(), Dagger::kNo), std::invalid_argument);
 }
 
 // A partitioned extent of 2 puts every site on both faces of that direction (everything is exterior), and
