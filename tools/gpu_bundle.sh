@@ -150,6 +150,9 @@ cat >gpu_bundle/run_multi_gpu.sh <<'RUN'
 # scaling tables: python3 programs/multi_gpu_scaling.py --binary=programs/multi_gpu_check --out=DIR --gpus=N
 cd "$(dirname "$0")"
 source ./unpack.sh
+# The multi-rank runs use NCCL (the solvers' global sums on the devices): NVLink multicast stays off unless the
+# caller chose otherwise (on shared machines it can take the node's GPUs out of service).
+export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}
 echo "bundle of commit $(cat COMMIT), on $(hostname), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 mpirun --version | head -1
 status=0
@@ -169,6 +172,9 @@ out=$(mkdir -p "$1" && cd "$1" && pwd) || exit 2
 gpus=${2:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')}
 cd "$(dirname "$0")"
 source ./unpack.sh
+# The multi-rank runs use NCCL (the solvers' global sums on the devices): NVLink multicast stays off unless the
+# caller chose otherwise (on shared machines it can take the node's GPUs out of service).
+export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}
 echo "bundle of commit $(cat COMMIT), on $(hostname), $(date -u +%Y-%m-%dT%H:%M:%SZ), $gpus GPUs"
 export OMPI_MCA_btl=self,vader
 root=(); [[ $(id -u) == 0 ]] && root=(--allow-run-as-root)
