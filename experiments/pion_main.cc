@@ -363,16 +363,7 @@ bool ParseOptions(int argc, char** argv, Options* out) {
   o.action.schur_form = o.clover_form;
   o.action.Validate();
   o.grid = comm::ProcessGrid::Parse("grid", o.grid_text);
-  if (global_sums.empty()) {
-    o.device_sums = !o.share_gpu;
-  } else if (global_sums == "host" || global_sums == "device") {
-    o.device_sums = global_sums == "device";
-    if (o.device_sums && o.share_gpu) {
-      throw std::invalid_argument("--global-sums=device needs one GPU per rank (NCCL); drop --share-gpu or use host");
-    }
-  } else {
-    throw std::invalid_argument("--global-sums: '" + global_sums + "' is not host or device");
-  }
+  o.device_sums = gpu::GlobalSumsOnDevices(global_sums, o.share_gpu);
   if (o.grid.size() > 1) {
     const std::string grid = "--grid=" + o.grid.ToString();
     if (o.backend == BackendKind::kCpu) {

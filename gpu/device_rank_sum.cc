@@ -37,4 +37,15 @@ void DeviceRankSum::Sum(double* values, double* host_copy, int count) const {
   LaunchRankOrderSum(gathered, state_->nccl.size(), count, values, host_copy);
 }
 
+bool GlobalSumsOnDevices(const std::string& flag, bool share_gpu) {
+  if (flag.empty()) return !share_gpu;
+  if (flag != "host" && flag != "device") {
+    throw std::invalid_argument("--global-sums: '" + flag + "' is not host or device");
+  }
+  if (flag == "device" && share_gpu) {
+    throw std::invalid_argument("--global-sums=device needs one GPU per rank (NCCL); drop --share-gpu or use host");
+  }
+  return flag == "device";
+}
+
 }  // namespace lqcd::gpu

@@ -65,4 +65,8 @@ class DeviceRankSum {
   std::unique_ptr<State> state_;
 };
 
+// The programs' --global-sums choice: "device" -> true, "host" -> false, "" (not given) -> device unless
+// share_gpu (NCCL needs one GPU per rank). std::invalid_argument for another word, or "device" with share_gpu.
+bool GlobalSumsOnDevices(const std::string& flag, bool share_gpu);
+
 }  // namespace lqcd::gpu

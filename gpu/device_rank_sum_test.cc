@@ -43,6 +43,15 @@ TEST(DeviceRankSumTest, ANamedLibraryThatDoesNotLoadIsAClearRefusal) {
       testing::ExitedWithCode(0), "NCCL could not be loaded.*nonexistent.*LQCD_NCCL_LIBRARY(.|\n)*refused");
 }
 
+TEST(DeviceRankSumTest, TheGlobalSumsFlag) {
+  EXPECT_TRUE(GlobalSumsOnDevices("", false));
+  EXPECT_FALSE(GlobalSumsOnDevices("", true));
+  EXPECT_TRUE(GlobalSumsOnDevices("device", false));
+  EXPECT_FALSE(GlobalSumsOnDevices("host", true));
+  EXPECT_THROW(GlobalSumsOnDevices("device", true), std::invalid_argument);
+  EXPECT_THROW(GlobalSumsOnDevices("nccl", false), std::invalid_argument);
+}
+
 class DeviceRankSumOnOneGpu : public testing::Test {
  protected:
   void SetUp() override {

@@ -424,18 +424,19 @@ void CheckSolves(const Setup& s, Checker& checker) {
     spec.max_iterations = 10000;
     GpuSpinorField<double> x = m.NewField(), bd = m.NewField();
     bd.Upload(b_local);
-    solvers::SolveResult r;
-    {
-      const blas::ScopedReductionCommunicator global_sums(&s.comm);
-      r = Solve(spec, m, schur,
-                [&](auto tag) {
-                  using P = typename decltype(tag)::type;
-                  const GpuOperatorLayout layout{static_cast<Reconstruct>(spec.inner.link_reals), false, 0};
-                  return std::make_unique<GpuWilsonSchur<P>>(
-                      UploadPartitioned<P>(u_local, layout, s.comm, kBoundary, s.options.transport), w);
-                },
-                x, bd);
-    }
+    // The solve on the partitioned operators, its global sums through the host or (device_sums) on the devices.
+    const auto solve_partitioned = [&](GpuSpinorField<double>& solution, const DeviceRankSum* device_sums) {
+      const blas::ScopedReductionCommunicator global_sums(&s.comm, device_sums);
+      return Solve(spec, m, schur,
+                   [&](auto tag) {
+                     using P = typename decltype(tag)::type;
+                     const GpuOperatorLayout layout{static_cast<Reconstruct>(spec.inner.link_reals), false, 0};
+                     return std::make_unique<GpuWilsonSchur<P>>(
+                         UploadPartitioned<P>(u_local, layout, s.comm, kBoundary, s.options.transport), w);
+                   },
+                   solution, bd);
+    };
+    const solvers::SolveResult r = solve_partitioned(x, nullptr);
     checker.Expect(r.converged(), std::string(text) + ": " + solvers::ToString(r.status) + ": " + r.reason);
     // Every rank must have taken the same path: rank 0's iteration count and residual bits everywhere.
     double mine[2] = {static_cast<double>(r.iterations), r.true_residual};
@@ -450,18 +451,7 @@ void CheckSolves(const Setup& s, Checker& checker) {
       // The same solve with the ranks' partials added on the devices (DeviceRankSum): the same partials in the
       // same order, so the same iterations, residual and solution, bit for bit.
       GpuSpinorField<double> x_device = m.NewField();
-      solvers::SolveResult r_device;
-      {
-        const blas::ScopedReductionCommunicator device_sums(&s.comm, s.device_sums);
-        r_device = Solve(spec, m, schur,
-                         [&](auto tag) {
-                           using P = typename decltype(tag)::type;
-                           const GpuOperatorLayout layout{static_cast<Reconstruct>(spec.inner.link_reals), false, 0};
-                           return std::make_unique<GpuWilsonSchur<P>>(
-                               UploadPartitioned<P>(u_local, layout, s.comm, kBoundary, s.options.transport), w);
-                         },
-                         x_device, bd);
-      }
+      const solvers::SolveResult r_device = solve_partitioned(x_device, s.device_sums);
       const int differing = DifferingSites(x_local, x_device.Download());
       checker.Expect(r_device.iterations == r.iterations &&
                          std::memcmp(&r_device.true_residual, &r.true_residual, sizeof(double)) == 0 && differing == 0,
@@ -909,16 +899,7 @@ int Run(int argc, char** argv, const comm::MpiSession& session) {
   std::ostringstream discard;
   if (!flags.Parse(argc, argv, session.world_rank() == 0 ? static_cast<std::ostream&>(std::cout) : discard)) return 0;
   o.precisions = ParsePrecisions(precisions_text);
-  if (global_sums.empty()) {
-    o.device_sums = !o.share_gpu;
-  } else if (global_sums == "host" || global_sums == "device") {
-    o.device_sums = global_sums == "device";
-    if (o.device_sums && o.share_gpu) {
-      throw std::invalid_argument("--global-sums=device needs one GPU per rank (NCCL); drop --share-gpu or use host");
-    }
-  } else {
-    throw std::invalid_argument("--global-sums: '" + global_sums + "' is not host or device");
-  }
+  o.device_sums = GlobalSumsOnDevices(global_sums, o.share_gpu);
   if (!o.benchmark) {
     for (const char* name : {"precisions", "reconstruct", "repetitions", "solver", "solve-repetitions"}) {
       if (flags.Given(name)) throw std::invalid_argument(std::string("--") + name + " needs --benchmark");
