@@ -186,9 +186,9 @@ def write_markdown(summary, path, solves=()):
     if solves:
         lines += ["### Solves (%s, kappa %s, tolerance %s, one global random gauge field per lattice)" % (
                       solves[0]["solver"], solves[0]["kappa"], solves[0]["tolerance"]), "",
-                  "| part | lattice | GPUs | grid | local | status | iterations | updates | seconds | "
+                  "| part | lattice | GPUs | grid | local | global sums | status | iterations | updates | seconds | "
                   "Gflop/s per GPU | efficiency |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]
         ordered = sorted(solves, key=lambda r: (r["part"], r["lattice"] if r["part"] == "strong" else "",
                                                 int(r["ranks"]), r["grid"]))
         for r in ordered:
@@ -196,8 +196,10 @@ def write_markdown(summary, path, solves=()):
             base = [b for b in solves if b["part"] == r["part"] and b["grid"] == "1x1x1x1" and
                     (r["part"] == "weak" or b["lattice"] == r["lattice"])]
             eff = efficiency(r["part"], ranks, float(base[0]["seconds"]) if base else None, float(r["seconds"]))
-            lines.append("| %s | %s | %d | %s | %s | %s | %s | %s | %.3f | %.0f | %.0f%% |" % (
-                r["part"], r["lattice"], ranks, r["grid"], r["local"], r["status"], r["iterations"], r["updates"],
+            # global sums: "device" or "host"; rows of runs before the column existed summed through the host
+            sums = r.get("global_sums") or ("host" if ranks > 1 else "none")
+            lines.append("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %.3f | %.0f | %.0f%% |" % (
+                r["part"], r["lattice"], ranks, r["grid"], r["local"], sums, r["status"], r["iterations"], r["updates"],
                 float(r["seconds"]), float(r["gflops_per_gpu"]), 100 * eff))
         lines.append("")
     with open(path, "w") as f:

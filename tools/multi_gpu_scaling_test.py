@@ -70,6 +70,18 @@ class ScalingTest(unittest.TestCase):
         self.assertTrue(strong.endswith("| 1.250 | 400 | 80% |"), strong)
         weak = [l for l in table.splitlines() if l.startswith("| weak | 32x32x32x64 | 2 |")][0]
         self.assertTrue(weak.endswith("| 1.600 | 310 | 62% |"), weak)
+        # rows without the global-sums column (older runs) summed through the host on several ranks
+        self.assertIn("| 32x32x32x32 | host | converged |", strong)
+        one = [l for l in table.splitlines() if l.startswith("| strong | 32x32x32x64 | 1 |")][0]
+        self.assertIn("| none | converged |", one)
+
+    def test_solve_rows_say_how_the_global_sums_were_added(self):
+        solves = [solve_row("strong", "32x32x32x64", "1x1x1x1", 1, 2.0, 500),
+                  dict(solve_row("strong", "32x32x32x64", "1x1x1x2", 2, 1.25, 400), global_sums="device")]
+        with tempfile.TemporaryDirectory() as d:
+            table = s.write_markdown({}, os.path.join(d, "t.md"), solves)
+        two = [l for l in table.splitlines() if l.startswith("| strong | 32x32x32x64 | 2 |")][0]
+        self.assertIn("| device | converged |", two)
 
 
 if __name__ == "__main__":
