@@ -364,6 +364,7 @@ bool ParseOptions(int argc, char** argv, Options* out) {
   o.action.Validate();
   o.grid = comm::ProcessGrid::Parse("grid", o.grid_text);
   o.device_sums = gpu::GlobalSumsOnDevices(global_sums, o.share_gpu);
+  gpu::RequireTransportForSharing(o.transport, o.share_gpu);
   if (o.grid.size() > 1) {
     const std::string grid = "--grid=" + o.grid.ToString();
     if (o.backend == BackendKind::kCpu) {

@@ -1,8 +1,8 @@
 """The main job (experiments/pion) on several MPI ranks, against the same job on one process.
 
 Always (no GPU needed: pion refuses these from its flags, before MPI or a GPU): under mpirun -np 2, a --grid
-with --backend=cpu, a grid that does not divide the lattice, and a rank count other than the grid's are
-refused on every rank with one line "pion: rank R of 2: error: ..." and a non-zero status, and nothing is
+with --backend=cpu, a grid that does not divide the lattice, a rank count other than the grid's, and
+--transport=nccl or --global-sums=device with --share-gpu are refused on every rank with one line "pion: rank R of 2: error: ..." and a non-zero status, and nothing is
 written.
 
 With a GPU (nvidia-smi lists at least one), on a generated 8^3 x 16 configuration (3 sweeps) at kappa = 0.12
@@ -124,6 +124,12 @@ class Refusals(unittest.TestCase):
 
     def test_grid_must_divide_the_lattice(self):
         self.assert_refused_on_every_rank(["--grid=1x1x1x3"], "3 ranks do not divide the extent 16 in direction 3")
+
+    def test_nccl_needs_a_gpu_per_rank(self):
+        self.assert_refused_on_every_rank(["--grid=1x1x1x2", "--share-gpu", "--transport=nccl"],
+                                          "--transport=nccl needs one GPU per rank")
+        self.assert_refused_on_every_rank(["--grid=1x1x1x2", "--share-gpu", "--global-sums=device"],
+                                          "--global-sums=device needs one GPU per rank")
 
     def test_rank_count_must_match_the_grid(self):
         self.assert_refused_on_every_rank(["--grid=1x1x2x2"], "process grid 1x1x2x2 has 4 ranks, but the job runs 2")

@@ -900,6 +900,7 @@ int Run(int argc, char** argv, const comm::MpiSession& session) {
   if (!flags.Parse(argc, argv, session.world_rank() == 0 ? static_cast<std::ostream&>(std::cout) : discard)) return 0;
   o.precisions = ParsePrecisions(precisions_text);
   o.device_sums = GlobalSumsOnDevices(global_sums, o.share_gpu);
+  RequireTransportForSharing(o.transport, o.share_gpu);
   if (!o.benchmark) {
     for (const char* name : {"precisions", "reconstruct", "repetitions", "solver", "solve-repetitions"}) {
       if (flags.Given(name)) throw std::invalid_argument(std::string("--") + name + " needs --benchmark");

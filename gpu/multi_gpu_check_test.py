@@ -2,7 +2,7 @@
 
 Always (no GPU needed: the program refuses these before it looks for one): a grid that does not divide the
 lattice, an odd local extent, a grid whose size is not the rank count, an unknown --transport, an unknown
---global-sums, --global-sums=device with --share-gpu and a benchmark flag without --benchmark each fail on
+--global-sums, --global-sums=device or --transport=nccl with --share-gpu and a benchmark flag without --benchmark each fail on
 every rank with a clear message and a non-zero status.
 
 With a GPU (nvidia-smi lists at least one): mpirun -np 1, 2 and 4 with --share-gpu over the grids 1x1x1x1,
@@ -77,6 +77,10 @@ class Refusals(unittest.TestCase):
     def test_unknown_global_sums(self):
         self.assert_refused_on_every_rank(2, ["--grid=1x1x1x2", "--lattice=4x4x4x8", "--global-sums=nccl"],
                                           "--global-sums: 'nccl' is not host or device")
+
+    def test_nccl_transport_needs_a_gpu_per_rank(self):
+        self.assert_refused_on_every_rank(2, ["--grid=1x1x1x2", "--lattice=4x4x4x8", "--share-gpu",
+                                              "--transport=nccl"], "--transport=nccl needs one GPU per rank")
 
     def test_device_sums_need_a_gpu_per_rank(self):
         self.assert_refused_on_every_rank(2, ["--grid=1x1x1x2", "--lattice=4x4x4x8", "--share-gpu",

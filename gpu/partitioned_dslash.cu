@@ -134,6 +134,12 @@ HaloTransport ParseHaloTransport(const std::string& text) {
   throw std::invalid_argument("halo transport '" + text + "': expected host, device or nccl");
 }
 
+void RequireTransportForSharing(HaloTransport transport, bool share_gpu) {
+  if (transport == HaloTransport::kNccl && share_gpu) {
+    throw std::invalid_argument("--transport=nccl needs one GPU per rank (NCCL); drop --share-gpu or use device or host");
+  }
+}
+
 struct PartitionedWilsonDslash::State {
   const DeviceGaugeField& gauge;
   comm::Communicator& communicator;

@@ -64,6 +64,9 @@ namespace lqcd::gpu {
 enum class HaloTransport { kHostStaged, kDevice, kNccl };
 const char* ToString(HaloTransport transport);  // "host", "device", "nccl"
 HaloTransport ParseHaloTransport(const std::string& text);  // throws std::invalid_argument
+// The programs' check before any work: the NCCL transport needs one GPU per rank, so it cannot run with ranks
+// sharing GPUs (std::invalid_argument naming both flags).
+void RequireTransportForSharing(HaloTransport transport, bool share_gpu);
 
 class PartitionedWilsonDslash {
  public:
