@@ -13,22 +13,21 @@ namespace lqcd::gpu {
 struct DeviceRankSum::State {
   explicit State(comm::Communicator& c) : nccl(c) {}
   NcclCommunicator nccl;
-  DeviceBuffer gathered;  // [ranks x kMaxCount] doubles
+  DeviceBuffer gathered;  // [ranks x kScalarSlotDoubles] doubles (a reduction writes at most that many)
 };
 
-std::string DeviceRankSum::Unavailable() { return NcclCommunicator::Unavailable(); }
-
-DeviceRankSum::DeviceRankSum(comm::Communicator& communicator)
-    : communicator_(communicator), state_(std::make_unique<State>(communicator)) {
-  state_->gathered = DeviceBuffer(sizeof(double) * kMaxCount * state_->nccl.size());
+DeviceRankSum::DeviceRankSum(comm::Communicator& communicator) : state_(std::make_unique<State>(communicator)) {
+  state_->gathered = DeviceBuffer(sizeof(double) * kScalarSlotDoubles * state_->nccl.size());
 }
 
 DeviceRankSum::~DeviceRankSum() = default;
 
+const comm::Communicator& DeviceRankSum::communicator() const { return state_->nccl.communicator(); }
+
 void DeviceRankSum::Sum(double* values, double* host_copy, int count) const {
-  if (count < 1 || count > kMaxCount) {
+  if (count < 1 || count > kScalarSlotDoubles) {
     throw std::invalid_argument("DeviceRankSum::Sum: " + std::to_string(count) + " values (1.." +
-                                std::to_string(kMaxCount) + ")");
+                                std::to_string(kScalarSlotDoubles) + ")");
   }
   if (values == nullptr) throw std::invalid_argument("DeviceRankSum::Sum: null values");
   double* gathered = static_cast<double*>(state_->gathered.data());

@@ -20,8 +20,8 @@
 // (multi_gpu_check compares the two bit for bit). The scalars computed from the sums (alpha, beta, omega)
 // then stay on the device as on one GPU, and the host reads only what it tests.
 //
-// NCCL is loaded at run time (nccl_communicator.h says where from), so nothing else in the project needs it
-// to build or run; Unavailable() says why it cannot be used here ("" when it can).
+// NCCL is loaded at run time (nccl_communicator.h says where from, and NcclCommunicator::Unavailable() why it
+// cannot be used here), so nothing else in the project needs it to build or run.
 //
 // One communicator per object, built collectively: every rank of `communicator` constructs it at the same
 // point (rank 0's NCCL id goes to every rank through Communicator::AllGather), after selecting its GPU
@@ -30,20 +30,19 @@
 // global scalars). Not thread safe; queued on the default stream, where the reductions run.
 //
 // Errors: std::runtime_error naming the cause when NCCL cannot be loaded or initialised (constructor) or a
-// call fails; std::invalid_argument for a count outside 1..kMaxCount or null pointers (before any work).
+// call fails; std::invalid_argument for a count outside 1..kScalarSlotDoubles or null pointers (before any work).
 #pragma once
 
 #include <memory>
 #include <string>
 
 #include "gpu/comm/communicator.h"
+#include "gpu/scalar_program.h"
 
 namespace lqcd::gpu {
 
 class DeviceRankSum {
  public:
-  static constexpr int kMaxCount = 4;  // a reduction writes at most 4 doubles (scalar_program.h)
-
   explicit DeviceRankSum(comm::Communicator& communicator);
   ~DeviceRankSum();
   DeviceRankSum(const DeviceRankSum&) = delete;
@@ -54,14 +53,10 @@ class DeviceRankSum {
   // the default stream after everything queued before; returns without waiting.
   void Sum(double* values, double* host_copy, int count) const;
 
-  const comm::Communicator& communicator() const { return communicator_; }
-
-  // Why NCCL cannot be used in this process ("" when it can be loaded): tries to load it.
-  static std::string Unavailable();
+  const comm::Communicator& communicator() const;
 
  private:
   struct State;
-  comm::Communicator& communicator_;
   std::unique_ptr<State> state_;
 };
 

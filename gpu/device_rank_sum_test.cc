@@ -18,6 +18,7 @@
 #include "gpu/device.h"
 #include "gpu/device_scalar.h"
 #include "gpu/device_spinor_field.h"
+#include "gpu/nccl_communicator.h"
 #include "reference/spinor_field.h"
 
 namespace lqcd::gpu {
@@ -30,7 +31,7 @@ TEST(DeviceRankSumTest, ANamedLibraryThatDoesNotLoadIsAClearRefusal) {
   EXPECT_EXIT(
       {
         setenv("LQCD_NCCL_LIBRARY", "/nonexistent/libnccl.so.2", 1);
-        std::cerr << DeviceRankSum::Unavailable();
+        std::cerr << NcclCommunicator::Unavailable();
         comm::SingleProcessCommunicator one;
         try {
           DeviceRankSum sums(one);
@@ -56,7 +57,7 @@ class DeviceRankSumOnOneGpu : public testing::Test {
  protected:
   void SetUp() override {
     if (const std::string why = NoDeviceReason(); !why.empty()) GTEST_SKIP() << why;
-    if (const std::string why = DeviceRankSum::Unavailable(); !why.empty()) GTEST_SKIP() << why;
+    if (const std::string why = NcclCommunicator::Unavailable(); !why.empty()) GTEST_SKIP() << why;
     sums_ = std::make_unique<DeviceRankSum>(one_);
   }
   comm::SingleProcessCommunicator one_;
@@ -85,7 +86,7 @@ TEST_F(DeviceRankSumOnOneGpu, OneRanksSumIsItsPartialBitForBitInBothCopies) {
 TEST_F(DeviceRankSumOnOneGpu, CountsOutsideOneToFourAndNullValuesAreRefused) {
   const std::shared_ptr<ScalarSlot> slot = ScalarSlot::Acquire();
   EXPECT_THROW(sums_->Sum(slot->device(), slot->host_on_device(), 0), std::invalid_argument);
-  EXPECT_THROW(sums_->Sum(slot->device(), slot->host_on_device(), DeviceRankSum::kMaxCount + 1),
+  EXPECT_THROW(sums_->Sum(slot->device(), slot->host_on_device(), kScalarSlotDoubles + 1),
                std::invalid_argument);
   EXPECT_THROW(sums_->Sum(nullptr, slot->host_on_device(), 1), std::invalid_argument);
 }
