@@ -55,6 +55,7 @@
 #include "experiments/plot_runner.h"
 #include "experiments/stopwatch.h"
 #include "gpu/gpu_staggered.h"
+#include "gpu/hisq_smearing.h"
 #include "experiments/text_format.h"
 #include "reference/cli/command_line.h"
 #include "reference/cli/machine_info.h"
@@ -77,6 +78,7 @@ using experiments::UserPath;
 
 enum class LinkKind { kNaive, kAsqtad, kHisq };
 enum class ExactMode { kAuto, kYes, kNo };
+enum class SmearOn { kAuto, kHost, kGpu };  // --smearing
 
 const char* ToString(LinkKind k) {
   switch (k) {
@@ -128,6 +130,7 @@ struct Options {
   solvers::OperatorPrecision inner = solvers::OperatorPrecision::kDouble;
   double delta = 0;
   U3Compression long_links = U3Compression::k18;  // --long-links: how the GPU stores the Naik links
+  SmearOn smearing = SmearOn::kAuto;
 };
 
 bool ParseOptions(int argc, char** argv, Options* out) {
@@ -186,6 +189,11 @@ bool ParseOptions(int argc, char** argv, Options* out) {
                             "how the GPU stores the long (Naik) links: 18 reals, 13 numbers (two rows of "
                             "L / c_naik and arg det) or 9 (the 8 reals of its SU(3) part and arg det; "
                             "gpu/staggered_dslash.h LongLinkStorage). --backend=gpu and --links=asqtad|hisq only");
+  flags.Choice<SmearOn>("smearing", &o.smearing,
+                         {{"auto", SmearOn::kAuto}, {"host", SmearOn::kHost}, {"gpu", SmearOn::kGpu}},
+                         "where the asqtad or HISQ links are built: host = the oracle (every core), gpu = "
+                         "gpu/hisq_smearing.h (the same links bit for bit; --backend=gpu only), auto = gpu with "
+                         "--backend=gpu, else host");
   flags.Choice<ExactMode>("exact", &o.exact, {{"auto", ExactMode::kAuto}, {"yes", ExactMode::kYes}, {"no", ExactMode::kNo}},
                           "exact pbp from the sparse LU: auto = when V <= 6^4, yes = always (V <= 4^4 x 16), no = never");
   flags.Section("Output");
@@ -215,6 +223,9 @@ bool ParseOptions(int argc, char** argv, Options* out) {
                                 (o.inner == solvers::OperatorPrecision::kHalf
                                      ? "; its staggered backend has no half colour vectors)"
                                      : ")"));
+  }
+  if (o.smearing == SmearOn::kGpu && o.backend != experiments::BackendKind::kGpu) {
+    throw std::invalid_argument("--smearing=gpu needs --backend=gpu");
   }
   o.long_links = long_links == "13" ? U3Compression::k13 : long_links == "9" ? U3Compression::k9 : U3Compression::k18;
   const bool compressed = o.long_links != U3Compression::k18;
@@ -310,17 +321,25 @@ int Main(int argc, char** argv) {
   }
 
   StaggeredLinks<double> links = StaggeredLinks<double>::Naive(u);
+  const bool smear_on_gpu = o.smearing == SmearOn::kGpu ||
+                            (o.smearing == SmearOn::kAuto && backend.kind == experiments::BackendKind::kGpu);
+  const experiments::Stopwatch smearing;
   if (o.links == LinkKind::kAsqtad) {
-    SmearedLinks s = AsqtadLinks(u, o.u0);
+    SmearedLinks s = smear_on_gpu ? gpu::AsqtadLinksOnGpu(u, o.u0) : AsqtadLinks(u, o.u0);
     links = StaggeredLinks<double>{std::move(s.fat), std::move(s.naik)};
   } else if (o.links == LinkKind::kHisq) {
-    SmearedLinks s = HisqLinks(u, 0.0);
+    SmearedLinks s = smear_on_gpu ? gpu::HisqLinksOnGpu(u, 0.0) : HisqLinks(u, 0.0);
     links = StaggeredLinks<double>{std::move(s.fat), std::move(s.naik)};
   }
+  const double smearing_seconds = smearing.Seconds();
   const FermionBoundary boundary = FermionBoundary::AntiperiodicTime();
   std::cout << "links: " << ToString(o.links);
   if (o.links == LinkKind::kAsqtad) std::cout << " (u0 = " << o.u0 << ")";
   if (o.links == LinkKind::kHisq) std::cout << " (epsilon = 0)";
+  if (o.links != LinkKind::kNaive) {
+    std::cout << ", built on the " << (smear_on_gpu ? "GPU (the U(3) projection on the host)" : "host") << " in "
+              << Fixed(smearing_seconds, 2) << " s";
+  }
   std::cout << "; fermion boundary (x,y,z,t) = PPPA\n"
             << "noise: " << o.vectors << " Z2 vectors per mass, seed " << o.seed << "\n"
             << "solver: even-odd "

@@ -1,0 +1,170 @@
+// hisq_smearing.cc: the host side of the GPU link smearing (hisq_smearing.h): argument checks, device buffers,
+// the oracle's staple recursion as a sequence of kernel launches, and the U(3) projection on the host.
+#include "gpu/hisq_smearing.h"
+
+#include <cstddef>
+#include <initializer_list>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpu/device.h"
+#include "gpu/device_buffer.h"
+#include "gpu/hisq_smearing_launch.h"
+
+namespace lqcd::gpu {
+namespace {
+
+constexpr std::size_t kMatrixBytes = 18 * sizeof(double);
+
+struct Hop {
+  int direction;
+  bool forward;
+};
+
+// The signed directions orthogonal to mu and to every direction in `used`, in the oracle's order (direction
+// ascending, forward before backward): the order in which the paths are summed.
+std::vector<Hop> TransverseHops(int mu, std::initializer_list<int> used) {
+  std::vector<Hop> hops;
+  for (int d = 0; d < kDims; ++d) {
+    bool taken = d == mu;
+    for (int e : used) taken = taken || d == e;
+    if (taken) continue;
+    hops.push_back({d, true});
+    hops.push_back({d, false});
+  }
+  return hops;
+}
+
+void RequireDevice(const char* where) {
+  if (const std::string why = NoDeviceReason(); !why.empty()) throw std::runtime_error(std::string(where) + ": " + why);
+}
+
+// As the oracle: a 3-hop n -> n + 3 mu must not wrap onto n + mu.
+void RequireNaikExtents(const Lattice& lat, const char* where) {
+  for (int mu = 0; mu < kDims; ++mu) {
+    if (lat.extent(mu) < 3) {
+      std::ostringstream message;
+      message << where << ": lattice " << lat.ToString() << " has extent " << lat.extent(mu) << " < 3 in direction "
+              << mu << ": the Naik 3-hop n -> n + 3 mu would wrap onto n + mu (every extent must be at least 4)";
+      throw std::invalid_argument(message.str());
+    }
+  }
+}
+
+SmearingLattice LatticeOf(const Lattice& lat) {
+  SmearingLattice l;
+  for (int mu = 0; mu < kDims; ++mu) l.extents[mu] = lat.extent(mu);
+  l.volume = lat.volume();
+  return l;
+}
+
+std::size_t FieldBytes(const GaugeField<double>& u) { return u.links().size() * kMatrixBytes; }
+
+double* Doubles(DeviceBuffer& b) { return static_cast<double*>(b.data()); }
+const double* Doubles(const DeviceBuffer& b) { return static_cast<const double*>(b.data()); }
+
+// A host field into a device gauge field (hisq_smearing_launch.h), through `staging` (host order, same size).
+void Upload(const GaugeField<double>& u, DeviceBuffer& staging, DeviceBuffer& gauge) {
+  staging.CopyFromHost(u.links().data(), FieldBytes(u));
+  LaunchToGaugeLayout(Doubles(gauge), Doubles(staging), LatticeOf(u.lattice()));
+}
+
+GaugeField<double> Download(const DeviceBuffer& gauge, DeviceBuffer& staging, const Lattice& lat) {
+  LaunchToHostOrder(Doubles(staging), Doubles(gauge), LatticeOf(lat));
+  GaugeField<double> f(lat);
+  staging.CopyToHost(f.links().data(), FieldBytes(f));
+  return f;
+}
+
+// fat = FatLink(u, c) on device fields: the loops of the oracle's FatLink, each pass one launch.
+void FatLinkOnDevice(const DeviceBuffer& u, DeviceBuffer& fat, const SmearingCoefficients& c, const Lattice& lat) {
+  const SmearingLattice l = LatticeOf(lat);
+  const std::size_t site_field = static_cast<std::size_t>(lat.volume()) * kMatrixBytes;
+  DeviceBuffer thin(site_field), s3(site_field), s5(site_field), s7(site_field), lepage(site_field),
+      staple3(site_field), staple5(site_field);
+  const double* links = Doubles(u);
+  const double coefficients[5] = {c.one_link, c.three_staple, c.five_staple, c.seven_staple, c.lepage};
+  for (int mu = 0; mu < kDims; ++mu) {
+    for (DeviceBuffer* f : {&s3, &s5, &s7, &lepage}) f->Fill(0);
+    LaunchCopyDirection(Doubles(thin), links, mu, l);
+    for (Hop a : TransverseHops(mu, {})) {
+      LaunchStaple(Doubles(staple3), Doubles(thin), links, mu, a.direction, a.forward, false, l);
+      LaunchAccumulate(Doubles(s3), Doubles(staple3), l);
+      if (c.lepage != 0) LaunchStaple(Doubles(lepage), Doubles(staple3), links, mu, a.direction, a.forward, true, l);
+      if (c.five_staple == 0 && c.seven_staple == 0) continue;
+      for (Hop b : TransverseHops(mu, {a.direction})) {
+        LaunchStaple(Doubles(staple5), Doubles(staple3), links, mu, b.direction, b.forward, false, l);
+        LaunchAccumulate(Doubles(s5), Doubles(staple5), l);
+        if (c.seven_staple == 0) continue;
+        for (Hop h : TransverseHops(mu, {a.direction, b.direction})) {
+          LaunchStaple(Doubles(s7), Doubles(staple5), links, mu, h.direction, h.forward, true, l);
+        }
+      }
+    }
+    LaunchCombine(Doubles(fat), mu, coefficients, Doubles(thin), Doubles(s3), Doubles(s5), Doubles(s7),
+                  Doubles(lepage), l);
+  }
+}
+
+// The device fields of one construction: the thin (or level-1 projected) links and the fat links, then the Naik
+// links in the same buffer (gauge layout), and the host-order staging of the transfers.
+struct DeviceFields {
+  explicit DeviceFields(const Lattice& lat)
+      : bytes(static_cast<std::size_t>(lat.volume()) * kDims * kMatrixBytes), links(bytes), fat(bytes), staging(bytes) {}
+  std::size_t bytes;
+  DeviceBuffer links, fat, staging;
+};
+
+}  // namespace
+
+GaugeField<double> FatLinkOnGpu(const GaugeField<double>& u, const SmearingCoefficients& c) {
+  RequireDevice("FatLinkOnGpu");
+  DeviceFields d(u.lattice());
+  Upload(u, d.staging, d.links);
+  FatLinkOnDevice(d.links, d.fat, c, u.lattice());
+  return Download(d.fat, d.staging, u.lattice());
+}
+
+GaugeField<double> NaikLinkOnGpu(const GaugeField<double>& u, double c_naik) {
+  RequireNaikExtents(u.lattice(), "NaikLinkOnGpu");
+  RequireDevice("NaikLinkOnGpu");
+  DeviceFields d(u.lattice());
+  Upload(u, d.staging, d.links);
+  LaunchNaik(Doubles(d.fat), Doubles(d.links), c_naik, LatticeOf(u.lattice()));
+  return Download(d.fat, d.staging, u.lattice());
+}
+
+SmearedLinks AsqtadLinksOnGpu(const GaugeField<double>& u, double u0) {
+  const SmearingCoefficients c = AsqtadCoefficients(u0);  // checks u0
+  const double c_naik = AsqtadNaikCoefficient(u0);
+  RequireNaikExtents(u.lattice(), "AsqtadLinksOnGpu");
+  RequireDevice("AsqtadLinksOnGpu");
+  DeviceFields d(u.lattice());
+  Upload(u, d.staging, d.links);
+  FatLinkOnDevice(d.links, d.fat, c, u.lattice());
+  GaugeField<double> fat = Download(d.fat, d.staging, u.lattice());
+  LaunchNaik(Doubles(d.fat), Doubles(d.links), c_naik, LatticeOf(u.lattice()));
+  return SmearedLinks{std::move(fat), Download(d.fat, d.staging, u.lattice())};
+}
+
+SmearedLinks HisqLinksOnGpu(const GaugeField<double>& u, double epsilon_naik) {
+  const SmearingCoefficients level2 = HisqCoefficients(epsilon_naik);  // checks epsilon
+  const double c_naik = HisqNaikCoefficient(epsilon_naik);
+  RequireNaikExtents(u.lattice(), "HisqLinksOnGpu");
+  RequireDevice("HisqLinksOnGpu");
+  const Lattice& lat = u.lattice();
+  DeviceFields d(lat);
+  Upload(u, d.staging, d.links);
+  FatLinkOnDevice(d.links, d.fat, Fat7Coefficients(), lat);
+  const GaugeField<double> w = ProjectU3(Download(d.fat, d.staging, lat));  // the oracle's projection, every core
+  Upload(w, d.staging, d.links);
+  FatLinkOnDevice(d.links, d.fat, level2, lat);
+  GaugeField<double> fat = Download(d.fat, d.staging, lat);
+  LaunchNaik(Doubles(d.fat), Doubles(d.links), c_naik, LatticeOf(lat));
+  return SmearedLinks{std::move(fat), Download(d.fat, d.staging, lat)};
+}
+
+}  // namespace lqcd::gpu
