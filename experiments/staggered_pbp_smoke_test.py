@@ -166,6 +166,9 @@ class StaggeredPbpSmokeTest(unittest.TestCase):
                 (["--long-links=12"], "--long-links must be one of 18|13|9, got '12'"),
                 (["--verify=device"], "--verify=device needs the GPU backend"),
                 (["--verify=maybe"], "--verify must be one of auto|host|device, got 'maybe'"),
+                (["--smearing=gpu"], "--smearing=gpu needs --backend=gpu"),
+                (["--smearing=gpu", "--backend=auto"], "--smearing=gpu needs --backend=gpu"),
+                (["--smearing=tpu"], "--smearing must be one of auto|host|gpu, got 'tpu'"),
             ]
             if shutil.which("nvidia-smi") is None:  # no GPU here: the GPU backend is refused before any work
                 cases.append((["--backend=gpu"], "--backend=gpu, but there is no usable GPU"))
