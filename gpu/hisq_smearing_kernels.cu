@@ -10,8 +10,8 @@
 //   - a real scalar times a matrix: each real part and imaginary part multiplied; sums of terms left to right.
 // Every operation is an explicitly rounded intrinsic (__dmul_rn, __dadd_rn, __dsub_rn), never contracted into a
 // fused multiply-add, as the host build (x86-64 baseline, no FMA) computes them.
-// A product of three matrices is formed one row at a time (row i of A B needs only row i of A), which keeps a
-// thread's registers to the two right-hand matrices and three rows, and changes no operation.
+// Products of three matrices are formed a row or a column at a time (row i of A B needs only row i of A), which
+// keeps fewer matrices in a thread's registers and changes no operation.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -80,40 +80,41 @@ __device__ __forceinline__ Row RowTimes(const Row& a, const Matrix& b) {
   return c;
 }
 
-__device__ __forceinline__ Matrix Adjoint(const Matrix& a) {
-  Matrix b;
-#pragma unroll
-  for (int i = 0; i < 3; ++i) {
-#pragma unroll
-    for (int j = 0; j < 3; ++j) b.m[i + 3 * j] = Conjugate(a.m[j + 3 * i]);
-  }
-  return b;
-}
-
-// Coordinates of a lexicographic site, and hops (periodic).
+// A lexicographic site with its coordinates, and the index one hop away (periodic). The coordinate of a
+// direction known only at run time is picked by comparisons, not by indexing an array (which would put the
+// array in local memory).
 struct Site {
+  int index;
   int coords[4];
 };
 
-__device__ __forceinline__ Site CoordinatesOf(int site, const SmearingLattice& l) {
-  Site s;
+__device__ __forceinline__ Site SiteOf(int index, const SmearingLattice& l) {
+  Site s{index, {0, 0, 0, 0}};
 #pragma unroll
   for (int mu = 0; mu < 4; ++mu) {
-    s.coords[mu] = site % l.extents[mu];
-    site /= l.extents[mu];
+    s.coords[mu] = index % l.extents[mu];
+    index /= l.extents[mu];
   }
   return s;
 }
 
-__device__ __forceinline__ int IndexOf(const Site& s, const SmearingLattice& l) {
-  return s.coords[0] + l.extents[0] * (s.coords[1] + l.extents[1] * (s.coords[2] + l.extents[2] * s.coords[3]));
+template <class T>
+__device__ __forceinline__ T Pick(const T (&v)[4], int d) {
+  return d == 0 ? v[0] : d == 1 ? v[1] : d == 2 ? v[2] : v[3];
 }
 
-__device__ __forceinline__ Site Hop(Site s, int direction, bool forward, const SmearingLattice& l) {
-  const int extent = l.extents[direction];
-  s.coords[direction] = forward ? (s.coords[direction] + 1 == extent ? 0 : s.coords[direction] + 1)
-                                : (s.coords[direction] == 0 ? extent - 1 : s.coords[direction] - 1);
-  return s;
+// The index of the neighbour of site `index` in direction d (forward or backward), given the site's coordinate
+// in d.
+__device__ __forceinline__ int Step(int index, int coordinate, int d, bool forward, const SmearingLattice& l) {
+  const int extent = Pick(l.extents, d);
+  const int stride = d == 0 ? 1 : d == 1 ? l.extents[0] : d == 2 ? l.extents[0] * l.extents[1]
+                                                              : l.extents[0] * l.extents[1] * l.extents[2];
+  if (forward) return coordinate + 1 == extent ? index - (extent - 1) * stride : index + stride;
+  return coordinate == 0 ? index + (extent - 1) * stride : index - stride;
+}
+
+__device__ __forceinline__ int Step(const Site& s, int d, bool forward, const SmearingLattice& l) {
+  return Step(s.index, Pick(s.coords, d), d, forward, l);
 }
 
 // The numbers of direction mu of a gauge field: a site field's layout with the same stride V.
@@ -128,45 +129,52 @@ struct HopLinkAt {
   bool adjoint;
 };
 
-__device__ __forceinline__ HopLinkAt HopLink(const double* u, const Site& s, int direction, bool forward,
+// The hop link from the site `index` whose coordinate in `direction` is `coordinate`.
+__device__ __forceinline__ HopLinkAt HopLink(const double* u, int index, int coordinate, int direction, bool forward,
                                              const SmearingLattice& l) {
   const double* base = Direction(u, direction, l.volume);
-  if (forward) return {base, IndexOf(s, l), false};
-  return {base, IndexOf(Hop(s, direction, false, l), l), true};
+  if (forward) return {base, index, false};
+  return {base, Step(index, coordinate, direction, false, l), true};
 }
 
 __device__ __forceinline__ Row HopLinkRow(const HopLinkAt& t, long stride, int i) {
   return t.adjoint ? LoadRow<true>(t.base, stride, t.site, i) : LoadRow<false>(t.base, stride, t.site, i);
 }
 
-__device__ __forceinline__ Matrix HopLinkMatrix(const HopLinkAt& t, long stride) {
-  const Matrix m = Load(t.base, stride, t.site);
-  return t.adjoint ? Adjoint(m) : m;
-}
-
+// Two phases, so that at most two matrices are live at a time: t = T(n, a) x(n + a) row by row (x is dead after
+// it), then each column j of t T(n + mu, a)^dag from row j of T(n + mu, a); each number of the staple is formed
+// as in the oracle's (A B) C^dag.
 template <bool kAdd>
 __global__ void StapleKernel(double* out, const double* x, const double* u, int mu, int a_direction, bool a_forward,
                              SmearingLattice l) {
   const int site = blockIdx.x * blockDim.x + threadIdx.x;
   if (site >= l.volume) return;
   const long stride = l.volume;
-  const Site here = CoordinatesOf(site, l);
-  const HopLinkAt first = HopLink(u, here, a_direction, a_forward, l);
-  const Matrix middle = Load(x, stride, IndexOf(Hop(here, a_direction, a_forward, l), l));
-  // T(n + mu, a)^dag as the right-hand factor.
-  const Matrix last = Adjoint(HopLinkMatrix(HopLink(u, Hop(here, mu, true, l), a_direction, a_forward, l), stride));
-#pragma unroll 1
-  for (int i = 0; i < 3; ++i) {
-    const Row staple = RowTimes(RowTimes(HopLinkRow(first, stride, i), middle), last);
+  const Site here = SiteOf(site, l);
+  const int a_coordinate = Pick(here.coords, a_direction);  // also that of n + mu (mu != a)
+  Row t[3];
+  {
+    const HopLinkAt first = HopLink(u, site, a_coordinate, a_direction, a_forward, l);
+    const Matrix middle = Load(x, stride, Step(here, a_direction, a_forward, l));
 #pragma unroll
-    for (int j = 0; j < 3; ++j) {
+    for (int i = 0; i < 3; ++i) t[i] = RowTimes(HopLinkRow(first, stride, i), middle);
+  }
+  const HopLinkAt last = HopLink(u, Step(here, mu, true, l), a_coordinate, a_direction, a_forward, l);
+#pragma unroll 1
+  for (int j = 0; j < 3; ++j) {
+    const Row row = HopLinkRow(last, stride, j);  // column j of T(n + mu, a)^dag, conjugated
+#pragma unroll
+    for (int i = 0; i < 3; ++i) {
+      Complex sum = Times(t[i].r[0], Conjugate(row.r[0]));
+      sum = Plus(sum, Times(t[i].r[1], Conjugate(row.r[1])));
+      sum = Plus(sum, Times(t[i].r[2], Conjugate(row.r[2])));
       const long re = (2 * (i + 3 * j)) * stride + site, im = re + stride;
       if constexpr (kAdd) {
-        out[re] = __dadd_rn(out[re], staple.r[j].re);
-        out[im] = __dadd_rn(out[im], staple.r[j].im);
+        out[re] = __dadd_rn(out[re], sum.re);
+        out[im] = __dadd_rn(out[im], sum.im);
       } else {
-        out[re] = staple.r[j].re;
-        out[im] = staple.r[j].im;
+        out[re] = sum.re;
+        out[im] = sum.im;
       }
     }
   }
@@ -218,13 +226,16 @@ __global__ void NaikKernel(double* naik, const double* u, double c, SmearingLatt
   const int site = blockIdx.x * blockDim.x + threadIdx.x;
   if (site >= l.volume) return;
   const long stride = l.volume;
-  const Site here = CoordinatesOf(site, l);
+  const Site here = SiteOf(site, l);
 #pragma unroll 1
   for (int mu = 0; mu < 4; ++mu) {
     const double* links = Direction(u, mu, l.volume);
-    const Site n1 = Hop(here, mu, true, l);
-    const Matrix second = Load(links, stride, IndexOf(n1, l));
-    const Matrix third = Load(links, stride, IndexOf(Hop(n1, mu, true, l), l));
+    const int coordinate = Pick(here.coords, mu);
+    const int extent = Pick(l.extents, mu);
+    const int n1 = Step(site, coordinate, mu, true, l);
+    const int n2 = Step(n1, coordinate + 1 == extent ? 0 : coordinate + 1, mu, true, l);
+    const Matrix second = Load(links, stride, n1);
+    const Matrix third = Load(links, stride, n2);
     double* target = naik + 18 * static_cast<long>(mu) * l.volume;
 #pragma unroll 1
     for (int i = 0; i < 3; ++i) {
