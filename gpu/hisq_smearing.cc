@@ -3,8 +3,6 @@
 #include "gpu/hisq_smearing.h"
 
 #include <cstddef>
-#include <initializer_list>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -19,39 +17,8 @@ namespace {
 
 constexpr std::size_t kMatrixBytes = 18 * sizeof(double);
 
-struct Hop {
-  int direction;
-  bool forward;
-};
-
-// The signed directions orthogonal to mu and to every direction in `used`, in the oracle's order (direction
-// ascending, forward before backward): the order in which the paths are summed.
-std::vector<Hop> TransverseHops(int mu, std::initializer_list<int> used) {
-  std::vector<Hop> hops;
-  for (int d = 0; d < kDims; ++d) {
-    bool taken = d == mu;
-    for (int e : used) taken = taken || d == e;
-    if (taken) continue;
-    hops.push_back({d, true});
-    hops.push_back({d, false});
-  }
-  return hops;
-}
-
 void RequireDevice(const char* where) {
   if (const std::string why = NoDeviceReason(); !why.empty()) throw std::runtime_error(std::string(where) + ": " + why);
-}
-
-// As the oracle: a 3-hop n -> n + 3 mu must not wrap onto n + mu.
-void RequireNaikExtents(const Lattice& lat, const char* where) {
-  for (int mu = 0; mu < kDims; ++mu) {
-    if (lat.extent(mu) < 3) {
-      std::ostringstream message;
-      message << where << ": lattice " << lat.ToString() << " has extent " << lat.extent(mu) << " < 3 in direction "
-              << mu << ": the Naik 3-hop n -> n + 3 mu would wrap onto n + mu (every extent must be at least 4)";
-      throw std::invalid_argument(message.str());
-    }
-  }
 }
 
 SmearingLattice LatticeOf(const Lattice& lat) {
@@ -90,17 +57,17 @@ void FatLinkOnDevice(const DeviceBuffer& u, DeviceBuffer& fat, const SmearingCoe
   for (int mu = 0; mu < kDims; ++mu) {
     for (DeviceBuffer* f : {&s3, &s5, &s7, &lepage}) f->Fill(0);
     LaunchCopyDirection(Doubles(thin), links, mu, l);
-    for (Hop a : TransverseHops(mu, {})) {
-      LaunchStaple(Doubles(staple3), Doubles(thin), links, mu, a.direction, a.forward, false, l);
+    for (SignedDirection a : TransverseDirections(mu, {})) {
+      LaunchStaple(Doubles(staple3), Doubles(thin), links, mu, a.dir, a.forward, false, l);
       LaunchAccumulate(Doubles(s3), Doubles(staple3), l);
-      if (c.lepage != 0) LaunchStaple(Doubles(lepage), Doubles(staple3), links, mu, a.direction, a.forward, true, l);
+      if (c.lepage != 0) LaunchStaple(Doubles(lepage), Doubles(staple3), links, mu, a.dir, a.forward, true, l);
       if (c.five_staple == 0 && c.seven_staple == 0) continue;
-      for (Hop b : TransverseHops(mu, {a.direction})) {
-        LaunchStaple(Doubles(staple5), Doubles(staple3), links, mu, b.direction, b.forward, false, l);
+      for (SignedDirection b : TransverseDirections(mu, {a.dir})) {
+        LaunchStaple(Doubles(staple5), Doubles(staple3), links, mu, b.dir, b.forward, false, l);
         LaunchAccumulate(Doubles(s5), Doubles(staple5), l);
         if (c.seven_staple == 0) continue;
-        for (Hop h : TransverseHops(mu, {a.direction, b.direction})) {
-          LaunchStaple(Doubles(s7), Doubles(staple5), links, mu, h.direction, h.forward, true, l);
+        for (SignedDirection h : TransverseDirections(mu, {a.dir, b.dir})) {
+          LaunchStaple(Doubles(s7), Doubles(staple5), links, mu, h.dir, h.forward, true, l);
         }
       }
     }

@@ -17,11 +17,7 @@
 namespace lqcd {
 namespace {
 
-// A signed direction: dir in 0..3, forward (+dir) or backward (-dir).
-struct Hop {
-  int dir;
-  bool forward;
-};
+using Hop = SignedDirection;
 
 // Site reached from `site` by one hop.
 int Step(const Lattice& lat, int site, Hop h) { return h.forward ? lat.Forward(site, h.dir) : lat.Backward(site, h.dir); }
@@ -58,19 +54,6 @@ void Accumulate(std::vector<ColorMatrix<double>>& sum, const std::vector<ColorMa
   for (std::int64_t i = 0; i < n; ++i) sum[i] += term[i];
 }
 
-// The six signed directions orthogonal to mu and to every direction in `used`.
-std::vector<Hop> TransverseHops(int mu, std::initializer_list<int> used) {
-  std::vector<Hop> hops;
-  for (int d = 0; d < kDims; ++d) {
-    bool taken = d == mu;
-    for (int e : used) taken = taken || d == e;
-    if (taken) continue;
-    hops.push_back({d, true});
-    hops.push_back({d, false});
-  }
-  return hops;
-}
-
 void RequireU0(double u0, const char* where) {
   if (!(u0 > 0) || !std::isfinite(u0)) {
     std::ostringstream message;
@@ -87,16 +70,6 @@ void RequireEpsilon(double epsilon, const char* where) {
   }
 }
 
-void RequireNaikExtents(const Lattice& lat, const char* where) {
-  for (int mu = 0; mu < kDims; ++mu) {
-    if (lat.extent(mu) < 3) {
-      std::ostringstream message;
-      message << where << ": lattice " << lat.ToString() << " has extent " << lat.extent(mu) << " < 3 in direction "
-              << mu << ": the Naik 3-hop n -> n + 3 mu would wrap onto n + mu (every extent must be at least 4)";
-      throw std::invalid_argument(message.str());
-    }
-  }
-}
 
 // Unit vector of the standard basis least parallel to the orthonormal u[0..count-1], orthonormalised
 // against them (two passes). Used when V is rank-deficient (count <= 1 here; count = 2 uses the cross product).
@@ -117,6 +90,29 @@ ColorVector<double> CompleteBasis(const ColorVector<double>* u, int count) {
 }
 
 }  // namespace
+
+std::vector<SignedDirection> TransverseDirections(int mu, std::initializer_list<int> used) {
+  std::vector<SignedDirection> hops;
+  for (int d = 0; d < kDims; ++d) {
+    bool taken = d == mu;
+    for (int e : used) taken = taken || d == e;
+    if (taken) continue;
+    hops.push_back({d, true});
+    hops.push_back({d, false});
+  }
+  return hops;
+}
+
+void RequireNaikExtents(const Lattice& lat, const char* where) {
+  for (int mu = 0; mu < kDims; ++mu) {
+    if (lat.extent(mu) < 3) {
+      std::ostringstream message;
+      message << where << ": lattice " << lat.ToString() << " has extent " << lat.extent(mu) << " < 3 in direction "
+              << mu << ": the Naik 3-hop n -> n + 3 mu would wrap onto n + mu (every extent must be at least 4)";
+      throw std::invalid_argument(message.str());
+    }
+  }
+}
 
 SmearingCoefficients Fat7Coefficients() {
   SmearingCoefficients c;
@@ -175,16 +171,16 @@ GaugeField<double> FatLink(const GaugeField<double>& u, const SmearingCoefficien
     for (Field* f : {&s3, &s5, &s7, &lepage}) zero(*f);
 #pragma omp parallel for schedule(static)
     for (int site = 0; site < volume; ++site) thin[site] = u.Link(site, mu);
-    for (Hop a : TransverseHops(mu, {})) {
+    for (Hop a : TransverseDirections(mu, {})) {
       StapleAround<false>(u, thin, mu, a, staple3);
       Accumulate(s3, staple3);
       if (c.lepage != 0) StapleAround<true>(u, staple3, mu, a, lepage);
       if (c.five_staple == 0 && c.seven_staple == 0) continue;
-      for (Hop b : TransverseHops(mu, {a.dir})) {
+      for (Hop b : TransverseDirections(mu, {a.dir})) {
         StapleAround<false>(u, staple3, mu, b, staple5);
         Accumulate(s5, staple5);
         if (c.seven_staple == 0) continue;
-        for (Hop h : TransverseHops(mu, {a.dir, b.dir})) StapleAround<true>(u, staple5, mu, h, s7);
+        for (Hop h : TransverseDirections(mu, {a.dir, b.dir})) StapleAround<true>(u, staple5, mu, h, s7);
       }
     }
 #pragma omp parallel for schedule(static)

@@ -55,6 +55,9 @@
 // Aliasing: none; every function returns new fields.
 #pragma once
 
+#include <initializer_list>
+#include <vector>
+
 #include "reference/gauge_field.h"
 #include "reference/types.h"
 
@@ -84,6 +87,21 @@ struct SmearedLinks {
   GaugeField<double> fat;   // F_mu(n): multiplies psi(n + mu) in the forward one-hop
   GaugeField<double> naik;  // L_mu(n): multiplies psi(n + 3 mu) in the forward three-hop (zero for naive)
 };
+
+// A signed direction: dir in 0..3, forward (+dir) or backward (-dir).
+struct SignedDirection {
+  int dir;
+  bool forward;
+};
+
+// The signed directions orthogonal to mu and to every direction in `used`, in the order FatLink sums its paths:
+// direction ascending, forward before backward (6 for no `used`, 4 for one, 2 for two). The GPU smearing
+// (gpu/hisq_smearing.h) follows the same order, so that its sums round as the oracle's.
+std::vector<SignedDirection> TransverseDirections(int mu, std::initializer_list<int> used);
+
+// Throws std::invalid_argument, naming `where`, the lattice and the direction, if an extent is below 3: the Naik
+// 3-hop n -> n + 3 mu would wrap onto n + mu (NaikLink, AsqtadLinks, HisqLinks check it first).
+void RequireNaikExtents(const Lattice& lat, const char* where);
 
 SmearingCoefficients Fat7Coefficients();
 SmearingCoefficients AsqtadCoefficients(double u0);

@@ -438,3 +438,23 @@ TEST(HisqLinksTest, BadInputIsRefused) {
 
 }  // namespace
 }  // namespace lqcd
+
+namespace lqcd {
+namespace {
+
+// The order FatLink sums its paths in (the GPU smearing follows it to round alike): direction ascending, forward
+// before backward, mu and the used directions left out.
+TEST(TransverseDirections, AscendingForwardFirstWithoutMuAndTheUsed) {
+  auto as_text = [](const std::vector<SignedDirection>& hops) {
+    std::string s;
+    for (const SignedDirection& h : hops) s += (h.forward ? "+" : "-") + std::to_string(h.dir) + " ";
+    return s;
+  };
+  EXPECT_EQ(as_text(TransverseDirections(0, {})), "+1 -1 +2 -2 +3 -3 ");
+  EXPECT_EQ(as_text(TransverseDirections(2, {})), "+0 -0 +1 -1 +3 -3 ");
+  EXPECT_EQ(as_text(TransverseDirections(3, {1})), "+0 -0 +2 -2 ");
+  EXPECT_EQ(as_text(TransverseDirections(1, {0, 3})), "+2 -2 ");
+}
+
+}  // namespace
+}  // namespace lqcd
