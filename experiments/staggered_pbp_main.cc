@@ -337,7 +337,9 @@ int Main(int argc, char** argv) {
   if (o.links == LinkKind::kAsqtad) std::cout << " (u0 = " << o.u0 << ")";
   if (o.links == LinkKind::kHisq) std::cout << " (epsilon = 0)";
   if (o.links != LinkKind::kNaive) {
-    std::cout << ", built on the " << (smear_on_gpu ? "GPU (the U(3) projection on the host)" : "host") << " in "
+    const bool projected_on_host = smear_on_gpu && o.links == LinkKind::kHisq;
+    std::cout << ", built on the " << (smear_on_gpu ? "GPU" : "host")
+              << (projected_on_host ? " (the U(3) projection on the host)" : "") << " in "
               << Fixed(smearing_seconds, 2) << " s";
   }
   std::cout << "; fermion boundary (x,y,z,t) = PPPA\n"
