@@ -17,11 +17,14 @@ kernels on one GPU (strong: T_1 / (P T_P); weak: T_1 / T_P), the partitioned cal
 (tools/multi_gpu_model.py; NVLink or PCIe host staging). The device-transport runs also time a whole solve
 (SOLVER at SOLVE_KAPPA to SOLVE_TOLERANCE on the same global random links: the single-GPU production operators on
 one GPU, the partitioned ones with global sums on several): iterations, the slowest rank's seconds, Gflop/s per
-GPU and the efficiency. Measures and prints; asserts nothing.
+GPU and the efficiency. And where one partitioned call's time goes (the csv_timeline lines: interior done, packs
+done, the host's wait and exchange, ghosts ready, exterior done, medians from the call's start), the slowest rank
+per configuration (scaling_timeline.csv). Measures and prints; asserts nothing.
 
   python3 multi_gpu_scaling.py --binary=programs/multi_gpu_check --out=DIR [--gpus=4] [--repetitions=30]
       [--part=strong32|strong64|weak|all]
-  python3 multi_gpu_scaling.py --from-csv DIR/scaling_weak.csv DIR/scaling_solve_weak.csv   # tables from saved runs
+  python3 multi_gpu_scaling.py --from-csv DIR/scaling_weak.csv DIR/scaling_solve_weak.csv \
+      DIR/scaling_timeline_weak.csv                                                   # tables from saved runs
 """
 import argparse
 import csv
@@ -68,7 +71,8 @@ def configurations(gpus, part):
 
 
 def run(binary, ranks, precisions, lattice, grid, transport, solve, repetitions, log):
-    """The operator rows and the solve rows (csv and csv_solve lines) of one mpirun."""
+    """The operator rows, the solve rows and the call timelines (csv, csv_solve and csv_timeline lines) of one
+    mpirun."""
     # --bind-to none: with one or two ranks Open MPI binds each to a single core, and the host work of a run
     # (filling a 64^3 x 128 random gauge field, the uploads) then takes minutes on that core.
     command = ["mpirun", "--bind-to", "none", "-np", str(ranks)]
@@ -86,12 +90,13 @@ def run(binary, ranks, precisions, lattice, grid, transport, solve, repetitions,
                               timeout=RUN_TIMEOUT_S)
     except subprocess.TimeoutExpired as e:
         log.write("timed out after %d s\n%s\n" % (RUN_TIMEOUT_S, e.output or ""))
-        return [], []
+        return [], [], []
     log.write(done.stdout)
     if done.returncode != 0:
         log.write("exit status %d\n" % done.returncode)
-        return [], []
-    return parse_csv(done.stdout, "csv,"), parse_csv(done.stdout, "csv_solve,")
+        return [], [], []
+    return (parse_csv(done.stdout, "csv,"), parse_csv(done.stdout, "csv_solve,"),
+            parse_csv(done.stdout, "csv_timeline,"))
 
 
 def parse_csv(text, prefix):
@@ -150,7 +155,21 @@ def base_key(part, precision, lattice):
     return (part, precision, lattice if part == "strong" else "32x32x32x32", "1x1x1x1", "device")
 
 
-def write_markdown(summary, path, solves=()):
+TIMELINE_POINTS = ("interior_done_us", "packs_done_us", "host_waiting_us", "host_exchange_us", "ghosts_ready_us",
+                   "exterior_done_us")
+
+
+def slowest_timelines(timelines):
+    """Per (transport, precision, grid, local): the timeline of the rank whose exterior ends last (the call's end)."""
+    out = {}
+    for t in timelines:
+        key = (t["transport"], t["precision"], t["grid"], t["local"])
+        if key not in out or float(t["exterior_done_us"]) > float(out[key]["exterior_done_us"]):
+            out[key] = t
+    return out
+
+
+def write_markdown(summary, path, solves=(), timelines=()):
     lines = []
     for part in ("strong", "weak"):
         # by precision, lattice (strong scaling), GPU count, grid, transport (device first)
@@ -202,6 +221,23 @@ def write_markdown(summary, path, solves=()):
                 r["part"], r["lattice"], ranks, r["grid"], r["local"], sums, r["status"], r["iterations"], r["updates"],
                 float(r["seconds"]), float(r["gflops_per_gpu"]), 100 * eff))
         lines.append("")
+    if timelines:
+        lines += ["### Where one partitioned call's time goes (the slowest rank; medians, us from the call's start)",
+                  "",
+                  "| transport | precision | grid | local | rank | interior done | packs done | host waiting | "
+                  "host exchange | ghosts ready | exterior done |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+        slowest = slowest_timelines(timelines)
+
+        def order(key):  # device transport first, then precision, GPU count, grid
+            return key[0] != "device", key[1], model.math.prod(grid_tuple(key[2])), key[2]
+
+        for key in sorted(slowest, key=order):
+            t = slowest[key]
+            lines.append("| %s | %s/12 | %s | %s | %s | %s |" % (
+                t["transport"], t["precision"], t["grid"], t["local"], t["rank"],
+                " | ".join("%.1f" % float(t[p]) for p in TIMELINE_POINTS)))
+        lines.append("")
     with open(path, "w") as f:
         f.write("\n".join(lines))
     return "\n".join(lines)
@@ -211,38 +247,43 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--binary")
     parser.add_argument("--out")
-    parser.add_argument("--from-csv", nargs="*", default=[], help="print the tables of saved scaling CSV files")
+    parser.add_argument("--from-csv", nargs="*", default=[],
+                        help="print the tables of saved scaling CSV files (scaling_*, scaling_solve_*, "
+                             "scaling_timeline_*)")
     parser.add_argument("--gpus", type=int, default=4)
     parser.add_argument("--repetitions", type=int, default=30)
     parser.add_argument("--part", default="all", choices=["strong32", "strong64", "weak", "all"])
     args = parser.parse_args()
     if args.from_csv:
-        rows, solves = [], []
+        rows, solves, timelines = [], [], []
         for path in args.from_csv:
             with open(path) as f:
                 got = list(csv.DictReader(f))
-            (solves if "solve" in os.path.basename(path) else rows).extend(got)
-        print(write_markdown(summarise(rows), os.devnull, solves))
+            name = os.path.basename(path)
+            (solves if "solve" in name else timelines if "timeline" in name else rows).extend(got)
+        print(write_markdown(summarise(rows), os.devnull, solves, timelines))
         return 0
     if not args.binary or not args.out:
         parser.error("--binary and --out are needed to run (or --from-csv to tabulate)")
     os.makedirs(args.out, exist_ok=True)
-    rows, solves = [], []
+    rows, solves, timelines = [], [], []
     with open(os.path.join(args.out, "scaling_%s.log" % args.part), "w") as log:
         for part, precisions, lattice, grid, transport, solve in configurations(args.gpus, args.part):
             ranks = model.math.prod(grid_tuple(grid))
-            got, got_solves = run(args.binary, ranks, precisions, lattice, grid, transport, solve, args.repetitions,
-                                  log)
-            for r in got + got_solves:
+            got, got_solves, got_timelines = run(args.binary, ranks, precisions, lattice, grid, transport, solve,
+                                                 args.repetitions, log)
+            for r in got + got_solves + got_timelines:
                 r["part"] = part
             rows += got
             solves += got_solves
+            timelines += got_timelines
             print("%s %s %s %s: %d rows, %d solves" % (part, lattice, grid, transport, len(got), len(got_solves)),
                   flush=True)
     if not rows:
         print("multi_gpu_scaling: no measurements", file=sys.stderr)
         return 1
-    for name, table in (("scaling_%s.csv", rows), ("scaling_solve_%s.csv", solves)):
+    for name, table in (("scaling_%s.csv", rows), ("scaling_solve_%s.csv", solves),
+                        ("scaling_timeline_%s.csv", timelines)):
         if not table:
             continue
         fields = ["part"] + [k for k in table[0] if k != "part"]
@@ -250,7 +291,7 @@ def main():
             w = csv.DictWriter(f, fieldnames=fields)
             w.writeheader()
             w.writerows(table)
-    print(write_markdown(summarise(rows), os.path.join(args.out, "scaling_%s.md" % args.part), solves))
+    print(write_markdown(summarise(rows), os.path.join(args.out, "scaling_%s.md" % args.part), solves, timelines))
     return 0
 
 

@@ -84,5 +84,25 @@ class ScalingTest(unittest.TestCase):
         self.assertIn("| device | converged |", two)
 
 
+    def test_call_timelines_parsed_and_the_slowest_rank_tabulated(self):
+        out = "\n".join([
+            "multi_gpu_check: something else",
+            "csv_timeline,transport,precision,grid,local,rank,interior_done_us,packs_done_us,host_waiting_us,"
+            "host_exchange_us,ghosts_ready_us,exterior_done_us",
+            "csv_timeline,device,half,1x1x1x2,32x32x32x32,0,37.0,31.0,20.0,5.0,59.0,77.0",
+            "csv_timeline,device,half,1x1x1x2,32x32x32x32,1,36.0,30.0,21.0,6.0,61.0,79.5",
+            "csv_timeline,nccl,half,1x1x1x2,32x32x32x32,0,37.0,31.0,0.0,0.0,66.0,84.0",
+        ])
+        timelines = s.parse_csv(out, "csv_timeline,")
+        self.assertEqual(len(timelines), 3)
+        slowest = s.slowest_timelines(timelines)
+        self.assertEqual(slowest[("device", "half", "1x1x1x2", "32x32x32x32")]["rank"], "1")
+        with tempfile.TemporaryDirectory() as d:
+            table = s.write_markdown({}, os.path.join(d, "t.md"), (), timelines)
+        self.assertIn("| device | half/12 | 1x1x1x2 | 32x32x32x32 | 1 | 36.0 | 30.0 | 21.0 | 6.0 | 61.0 | 79.5 |",
+                      table)
+        self.assertIn("| nccl | half/12 | 1x1x1x2 | 32x32x32x32 | 0 |", table)
+        self.assertLess(table.index("| device |"), table.index("| nccl |"))
+
 if __name__ == "__main__":
     unittest.main()
