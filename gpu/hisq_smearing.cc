@@ -85,6 +85,15 @@ struct DeviceFields {
   DeviceBuffer links, fat, staging;
 };
 
+// {FatLink(U, c), NaikLink(U, c_naik)} of the links U in d.links, downloaded one after the other (the Naik links
+// reuse d.fat once the fat links are on the host).
+SmearedLinks FatAndNaikLinks(DeviceFields& d, const SmearingCoefficients& c, double c_naik, const Lattice& lat) {
+  FatLinkOnDevice(d.links, d.fat, c, lat);
+  GaugeField<double> fat = Download(d.fat, d.staging, lat);
+  LaunchNaik(Doubles(d.fat), Doubles(d.links), c_naik, LatticeOf(lat));
+  return SmearedLinks{std::move(fat), Download(d.fat, d.staging, lat)};
+}
+
 }  // namespace
 
 GaugeField<double> FatLinkOnGpu(const GaugeField<double>& u, const SmearingCoefficients& c) {
@@ -111,10 +120,7 @@ SmearedLinks AsqtadLinksOnGpu(const GaugeField<double>& u, double u0) {
   RequireDevice("AsqtadLinksOnGpu");
   DeviceFields d(u.lattice());
   Upload(u, d.staging, d.links);
-  FatLinkOnDevice(d.links, d.fat, c, u.lattice());
-  GaugeField<double> fat = Download(d.fat, d.staging, u.lattice());
-  LaunchNaik(Doubles(d.fat), Doubles(d.links), c_naik, LatticeOf(u.lattice()));
-  return SmearedLinks{std::move(fat), Download(d.fat, d.staging, u.lattice())};
+  return FatAndNaikLinks(d, c, c_naik, u.lattice());
 }
 
 SmearedLinks HisqLinksOnGpu(const GaugeField<double>& u, double epsilon_naik) {
@@ -128,10 +134,7 @@ SmearedLinks HisqLinksOnGpu(const GaugeField<double>& u, double epsilon_naik) {
   FatLinkOnDevice(d.links, d.fat, Fat7Coefficients(), lat);
   const GaugeField<double> w = ProjectU3(Download(d.fat, d.staging, lat));  // the oracle's projection, every core
   Upload(w, d.staging, d.links);
-  FatLinkOnDevice(d.links, d.fat, level2, lat);
-  GaugeField<double> fat = Download(d.fat, d.staging, lat);
-  LaunchNaik(Doubles(d.fat), Doubles(d.links), c_naik, LatticeOf(lat));
-  return SmearedLinks{std::move(fat), Download(d.fat, d.staging, lat)};
+  return FatAndNaikLinks(d, level2, c_naik, lat);
 }
 
 }  // namespace lqcd::gpu

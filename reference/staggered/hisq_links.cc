@@ -70,7 +70,6 @@ void RequireEpsilon(double epsilon, const char* where) {
   }
 }
 
-
 // Unit vector of the standard basis least parallel to the orthonormal u[0..count-1], orthonormalised
 // against them (two passes). Used when V is rank-deficient (count <= 1 here; count = 2 uses the cross product).
 ColorVector<double> CompleteBasis(const ColorVector<double>* u, int count) {

@@ -436,12 +436,6 @@ TEST(HisqLinksTest, BadInputIsRefused) {
   EXPECT_EQ(ErrorOf([&] { FatLink(thin, Fat7Coefficients()); }), "");
 }
 
-}  // namespace
-}  // namespace lqcd
-
-namespace lqcd {
-namespace {
-
 // The order FatLink sums its paths in (the GPU smearing follows it to round alike): direction ascending, forward
 // before backward, mu and the used directions left out.
 TEST(TransverseDirections, AscendingForwardFirstWithoutMuAndTheUsed) {
