@@ -2,7 +2,8 @@
 // (solvers/staggered_pbp.h) on one quenched configuration, for several masses.
 //
 // The configuration is generated here (quenched SU(3), Wilson plaquette action, cold start, the generator of
-// reference/ensemble/quenched_generator.h; default 4^4 at beta = 6.0, 10 sweeps) or read with --config (any
+// reference/ensemble/quenched_generator.h, its sweeps on the GPU with --backend=gpu, the same field bit for bit;
+// default 4^4 at beta = 6.0, 10 sweeps) or read with --config (any
 // format reference/io/gauge_io.h reads). The staggered links are naive (F = U), asqtad (tadpole factor
 // --u0) or HISQ (epsilon = 0), from reference/staggered/hisq_links.h; fermion boundary: antiperiodic in time.
 // Per mass: the Z2-noise estimate with its standard error (EstimateChiralCondensate: --vectors even-odd CG
@@ -54,6 +55,7 @@
 #include "experiments/dirac_solver.h"
 #include "experiments/plot_runner.h"
 #include "experiments/stopwatch.h"
+#include "experiments/sweep_engine.h"
 #include "gpu/gpu_staggered.h"
 #include "gpu/hisq_smearing.h"
 #include "experiments/text_format.h"
@@ -289,12 +291,16 @@ int Main(int argc, char** argv) {
   } else {
     std::cout << "configuration: generating (quenched SU(3), Wilson plaquette action, cold start, "
               << (o.generator.thermalisation_sweeps + o.generator.separation_sweeps) << " sweeps)\n";
+    // The sweeps run where the solves do (the GPU's sweeps give the CPU's field bit for bit, sweep_engine.h).
+    const std::unique_ptr<SweepEngine> sweeps_on = experiments::MakeSweepEngine(backend);
     std::ostringstream generator_log;
-    const QuenchedSummary summary =
-        GenerateQuenched(o.generator, generator_log, [&](const GaugeField<double>& f, int, long) { u = f; });
+    const QuenchedSummary summary = GenerateQuenched(
+        o.generator, generator_log, [&](const GaugeField<double>& f, int, long) { u = f; }, nullptr, nullptr,
+        sweeps_on.get());
     std::cout << "  beta = " << o.generator.beta << ", seed = " << o.generator.seed
-              << ", overrelaxation sweeps per sweep = " << o.generator.overrelaxation_steps << ", "
-              << Fixed(summary.seconds, 2) << " s\n";
+              << ", overrelaxation sweeps per sweep = " << o.generator.overrelaxation_steps << ", sweeps on "
+              << (sweeps_on ? sweeps_on->Describe() : std::string("the CPU")) << ", " << Fixed(summary.seconds, 2)
+              << " s\n";
   }
   const Lattice& lattice = u.lattice();
   const long volume = lattice.volume();
