@@ -96,19 +96,19 @@ std::shared_ptr<ScalarSlot> Reduce(BlasLaunch launch, int count) {
   return slot;
 }
 
-// The operation's scalars a (and b) into the launch (PrepareOperationScalars): the returned slot (null for
-// constants) must live until the operation is queued.
-std::shared_ptr<ScalarSlot> SetScalars(BlasLaunch& l, const DeviceComplex& a, const DeviceComplex* b = nullptr) {
+// The operation's scalars a (and b) into the launch (PrepareOperationScalars): numbers, or the programs the
+// kernel evaluates (a and b must live until the operation is queued).
+void SetScalars(BlasLaunch& l, const DeviceComplex& a, const DeviceComplex* b = nullptr) {
   OperationScalars s = PrepareOperationScalars(a, b);
-  if (s.slot != nullptr) {
-    l.scalars = s.slot->device();
+  if (s.on_device) {
+    l.device_scalars = true;
+    l.scalar_programs = s.programs;
   } else {
     l.a[0] = s.a.real();
     l.a[1] = s.a.imag();
     l.b[0] = s.b.real();
     l.b[1] = s.b.imag();
   }
-  return s.slot;
 }
 
 }  // namespace
@@ -224,13 +224,13 @@ DotAndNorm DotNorm(const DeviceSpinorField& x, const DeviceSpinorField& y) {
 
 void Axpy(const DeviceReal& a, const DeviceSpinorField& x, DeviceSpinorField& y) {
   BlasLaunch l = LaunchOnFields(Operation::kAxpy, {&x, &y});
-  const auto scalars = SetScalars(l, a);
+  SetScalars(l, a);
   LaunchBlas(l);
 }
 
 DeviceReal AxpyNormDeferred(const DeviceReal& a, const DeviceSpinorField& x, DeviceSpinorField& y) {
   BlasLaunch l = LaunchOnFields(Operation::kAxpyNorm, {&x, &y});
-  const auto scalars = SetScalars(l, a);
+  SetScalars(l, a);
   return DeviceReal::InSlot(Reduce(l, 1), 0);
 }
 
@@ -240,19 +240,19 @@ double AxpyNorm(const DeviceReal& a, const DeviceSpinorField& x, DeviceSpinorFie
 
 void Xpay(const DeviceSpinorField& x, const DeviceReal& a, DeviceSpinorField& y) {
   BlasLaunch l = LaunchOnFields(Operation::kXpay, {&x, &y});
-  const auto scalars = SetScalars(l, a);
+  SetScalars(l, a);
   LaunchBlas(l);
 }
 
 void Caxpy(const DeviceComplex& a, const DeviceSpinorField& x, DeviceSpinorField& y) {
   BlasLaunch l = LaunchOnFields(Operation::kCaxpy, {&x, &y});
-  const auto scalars = SetScalars(l, a);
+  SetScalars(l, a);
   LaunchBlas(l);
 }
 
 DeviceReal CaxpyNormDeferred(const DeviceComplex& a, const DeviceSpinorField& x, DeviceSpinorField& y) {
   BlasLaunch l = LaunchOnFields(Operation::kCaxpyNorm, {&x, &y});
-  const auto scalars = SetScalars(l, a);
+  SetScalars(l, a);
   return DeviceReal::InSlot(Reduce(l, 1), 0);
 }
 
@@ -263,14 +263,14 @@ double CaxpyNorm(const DeviceComplex& a, const DeviceSpinorField& x, DeviceSpino
 double CgUpdate(const DeviceReal& alpha, const DeviceSpinorField& p, const DeviceSpinorField& q, DeviceSpinorField& x,
                 DeviceSpinorField& r) {
   BlasLaunch l = LaunchOnFields(Operation::kCgUpdate, {&p, &q, &x, &r});
-  const auto scalars = SetScalars(l, alpha);
+  SetScalars(l, alpha);
   return DeviceReal::InSlot(Reduce(l, 1), 0).Host();
 }
 
 void BicgstabDirection(const DeviceSpinorField& r, const DeviceComplex& beta, const DeviceComplex& omega,
                        const DeviceSpinorField& v, DeviceSpinorField& p) {
   BlasLaunch l = LaunchOnFields(Operation::kBicgstabDirection, {&r, &v, &p});
-  const auto scalars = SetScalars(l, beta, &omega);
+  SetScalars(l, beta, &omega);
   LaunchBlas(l);
 }
 
@@ -278,7 +278,7 @@ NormAndDot BicgstabUpdate(const DeviceComplex& alpha, const DeviceSpinorField& p
                           const DeviceSpinorField& t, DeviceSpinorField& x, DeviceSpinorField& r,
                           const DeviceSpinorField& r0) {
   BlasLaunch l = LaunchOnFields(Operation::kBicgstabUpdate, {&p, &t, &x, &r, &r0});
-  const auto scalars = SetScalars(l, alpha, &omega);
+  SetScalars(l, alpha, &omega);
   const std::shared_ptr<ScalarSlot> slot = Reduce(l, 3);
   return {DeviceReal::InSlot(slot, 0).Host(), DeviceComplex::InSlot(slot, 1).Host()};
 }
@@ -286,7 +286,7 @@ NormAndDot BicgstabUpdate(const DeviceComplex& alpha, const DeviceSpinorField& p
 DeferredNormAndDot BicgstabResidual(const DeviceComplex& omega, DeviceSpinorField& t, const DeviceSpinorField& s,
                                     const DeviceSpinorField& r0) {
   BlasLaunch l = LaunchOnFields(Operation::kBicgstabResidual, {&t, &s, &r0});
-  const auto scalars = SetScalars(l, DeviceComplex(0.0), &omega);
+  SetScalars(l, DeviceComplex(0.0), &omega);
   const std::shared_ptr<ScalarSlot> slot = Reduce(l, 3);
   return {DeviceReal::InSlot(slot, 0), DeviceComplex::InSlot(slot, 1)};
 }
@@ -295,15 +295,23 @@ void CgSolutionDirection(const DeviceReal& alpha, const DeviceReal& beta, const 
                          DeviceSpinorField& x, DeviceSpinorField& p) {
   BlasLaunch l = LaunchOnFields(Operation::kCgSolutionDirection, {&r, &x, &p});
   const DeviceComplex b(beta);
-  const auto scalars = SetScalars(l, alpha, &b);
+  SetScalars(l, alpha, &b);
   LaunchBlas(l);
 }
 
 void BicgstabSolution(const DeviceComplex& alpha, const DeviceSpinorField& p, const DeviceComplex& omega,
                       const DeviceSpinorField& s, DeviceSpinorField& x) {
   BlasLaunch l = LaunchOnFields(Operation::kBicgstabSolution, {&p, &s, &x});
-  const auto scalars = SetScalars(l, alpha, &omega);
+  SetScalars(l, alpha, &omega);
   LaunchBlas(l);
+}
+
+const double* EvaluatedBeforehand(const ScalarPair& programs, std::shared_ptr<void>& slot) {
+  std::shared_ptr<ScalarSlot> evaluated = ScalarSlot::Acquire();
+  scalar_detail::EvaluatePairIntoSlot(programs.a, programs.b, *evaluated);
+  const double* values = evaluated->device();
+  slot = std::move(evaluated);
+  return values;
 }
 
 std::shared_ptr<ScalarSlot> EvaluateIntoSlot(const DeviceReal& a) {

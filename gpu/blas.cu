@@ -10,6 +10,7 @@
 // a scalar computed from a reduction that the host has not read.
 #include <cuda_runtime.h>
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -448,21 +449,29 @@ struct TakesScalars<Op, std::void_t<decltype(Op::kScalars)>> : std::bool_constan
 // Each block writes its partial sums; the LAST block to arrive (integer atomic counter) then sums all
 // partials, block 0 first, in the same fixed tree, and writes the result. Which block is last depends on
 // timing, but not what it sums nor in which order: the result is deterministic.
-// The scalars arrive either as arguments already rounded to the compute type (constants: `immediate`), or,
-// kDeviceScalars, as 4 doubles in device memory that a ScalarSlot holds (a deferred value, evaluated there by
-// the small kernel blas.cc queues first), rounded here. Evaluating the programs inside this kernel instead
-// would cost the site loop registers: it raised a half kernel from 48 to 63 registers and ~20% of its
-// bandwidth on the H100.
-template <class Op, bool kDeviceScalars>
+// The scalars (scalar_program.h's ScalarSource) are rounded here to the compute type (constants: by the launcher,
+// `immediate`). The evaluation of programs stays out of the site loop's registers as far as it can: it is not
+// inlined, and the programs are read where the launch put them (__grid_constant__, no copy); evaluating them in
+// every thread instead raised a half kernel from 48 to 63 registers and cost ~20% of its bandwidth on the H100.
+// (The call still raises a few half kernels from 48 to 52-55 registers: a reason more for kValuesInMemory on
+// large fields.)
+template <class Op, ScalarSource kSource>
 __global__ void __launch_bounds__(kBlasBlock) BlasKernel(Op op, int sites, int n, ReductionTarget target,
                                                          Coefficients<typename Op::Real> immediate,
-                                                         const double* __restrict__ scalars) {
+                                                         const __grid_constant__ ScalarSourceArg<kSource> scalars) {
   constexpr int N = Op::kReduce;
   using Real = typename Op::Real;
   Coefficients<Real> k = immediate;
-  if constexpr (kDeviceScalars) {
-    k = {static_cast<Real>(__ldg(scalars)), static_cast<Real>(__ldg(scalars + 1)),
-         static_cast<Real>(__ldg(scalars + 2)), static_cast<Real>(__ldg(scalars + 3))};
+  if constexpr (kSource == ScalarSource::kValuesInMemory) {
+    const double* v = scalars.values;
+    k = {static_cast<Real>(__ldg(v)), static_cast<Real>(__ldg(v + 1)), static_cast<Real>(__ldg(v + 2)),
+         static_cast<Real>(__ldg(v + 3))};
+  } else if constexpr (kSource == ScalarSource::kPrograms) {
+    __shared__ double values[4];
+    if (threadIdx.x == 0) EvaluatePairIntoShared(scalars.pair, values);
+    __syncthreads();
+    k = {static_cast<Real>(values[0]), static_cast<Real>(values[1]), static_cast<Real>(values[2]),
+         static_cast<Real>(values[3])};
   }
   double acc[N > 0 ? N : 1] = {};
   for (int i = blockIdx.x * kBlasBlock + threadIdx.x; i < n; i += gridDim.x * kBlasBlock) {
@@ -546,6 +555,21 @@ const char* NameOf(Operation op) {
   return "?";
 }
 
+// How many blocks of BlasKernel<Op, kPrograms> the device holds at once (all SMs; the device current at the first
+// call).
+template <class Op>
+int ResidentBlocks() {
+  static const int resident = [] {
+    int per_sm = 0, device = 0, sms = 0;
+    LQCD_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, BlasKernel<Op, ScalarSource::kPrograms>,
+                                                                  kBlasBlock, 0));
+    LQCD_CUDA_CHECK(cudaGetDevice(&device));
+    LQCD_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    return per_sm * sms;
+  }();
+  return resident;
+}
+
 template <class Op>
 void Run(const Op& op, const BlasLaunch& l) {
   static_assert(Op::kReduce <= kMaxReduce, "scratch holds kMaxReduce doubles per block");
@@ -561,13 +585,26 @@ void Run(const Op& op, const BlasLaunch& l) {
   const Coefficients<Real> immediate{static_cast<Real>(l.a[0]), static_cast<Real>(l.a[1]), static_cast<Real>(l.b[0]),
                                      static_cast<Real>(l.b[1])};
   if constexpr (TakesScalars<Op>::value) {
-    if (l.scalars != nullptr) {
-      BlasKernel<Op, true><<<blocks, kBlasBlock>>>(op, l.sites, n, target, immediate, l.scalars);
+    if (l.device_scalars) {
+      // A grid that fits in one wave of resident blocks evaluates the programs itself (thread 0 of each block,
+      // all blocks at once): the kernel is short and its launch, saved here, bounds small solves. A grid of
+      // several waves would wait for the evaluation in each wave: there a one-thread kernel evaluates the
+      // programs first and the threads load the values (scalar_program.h's ScalarSource).
+      if (blocks <= ResidentBlocks<Op>()) {
+        BlasKernel<Op, ScalarSource::kPrograms><<<blocks, kBlasBlock>>>(op, l.sites, n, target, immediate,
+                                                                         {l.scalar_programs});
+      } else {
+        std::shared_ptr<void> slot;  // kept until the kernel is queued (its later reuse is stream-ordered)
+        const double* values = EvaluatedBeforehand(l.scalar_programs, slot);
+        BlasKernel<Op, ScalarSource::kValuesInMemory><<<blocks, kBlasBlock>>>(op, l.sites, n, target, immediate,
+                                                                               {values});
+      }
     } else {
-      BlasKernel<Op, false><<<blocks, kBlasBlock>>>(op, l.sites, n, target, immediate, nullptr);
+      BlasKernel<Op, ScalarSource::kArguments><<<blocks, kBlasBlock>>>(op, l.sites, n, target, immediate, {});
     }
   } else {
-    BlasKernel<Op, false><<<blocks, kBlasBlock>>>(op, l.sites, n, target, immediate, nullptr);
+    if (l.device_scalars) throw std::logic_error(std::string("LaunchBlas: ") + NameOf(l.op) + " takes no scalars");
+    BlasKernel<Op, ScalarSource::kArguments><<<blocks, kBlasBlock>>>(op, l.sites, n, target, immediate, {});
   }
   const std::string what = std::string("launch of blas ") + NameOf(l.op) + " (" + ToString(l.precision) + ")";
   CheckCuda(cudaGetLastError(), what.c_str(), __FILE__, __LINE__);

@@ -104,8 +104,9 @@ struct DeferredNormAndDot {
 
 // Scalars: every operation takes its scalars as DeviceReal / DeviceComplex (device_scalar.h), so a plain
 // number and a value computed from reductions the host has not read are both accepted. A constant goes to the
-// kernel as an argument; any other value is first evaluated on the device by a one-thread kernel queued
-// ahead (about 2-3 us of device time, no host wait). Reductions come in two forms: the plain one waits and returns numbers; the
+// kernel as an argument; any other value goes as its program, which the kernel evaluates once per thread block
+// when its grid is one wave (no extra launch), else a one-thread kernel queued ahead (about 2-3 us of device
+// time); no host wait either way. Reductions come in two forms: the plain one waits and returns numbers; the
 // ...Deferred one queues the kernel and returns device values at once (read them with Host(), which waits
 // for that reduction only). Both give the same bits. With a reduction communicator every reduction waits
 // (the sum over ranks is made on the host), deferred or not.

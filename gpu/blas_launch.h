@@ -2,9 +2,12 @@
 // and the kernels of blas.cu. Internal to gpu/; no CUDA or Eigen types.
 #pragma once
 
+#include <memory>
+
 #include "gpu/blas_operation.h"
 #include "gpu/field_views.h"
 #include "gpu/precision.h"
+#include "gpu/scalar_program.h"
 
 namespace lqcd::gpu::blas {
 
@@ -25,12 +28,12 @@ struct BlasLaunch {
   // BicgstabDirection: {r, v, p}; BicgstabUpdate: {p, t, x, r, r0};
   // BicgstabResidual: {t, s, r0}; BicgstabSolution: {p, s, x}; CgSolutionDirection: {r, x, p}; Convert: {y, x}.
   FieldRef field[5];
-  // Scalars: a = (re, im) of the first scalar (a, alpha, beta), b = of the second (omega); or, when `scalars`
-  // is not null, the 4 doubles (a re, a im, b re, b im) there in device memory (a deferred value's slot,
-  // written by a kernel queued before this one).
+  // Scalars: a = (re, im) of the first scalar (a, alpha, beta), b = of the second (omega); or, when
+  // `device_scalars`, the programs of deferred values (device_scalar.h) that the kernel evaluates.
   double a[2] = {0, 0};
   double b[2] = {0, 0};
-  const double* scalars = nullptr;
+  bool device_scalars = false;
+  ScalarPair scalar_programs;
   // kSumPartials: `sites` groups of 3 doubles at `partials` (no fields; parities 1, precision double).
   const double* partials = nullptr;
   // Reductions: where the last block writes the result (a ScalarSlot's device copy and the device address of
@@ -43,6 +46,11 @@ struct BlasLaunch {
 // ReDot, AllFinite, AxpyNorm, CaxpyNorm, CgUpdate: 1; Dot: re, im; DotNorm: re, im, norm2; BicgstabUpdate and
 // BicgstabResidual: norm2, re, im) to both result addresses when it completes.
 void LaunchBlas(const BlasLaunch& launch);
+
+// blas.cc: queues the one-thread kernel that evaluates `programs` into a fresh slot (device_scalar.h) and returns
+// the device address of the values (a.re, a.im, b.re, b.im); `slot` keeps the slot until the caller has queued
+// its kernel.
+const double* EvaluatedBeforehand(const ScalarPair& programs, std::shared_ptr<void>& slot);
 
 // Raw copy of one parity block (words and norms) between views of the same precision and any strides.
 void CopyParityStorage(const SpinorView& to, const ConstSpinorView& from);

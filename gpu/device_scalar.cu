@@ -209,8 +209,9 @@ bool IsConstant(const Expression& e, ScalarValue* value) {
 OperationScalars PrepareOperationScalars(const DeviceComplex& a, const DeviceComplex* b) {
   OperationScalars s;
   if (a.IsConstant(&s.a) && (b == nullptr || b->IsConstant(&s.b))) return s;
-  s.slot = ScalarSlot::Acquire();
-  scalar_detail::EvaluatePairIntoSlot(a.Program(), b != nullptr ? b->Program() : ScalarProgram{}, *s.slot);
+  s.on_device = true;
+  s.programs.a = a.Program();
+  if (b != nullptr) s.programs.b = b->Program();
   return s;
 }
 

@@ -6,8 +6,9 @@
 // docs/gpu_results.md). Here a reduction writes its result into a ScalarSlot (device memory for later kernels,
 // mapped pinned host memory for the host, and an event), and returns a DeviceReal / DeviceComplex that names
 // it. Arithmetic on those values builds a ScalarProgram (scalar_program.h) instead of computing. A vector
-// operation given such a value queues a one-thread kernel that evaluates it into a slot, then its own kernel,
-// which reads the slot (blas.cc; constants go to the kernels as arguments, as plain numbers did before). The
+// operation given such a value passes the program to its kernel, which evaluates it once per thread block
+// before its site loop, or, for a grid of several waves, has a one-thread kernel evaluate it into a slot first
+// (gpu/blas.cu's Run; constants go to the kernels as arguments, as plain numbers did before). The
 // host gets a number only when it asks (Host()), which waits for the reductions the value reads, not for the
 // whole stream; so a solver can queue the next kernel first and read while the device works (solvers/README.md,
 // "Deferred scalars").
@@ -160,12 +161,15 @@ using DeviceReal = DeviceValue<double>;
 using DeviceComplex = DeviceValue<std::complex<double>>;
 
 // The scalars a (and b) of one vector operation, as its kernel takes them: when both are constants, their numbers
-// (kernel arguments) and no slot; otherwise one small kernel queued now evaluates both into a fresh slot (doubles
-// 0, 1 = a; 2, 3 = b), which the operation's kernel reads. The slot must live until that kernel is queued; its
-// later reuse is stream-ordered. gpu/blas.cc and gpu/staggered_blas.cc launch their operations through this.
+// (kernel arguments); otherwise the programs of both (a constant as a one-instruction program), which the
+// operation's launcher hands to its kernel (evaluated there once per thread block, or first by a one-thread
+// kernel for a grid of several waves: gpu/blas.cu's Run). Nothing is queued here: the slots the programs read
+// belong to a and b, which must live until the kernel is queued; their later reuse is stream-ordered.
+// gpu/blas.cc and gpu/staggered_blas.cc launch their operations through this.
 struct OperationScalars {
-  std::complex<double> a, b;         // the numbers, when slot is null
-  std::shared_ptr<ScalarSlot> slot;  // else the device copy holds a and b
+  std::complex<double> a, b;  // the numbers, when !on_device
+  bool on_device = false;     // else the kernel evaluates `programs`
+  ScalarPair programs;
 };
 OperationScalars PrepareOperationScalars(const DeviceComplex& a, const DeviceComplex* b = nullptr);
 

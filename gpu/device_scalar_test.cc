@@ -126,12 +126,15 @@ class DeviceScalars : public ::testing::Test {
   }
 };
 
-// Deferred reductions return the waiting reductions' bits, and a kernel fed the deferred value (evaluated on
-// the device) writes what it writes when fed the host's number as a constant.
+// Deferred reductions return the waiting reductions' bits, and a kernel fed deferred values writes what it
+// writes when fed the host's numbers as constants: for one scalar (CaxpyNorm) and for two (BicgstabSolution's
+// alpha and omega); on one block of sites, on 64 blocks (one wave: every block evaluates the programs itself)
+// and on 1024 blocks (more than one wave of these kernels on an H100 or H200: a one-thread kernel evaluates
+// them first, blas.cu's Run).
 TEST_F(DeviceScalars, DeferredValuesAreTheWaitingOnesAndKernelsUseTheSameBits) {
-  const Lattice lattice(4, 4, 4, 8);
+  for (const Lattice& lattice : {Lattice(4, 4, 4, 8), Lattice(16, 16, 16, 8), Lattice(32, 32, 32, 16)})
   for (Precision precision : {Precision::kDouble, Precision::kSingle, Precision::kHalf}) {
-    SCOPED_TRACE(ToString(precision));
+    SCOPED_TRACE(std::string(ToString(precision)) + " on " + lattice.ToString());
     const DeviceSpinorField x = Gaussian(lattice, precision, 11), y = Gaussian(lattice, precision, 12);
     EXPECT_TRUE(SameBits(blas::Norm2Deferred(x).Host(), blas::Norm2(x)));
     EXPECT_TRUE(SameBits(blas::ReDotDeferred(x, y).Host(), blas::ReDot(x, y)));
@@ -148,6 +151,15 @@ TEST_F(DeviceScalars, DeferredValuesAreTheWaitingOnesAndKernelsUseTheSameBits) {
     EXPECT_TRUE(SameBits(n1, n2));
     const SpinorField<double> h1 = y1.Download(GammaBasis::kUkqcd), h2 = y2.Download(GammaBasis::kUkqcd);
     EXPECT_EQ(0, std::memcmp(h1.data().data(), h2.data().data(), sizeof(h1.data()[0]) * h1.data().size()));
+
+    // x1 += alpha p + omega s with omega = (y, x) / |y|^2 deferred; the same with the host's numbers.
+    const blas::DeferredDotAndNorm yx = blas::DotNormDeferred(y1, x);
+    const DeviceComplex omega = yx.dot / DeviceComplex(yx.norm2);
+    DeviceSpinorField x1 = Gaussian(lattice, precision, 13), x2 = Gaussian(lattice, precision, 13);
+    blas::BicgstabSolution(alpha, y, omega, y1, x1);
+    blas::BicgstabSolution(alpha.Host(), y, omega.Host(), y1, x2);
+    const SpinorField<double> g1 = x1.Download(GammaBasis::kUkqcd), g2 = x2.Download(GammaBasis::kUkqcd);
+    EXPECT_EQ(0, std::memcmp(g1.data().data(), g2.data().data(), sizeof(g1.data()[0]) * g1.data().size()));
   }
 }
 

@@ -29,18 +29,27 @@ ColourBlasLaunch LaunchOf(ColourBlasOp op, const DeviceColourVectorField& x, Dev
   return l;
 }
 
-// The scalars a and b into the launch: numbers, or a slot that a small kernel fills first (device_scalar.h
-// PrepareOperationScalars). The returned slot (null for numbers) must live until the operation is queued.
+// The scalars a and b into the launch: numbers; or deferred values (device_scalar.h PrepareOperationScalars),
+// as the programs the kernel evaluates when its grid covers the field in one pass, else evaluated first into a
+// slot by a one-thread kernel (scalar_program.h's ScalarSource says why). The returned slot (that one, else
+// null) and a and b must live until the operation is queued.
 std::shared_ptr<ScalarSlot> SetScalars(ColourBlasLaunch& l, const DeviceReal& a, const DeviceReal& b) {
   const DeviceComplex complex_b(b);
   OperationScalars scalars = PrepareOperationScalars(DeviceComplex(a), &complex_b);
-  if (scalars.slot != nullptr) {
-    l.scalars = scalars.slot->device();
-  } else {
+  if (!scalars.on_device) {
     l.a = scalars.a.real();
     l.b = scalars.b.real();
+    return nullptr;
   }
-  return std::move(scalars.slot);
+  if (ColourBlasInOnePass(l.x.precision, l.x.sites)) {
+    l.device_scalars = true;
+    l.scalar_programs = scalars.programs;
+    return nullptr;
+  }
+  std::shared_ptr<ScalarSlot> slot = ScalarSlot::Acquire();
+  scalar_detail::EvaluatePairIntoSlot(scalars.programs.a, scalars.programs.b, *slot);
+  l.scalar_values = slot->device();
+  return slot;
 }
 
 // Queues the operation with scalars a and b; a reduction waits and returns its values.

@@ -228,18 +228,24 @@ __host__ __device__ __forceinline__ void ThreadItems(const ColourBlasArg<P>& arg
 // its threads' sums in a fixed tree. The last block to arrive (an integer atomic counter) adds the blocks'
 // partials: thread t those of blocks t, t + threads, ... in that order, then the same tree. Which block is last
 // depends on timing, but not what it adds nor in which order: deterministic, and RunOnHost does the same sums.
-// With `scalars` (kDeviceScalars), a and b are scalars[0] and scalars[2], rounded to Real as ArgOf rounds the
-// launch's numbers.
-template <Precision P, ColourBlasOp kOp, bool kDeviceScalars>
+// Deferred scalars (scalar_program.h's ScalarSource): a and b are the real parts of the values, rounded to Real
+// as ArgOf rounds the launch's numbers.
+template <Precision P, ColourBlasOp kOp, ScalarSource kSource>
 __global__ void ColourBlasKernel(const ColourBlasArg<P> launch_arg, ColourReductionTarget target,
-                                 const double* __restrict__ scalars) {
+                                 const __grid_constant__ ScalarSourceArg<kSource> scalars) {
   using Real = typename ColourStorage<P>::Real;
   __shared__ double sum[2][kColourBlasThreads];
   __shared__ bool last;
   ColourBlasArg<P> arg = launch_arg;
-  if constexpr (kDeviceScalars) {
-    arg.a = static_cast<Real>(__ldg(scalars));
-    arg.b = static_cast<Real>(__ldg(scalars + 2));
+  if constexpr (kSource == ScalarSource::kValuesInMemory) {
+    arg.a = static_cast<Real>(__ldg(scalars.values));
+    arg.b = static_cast<Real>(__ldg(scalars.values + 2));
+  } else if constexpr (kSource == ScalarSource::kPrograms) {
+    __shared__ double values[4];
+    if (threadIdx.x == 0) EvaluatePairIntoShared(scalars.pair, values);
+    __syncthreads();
+    arg.a = static_cast<Real>(values[0]);
+    arg.b = static_cast<Real>(values[2]);
   }
   double acc[2] = {0, 0};
   ThreadItems<P, kOp>(arg, blockIdx.x * kColourBlasThreads + threadIdx.x, acc);
@@ -293,7 +299,7 @@ ColourBlasArg<P> ArgOf(const ColourBlasLaunch& l) {
   arg.a = static_cast<Real>(l.a);
   arg.b = static_cast<Real>(l.b);
   arg.sites = l.x.sites;
-  arg.items = P == Precision::kHalf ? l.x.sites : 3 * l.x.sites;
+  arg.items = static_cast<int>(ColourBlasItems(P, l.x.sites));
   return arg;
 }
 
@@ -365,7 +371,7 @@ template <Precision P>
 std::array<double, 2> Launch(const ColourBlasLaunch& l) {
   const ColourReductionScratch& scratch = ReductionScratch();
   const ColourBlasArg<P> arg = ArgOf<P>(l);
-  if (l.scalars != nullptr && l.op == ColourBlasOp::kCaxpy) {
+  if ((l.device_scalars || l.scalar_values != nullptr) && l.op == ColourBlasOp::kCaxpy) {
     throw std::invalid_argument("LaunchColourBlas: Caxpy takes its complex scalar as numbers only");
   }
   if ((l.result_device == nullptr) != (l.result_host == nullptr)) {
@@ -384,10 +390,14 @@ std::array<double, 2> Launch(const ColourBlasLaunch& l) {
   }
   WithOperation(l.op, [&](auto op) {
     constexpr ColourBlasOp kOp = decltype(op)::value;
-    if (l.scalars != nullptr) {
-      ColourBlasKernel<P, kOp, true><<<kColourBlasBlocks, kColourBlasThreads>>>(arg, target, l.scalars);
+    if (l.scalar_values != nullptr) {
+      ColourBlasKernel<P, kOp, ScalarSource::kValuesInMemory><<<kColourBlasBlocks, kColourBlasThreads>>>(
+          arg, target, {l.scalar_values});
+    } else if (l.device_scalars) {
+      ColourBlasKernel<P, kOp, ScalarSource::kPrograms><<<kColourBlasBlocks, kColourBlasThreads>>>(
+          arg, target, {l.scalar_programs});
     } else {
-      ColourBlasKernel<P, kOp, false><<<kColourBlasBlocks, kColourBlasThreads>>>(arg, target, nullptr);
+      ColourBlasKernel<P, kOp, ScalarSource::kArguments><<<kColourBlasBlocks, kColourBlasThreads>>>(arg, target, {});
     }
   });
   CheckCuda(cudaGetLastError(), "launch of the staggered vector operation", __FILE__, __LINE__);

@@ -16,8 +16,8 @@
 // block partials added by the last block to finish (thread t those of blocks t, t + threads, ..., then the same
 // tree), which writes the result where the launch says: a ScalarSlot's two copies (device_scalar.h; the caller
 // reads it when it needs it, and later kernels may read the device copy), or, without one, pinned host memory
-// that LaunchColourBlas reads after waiting for the kernel. The scalars a and b are numbers in the launch, or a
-// slot's device copy that a kernel queued before this one wrote (a deferred value: the device computes CG's alpha
+// that LaunchColourBlas reads after waiting for the kernel. The scalars a and b are numbers in the launch, or
+// the programs of deferred values that the kernel evaluates (device_scalar.h: the device computes CG's alpha
 // and beta from its own reductions, so the host never holds the device up between two kernels); the kernel rounds
 // them to the fields' precision as the host rounds numbers. RunColourBlasOnHost does exactly the same loops on
 // host memory (the check without a GPU).
@@ -26,6 +26,7 @@
 #include <array>
 #include <cstdint>
 
+#include "gpu/scalar_program.h"
 #include "gpu/staggered_dslash_launch.h"
 
 namespace lqcd::gpu {
@@ -33,6 +34,18 @@ namespace lqcd::gpu {
 inline constexpr int kColourBlasThreads = 256;
 inline constexpr int kColourBlasBlocks = 264;  // 2 per SM of an H100 / H200; fixed so that sums do not move
 inline constexpr int kColourBlasUnroll = 4;    // items whose loads a thread issues together (same sums)
+
+// The kernels' loop items for `sites` sites per colour: the 3 complex components of each site in double and
+// single, the sites in half (one norm per site).
+inline long ColourBlasItems(Precision precision, int sites) {
+  return precision == Precision::kHalf ? sites : 3L * sites;
+}
+// Whether the fixed grid covers that many items in one pass (each thread's kColourBlasUnroll loads issued
+// together): then a kernel is short, and it evaluates deferred scalars itself (scalar_program.h's ScalarSource).
+inline bool ColourBlasInOnePass(Precision precision, int sites) {
+  const long one_pass = static_cast<long>(kColourBlasUnroll) * kColourBlasBlocks * kColourBlasThreads;
+  return ColourBlasItems(precision, sites) <= one_pass;
+}
 
 enum class ColourBlasOp {
   kAxpy,                 // y += a x
@@ -52,9 +65,12 @@ struct ColourBlasLaunch {
   ColourVectorView y;  // read only for kReDot and kDot
   ColourVectorView z;
   double a = 0, b = 0;
-  // Device only. When not null, a = scalars[0] and b = scalars[2] in device memory (a ScalarSlot's device copy)
-  // instead of the numbers above; not for kCaxpy, whose a and b are one complex number.
-  const double* scalars = nullptr;
+  // Device only, deferred values (device_scalar.h) instead of the numbers above: a and b are the real parts of
+  // the values of these programs (device_scalars), or of those at scalar_values[0] and [2] (not null: evaluated
+  // there by a kernel queued before). Not for kCaxpy, whose a and b are one complex number.
+  bool device_scalars = false;
+  ScalarPair scalar_programs;
+  const double* scalar_values = nullptr;
   // Device only. Reductions: the device copy and the device address of the pinned host copy of a ScalarSlot
   // that receives the result ({Re, Im} or {value, 0}); both null: LaunchColourBlas waits and returns it.
   double* result_device = nullptr;
