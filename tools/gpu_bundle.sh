@@ -4,9 +4,9 @@
 # experiments/multi_mass), and copy the binaries into gpu_bundle/ (ignored by git), with
 # run_tests.sh, run_benchmarks.sh and run_main_job.sh that run them on a GPU machine without Bazel. The binaries link the CUDA runtime statically: they need only the NVIDIA driver there.
 # Each kernel binary carries the fatbinary of the kernels it links (up to ~50 MB), stripped and packed into one
-# solid xz archive with a window longer than a binary. The whole bundle (20 tests, 15 benchmarks, 6 programs)
-# packs to about 71 MB, more than the device tool's 64 MiB carry: name the binaries a run needs (their target
-# names) and only those are built and packed, e.g.
+# solid xz archive with a window longer than a binary. The whole bundle (every test and benchmark tagged gpu, and
+# the programs above) packs to more than the device tool's 64 MiB carry: name the binaries a run needs (their
+# target names) and only those are built and packed, e.g.
 #   tools/gpu_bundle.sh multi_rhs_clover_dslash_test multi_rhs_dslash_benchmark pion
 # (about 5 MB per kernel binary). The run scripts unpack it on first use and run what is there.
 #
