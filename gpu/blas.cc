@@ -307,18 +307,13 @@ void BicgstabSolution(const DeviceComplex& alpha, const DeviceSpinorField& p, co
 }
 
 const double* EvaluatedBeforehand(const ScalarPair& programs, std::shared_ptr<void>& slot) {
-  std::shared_ptr<ScalarSlot> evaluated = ScalarSlot::Acquire();
-  scalar_detail::EvaluatePairIntoSlot(programs.a, programs.b, *evaluated);
+  std::shared_ptr<ScalarSlot> evaluated = EvaluatedIntoNewSlot(programs);
   const double* values = evaluated->device();
   slot = std::move(evaluated);
   return values;
 }
 
-std::shared_ptr<ScalarSlot> EvaluateIntoSlot(const DeviceReal& a) {
-  std::shared_ptr<ScalarSlot> slot = ScalarSlot::Acquire();
-  scalar_detail::EvaluatePairIntoSlot(a.Program(), ScalarProgram{}, *slot);
-  return slot;
-}
+std::shared_ptr<ScalarSlot> EvaluateIntoSlot(const DeviceReal& a) { return EvaluatedIntoNewSlot({a.Program(), {}}); }
 
 DeferredDotAndNorm SumDotNormPartials(const double* partials, int groups) {
   if (partials == nullptr || groups < 1) throw std::invalid_argument("blas::SumDotNormPartials: no partial sums");

@@ -83,9 +83,7 @@ void Append(const scalar_detail::Expression& e, scalar_detail::Expression& out) 
 
 // e evaluated into a fresh slot on the device (queued), as a one-load expression.
 scalar_detail::ExpressionPtr Materialise(const scalar_detail::ExpressionPtr& e) {
-  std::shared_ptr<ScalarSlot> slot = ScalarSlot::Acquire();
-  scalar_detail::EvaluatePairIntoSlot(scalar_detail::DeviceProgram(*e), ScalarProgram{}, *slot);
-  return scalar_detail::Load(std::move(slot), 0, true);
+  return scalar_detail::Load(EvaluatedIntoNewSlot({scalar_detail::DeviceProgram(*e), ScalarProgram{}}), 0, true);
 }
 
 template <typename AddressOf>
@@ -192,12 +190,6 @@ ScalarProgram DeviceProgram(const Expression& e) {
   return ProgramOf(e, [](const ScalarSlot& s) { return s.device(); });
 }
 
-void EvaluatePairIntoSlot(const ScalarProgram& a, const ScalarProgram& b, ScalarSlot& slot) {
-  EvaluatePairKernel<<<1, 1>>>(a, b, slot.device(), slot.host_on_device());
-  LQCD_CUDA_CHECK(cudaGetLastError());
-  slot.MarkWritten();
-}
-
 bool IsConstant(const Expression& e, ScalarValue* value) {
   if (e.steps.size() != 1 || e.steps[0].op != ScalarOp::kConstant) return false;
   *value = {e.steps[0].re, e.steps[0].im};
@@ -205,6 +197,14 @@ bool IsConstant(const Expression& e, ScalarValue* value) {
 }
 
 }  // namespace scalar_detail
+
+std::shared_ptr<ScalarSlot> EvaluatedIntoNewSlot(const ScalarPair& programs) {
+  std::shared_ptr<ScalarSlot> slot = ScalarSlot::Acquire();
+  EvaluatePairKernel<<<1, 1>>>(programs.a, programs.b, slot->device(), slot->host_on_device());
+  LQCD_CUDA_CHECK(cudaGetLastError());
+  slot->MarkWritten();
+  return slot;
+}
 
 OperationScalars PrepareOperationScalars(const DeviceComplex& a, const DeviceComplex* b) {
   OperationScalars s;

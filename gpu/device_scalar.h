@@ -83,9 +83,6 @@ ExpressionPtr Unary(ScalarOp op, const ExpressionPtr& a);
 ExpressionPtr Binary(ScalarOp op, const ExpressionPtr& a, const ExpressionPtr& b);
 ScalarValue EvaluateOnHost(const Expression& e);   // waits for the slots it reads
 ScalarProgram DeviceProgram(const Expression& e);  // the program with device addresses
-// Queues a one-thread kernel that evaluates programs a and b (size 0: 0) into both copies of the slot:
-// doubles 0, 1 = a, doubles 2, 3 = b (a vector operation's two scalars, or one value to keep).
-void EvaluatePairIntoSlot(const ScalarProgram& a, const ScalarProgram& b, ScalarSlot& slot);
 // True, with the value, when `e` is one constant.
 bool IsConstant(const Expression& e, ScalarValue* value);
 
@@ -166,6 +163,11 @@ using DeviceComplex = DeviceValue<std::complex<double>>;
 // kernel for a grid of several waves: gpu/blas.cu's Run). Nothing is queued here: the slots the programs read
 // belong to a and b, which must live until the kernel is queued; their later reuse is stream-ordered.
 // gpu/blas.cc and gpu/staggered_blas.cc launch their operations through this.
+// A fresh slot that a one-thread kernel queued now fills with the values of both programs (both copies: doubles
+// 0, 1 = a, doubles 2, 3 = b; a program of size 0 gives 0), for kernels queued later and for the host. Keep it
+// until those kernels are queued.
+std::shared_ptr<ScalarSlot> EvaluatedIntoNewSlot(const ScalarPair& programs);
+
 struct OperationScalars {
   std::complex<double> a, b;  // the numbers, when !on_device
   bool on_device = false;     // else the kernel evaluates `programs`

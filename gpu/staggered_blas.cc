@@ -46,8 +46,7 @@ std::shared_ptr<ScalarSlot> SetScalars(ColourBlasLaunch& l, const DeviceReal& a,
     l.scalar_programs = scalars.programs;
     return nullptr;
   }
-  std::shared_ptr<ScalarSlot> slot = ScalarSlot::Acquire();
-  scalar_detail::EvaluatePairIntoSlot(scalars.programs.a, scalars.programs.b, *slot);
+  std::shared_ptr<ScalarSlot> slot = EvaluatedIntoNewSlot(scalars.programs);
   l.scalar_values = slot->device();
   return slot;
 }
