@@ -157,17 +157,18 @@ class DeviceValue {
 using DeviceReal = DeviceValue<double>;
 using DeviceComplex = DeviceValue<std::complex<double>>;
 
-// The scalars a (and b) of one vector operation, as its kernel takes them: when both are constants, their numbers
-// (kernel arguments); otherwise the programs of both (a constant as a one-instruction program), which the
-// operation's launcher hands to its kernel (evaluated there once per thread block, or first by a one-thread
-// kernel for a grid of several waves: gpu/blas.cu's Run). Nothing is queued here: the slots the programs read
-// belong to a and b, which must live until the kernel is queued; their later reuse is stream-ordered.
-// gpu/blas.cc and gpu/staggered_blas.cc launch their operations through this.
 // A fresh slot that a one-thread kernel queued now fills with the values of both programs (both copies: doubles
 // 0, 1 = a, doubles 2, 3 = b; a program of size 0 gives 0), for kernels queued later and for the host. Keep it
 // until those kernels are queued.
 std::shared_ptr<ScalarSlot> EvaluatedIntoNewSlot(const ScalarPair& programs);
 
+// The scalars a (and b) of one vector operation, as its kernel takes them: when both are constants, their numbers
+// (kernel arguments); otherwise the programs of both (a constant as a one-instruction program), which the
+// operation's launcher hands to its kernel (evaluated there once per thread block, or first by a one-thread
+// kernel for a grid that takes several passes: gpu/blas.cu's Run, gpu/staggered_blas.cc's SetScalars). Nothing
+// is queued here: the slots the programs read
+// belong to a and b, which must live until the kernel is queued; their later reuse is stream-ordered.
+// gpu/blas.cc and gpu/staggered_blas.cc launch their operations through this.
 struct OperationScalars {
   std::complex<double> a, b;  // the numbers, when !on_device
   bool on_device = false;     // else the kernel evaluates `programs`
