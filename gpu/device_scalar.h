@@ -166,8 +166,8 @@ std::shared_ptr<ScalarSlot> EvaluatedIntoNewSlot(const ScalarPair& programs);
 // (kernel arguments); otherwise the programs of both (a constant as a one-instruction program), which the
 // operation's launcher hands to its kernel (evaluated there once per thread block, or first by a one-thread
 // kernel for a grid that takes several passes: gpu/blas.cu's Run, gpu/staggered_blas.cc's SetScalars). Nothing
-// is queued here: the slots the programs read
-// belong to a and b, which must live until the kernel is queued; their later reuse is stream-ordered.
+// is queued here: the slots the programs read belong to a and b, which must live until the kernel is queued;
+// their later reuse is stream-ordered.
 // gpu/blas.cc and gpu/staggered_blas.cc launch their operations through this.
 struct OperationScalars {
   std::complex<double> a, b;  // the numbers, when !on_device
