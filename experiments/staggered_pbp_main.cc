@@ -194,7 +194,8 @@ bool ParseOptions(int argc, char** argv, Options* out) {
   flags.Choice<SmearOn>("smearing", &o.smearing,
                          {{"auto", SmearOn::kAuto}, {"host", SmearOn::kHost}, {"gpu", SmearOn::kGpu}},
                          "where the asqtad or HISQ links are built: host = the oracle (every core), gpu = "
-                         "gpu/hisq_smearing.h (the same links bit for bit; --backend=gpu only), auto = gpu with "
+                         "gpu/hisq_smearing.h (the same asqtad links bit for bit; HISQ's U(3) projection by other "
+                         "rounding; --backend=gpu only), auto = gpu with "
                          "--backend=gpu, else host");
   flags.Choice<ExactMode>("exact", &o.exact, {{"auto", ExactMode::kAuto}, {"yes", ExactMode::kYes}, {"no", ExactMode::kNo}},
                           "exact pbp from the sparse LU: auto = when V <= 6^4, yes = always (V <= 4^4 x 16), no = never");
@@ -343,10 +344,7 @@ int Main(int argc, char** argv) {
   if (o.links == LinkKind::kAsqtad) std::cout << " (u0 = " << o.u0 << ")";
   if (o.links == LinkKind::kHisq) std::cout << " (epsilon = 0)";
   if (o.links != LinkKind::kNaive) {
-    const bool projected_on_host = smear_on_gpu && o.links == LinkKind::kHisq;
-    std::cout << ", built on the " << (smear_on_gpu ? "GPU" : "host")
-              << (projected_on_host ? " (the U(3) projection on the host)" : "") << " in "
-              << Fixed(smearing_seconds, 2) << " s";
+    std::cout << ", built on the " << (smear_on_gpu ? "GPU" : "host") << " in " << Fixed(smearing_seconds, 2) << " s";
   }
   std::cout << "; fermion boundary (x,y,z,t) = PPPA\n"
             << "noise: " << o.vectors << " Z2 vectors per mass, seed " << o.seed << "\n"

@@ -1,5 +1,5 @@
 // hisq_smearing.cc: the host side of the GPU link smearing (hisq_smearing.h): argument checks, device buffers,
-// the oracle's staple recursion as a sequence of kernel launches, and the U(3) projection on the host.
+// the oracle's staple recursion as a sequence of kernel launches, and the U(3) projection's kernel and its errors.
 #include "gpu/hisq_smearing.h"
 
 #include <cstddef>
@@ -11,6 +11,7 @@
 #include "gpu/device.h"
 #include "gpu/device_buffer.h"
 #include "gpu/hisq_smearing_launch.h"
+#include "gpu/u3_projection.h"
 
 namespace lqcd::gpu {
 namespace {
@@ -76,6 +77,24 @@ void FatLinkOnDevice(const DeviceBuffer& u, DeviceBuffer& fat, const SmearingCoe
   }
 }
 
+// w = the U(3) projection of v on device gauge fields (w may be v); std::runtime_error naming the first link
+// (in the host's order) whose projection failed, as the oracle names its first failure.
+void ProjectU3OnDevice(DeviceBuffer& w, const DeviceBuffer& v, const Lattice& lat, const char* where) {
+  DeviceBuffer first_failure(sizeof(unsigned long long));
+  first_failure.Fill(0xff);
+  LaunchProjectU3(Doubles(w), Doubles(v), static_cast<unsigned long long*>(first_failure.data()), LatticeOf(lat));
+  unsigned long long failure = 0;
+  first_failure.CopyToHost(&failure, sizeof(failure));
+  if (failure == ~0ull) return;
+  const unsigned long long link = failure >> 2;
+  const auto status = static_cast<u3::Status>(failure & 3);
+  throw std::runtime_error(std::string(where) + ": the U(3) projection of the link at site " +
+                           std::to_string(link / kDims) + ", direction " + std::to_string(link % kDims) + " failed: " +
+                           (status == u3::Status::kNotFinite ? "an entry is not finite"
+                                                             : "no convergence in " + std::to_string(u3::kMaxSweeps) +
+                                                                   " Jacobi sweeps"));
+}
+
 // The device fields of one construction: the thin (or level-1 projected) links and the fat links, then the Naik
 // links in the same buffer (gauge layout), and the host-order staging of the transfers.
 struct DeviceFields {
@@ -132,9 +151,16 @@ SmearedLinks HisqLinksOnGpu(const GaugeField<double>& u, double epsilon_naik) {
   DeviceFields d(lat);
   Upload(u, d.staging, d.links);
   FatLinkOnDevice(d.links, d.fat, Fat7Coefficients(), lat);
-  const GaugeField<double> w = ProjectU3(Download(d.fat, d.staging, lat));  // the oracle's projection, every core
-  Upload(w, d.staging, d.links);
+  ProjectU3OnDevice(d.links, d.fat, lat, "HisqLinksOnGpu");  // W replaces U: the second level reads W only
   return FatAndNaikLinks(d, level2, c_naik, lat);
+}
+
+GaugeField<double> ProjectU3OnGpu(const GaugeField<double>& v) {
+  RequireDevice("ProjectU3OnGpu");
+  DeviceFields d(v.lattice());
+  Upload(v, d.staging, d.links);
+  ProjectU3OnDevice(d.links, d.links, v.lattice(), "ProjectU3OnGpu");
+  return Download(d.links, d.staging, v.lattice());
 }
 
 }  // namespace lqcd::gpu

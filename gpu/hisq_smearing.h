@@ -7,13 +7,15 @@
 //   NaikLinkOnGpu(U, c_naik)      L_mu(n) = c_naik U_mu(n) U_mu(n + mu) U_mu(n + 2 mu);
 //   AsqtadLinksOnGpu(U, u0)       {FatLinkOnGpu(U, asqtad), NaikLinkOnGpu(U, -1/(24 u0^2))};
 //   HisqLinksOnGpu(U, epsilon)    {FatLinkOnGpu(W, hisq(epsilon)), NaikLinkOnGpu(W, -(1 + epsilon)/24)},
-//                                 W = ProjectU3(FatLinkOnGpu(U, fat7)).
+//                                 W = ProjectU3OnGpu(FatLinkOnGpu(U, fat7)), all on the device;
+//   ProjectU3OnGpu(V)             every link's U(3) projection by gpu/u3_projection.h (Jacobi rotations).
 // The paths are summed by the oracle's staple recursion (a 5-staple is a staple around a 3-staple, a 7-staple
 // around a 5-staple, the Lepage term around a 3-staple along the same hop), one kernel per pass over the
 // lattice, with every product and sum in the oracle's order and rounding (hisq_smearing_kernels.cu), so the
-// links are the oracle's bit for bit (hisq_smearing_test checks every link). The U(3) projection between the
-// two HISQ levels is the oracle's own ProjectU3 on the host (every core): the level-1 fat links go down and W
-// comes back up, two transfers of the field.
+// fat and Naik links of given links are the oracle's bit for bit (hisq_smearing_test checks every link). The U(3)
+// projection is u3_projection.h's, the same bits as its host build; it differs from the oracle's ProjectU3 (another
+// eigen-decomposition) by rounding, within twice the oracle's error bound for each link (u3_projection_test). So
+// the HISQ links are the oracle's fat and Naik links of that W bit for bit, and the oracle's HisqLinks to rounding.
 //
 // Cost: with every coefficient nonzero a fat link is 4 x 6 x (2 + 4 x 3) = 336 staple passes over the lattice (two
 // matrix products per site each) and 120 accumulations.
@@ -22,6 +24,8 @@
 //
 // Errors, before any device work: as the oracle's (u0 <= 0 or not finite, epsilon not finite: std::invalid_argument
 // from the coefficient functions; Naik links on an extent below 4); no usable GPU: std::runtime_error naming why.
+// After the projection: a link that is not finite or whose Jacobi sweeps do not converge, std::runtime_error naming
+// the first such link (site and direction).
 #pragma once
 
 #include "reference/gauge_field.h"
@@ -33,5 +37,6 @@ GaugeField<double> FatLinkOnGpu(const GaugeField<double>& u, const SmearingCoeff
 GaugeField<double> NaikLinkOnGpu(const GaugeField<double>& u, double c_naik);
 SmearedLinks AsqtadLinksOnGpu(const GaugeField<double>& u, double u0);
 SmearedLinks HisqLinksOnGpu(const GaugeField<double>& u, double epsilon_naik);
+GaugeField<double> ProjectU3OnGpu(const GaugeField<double>& v);
 
 }  // namespace lqcd::gpu

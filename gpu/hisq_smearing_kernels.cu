@@ -18,6 +18,7 @@
 
 #include "gpu/cuda_check.h"
 #include "gpu/hisq_smearing_launch.h"
+#include "gpu/u3_projection.h"
 
 namespace lqcd::gpu {
 namespace {
@@ -253,6 +254,29 @@ __global__ void NaikKernel(double* naik, const double* u, double c, SmearingLatt
   }
 }
 
+// w = the U(3) projection of v, link by link (u3_projection.h; w may be v: a thread reads its whole link before it
+// writes). A link that fails leaves its w alone and offers (4 site + mu) << 2 | status to *first_failure
+// (atomicMin: the lowest host-order link index wins, whatever the order the threads run in).
+__global__ void ProjectU3Kernel(double* w, const double* v, unsigned long long* first_failure, SmearingLattice l) {
+  const long link = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (link >= 4L * l.volume) return;
+  const int mu = static_cast<int>(link / l.volume);
+  const long site = link % l.volume;
+  const double* in = Direction(v, mu, l.volume);
+  double matrix[18], projected[18];
+#pragma unroll
+  for (int r = 0; r < 18; ++r) matrix[r] = in[r * static_cast<long>(l.volume) + site];
+  const u3::Status status = u3::ProjectU3(matrix, projected);
+  if (status != u3::Status::kOk) {
+    const unsigned long long host_index = 4ull * static_cast<unsigned long long>(site) + mu;
+    atomicMin(first_failure, host_index << 2 | static_cast<unsigned long long>(status));
+    return;
+  }
+  double* out = w + 18 * static_cast<long>(mu) * l.volume;
+#pragma unroll
+  for (int r = 0; r < 18; ++r) out[r * static_cast<long>(l.volume) + site] = projected[r];
+}
+
 int BlocksFor(long items) { return static_cast<int>((items + kThreads - 1) / kThreads); }
 
 void Check(const char* what) { CheckCuda(cudaGetLastError(), what, __FILE__, __LINE__); }
@@ -302,6 +326,11 @@ void LaunchCombine(double* fat, int mu, const double (&c)[5], const double* thin
 void LaunchNaik(double* naik, const double* u, double c, const SmearingLattice& lattice) {
   NaikKernel<<<BlocksFor(lattice.volume), kThreads>>>(naik, u, c, lattice);
   Check("launch of the Naik kernel");
+}
+
+void LaunchProjectU3(double* w, const double* v, unsigned long long* first_failure, const SmearingLattice& lattice) {
+  ProjectU3Kernel<<<BlocksFor(4 * static_cast<long>(lattice.volume)), kThreads>>>(w, v, first_failure, lattice);
+  Check("launch of the U(3) projection kernel");
 }
 
 }  // namespace lqcd::gpu

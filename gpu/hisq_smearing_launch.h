@@ -46,4 +46,9 @@ void LaunchCombine(double* fat, int mu, const double (&c)[5], const double* thin
 // leftmost matrix). u and naik are gauge fields.
 void LaunchNaik(double* naik, const double* u, double c, const SmearingLattice& lattice);
 
+// w(n, mu) = u3::ProjectU3(v(n, mu)) for every link (gpu/u3_projection.h), v and w gauge fields (w may be v). A
+// link whose projection fails keeps its w, and *first_failure (device memory) becomes the smaller of itself and
+// (4 n + mu) << 2 | status for the failing link of the lowest host-order index (set it to ~0 first).
+void LaunchProjectU3(double* w, const double* v, unsigned long long* first_failure, const SmearingLattice& lattice);
+
 }  // namespace lqcd::gpu

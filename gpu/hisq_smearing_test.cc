@@ -1,8 +1,10 @@
 // hisq_smearing_test: the GPU link smearing (hisq_smearing.h) gives the oracle's links bit for bit: fat links for
-// the fat7, asqtad and HISQ level-2 coefficients, Naik links, and the whole asqtad and HISQ constructions (the
-// projection between the HISQ levels included), on Haar-random links and on smoother links (one level of fat7
-// and projection: the HISQ second level's input), on lattices with four different extents, the smallest the Naik
-// term allows among them; bad arguments are refused before any device work (those cases run without a GPU).
+// the fat7, asqtad and HISQ level-2 coefficients, Naik links and the whole asqtad construction, on Haar-random
+// links and on smoother links (one level of fat7 and projection: the HISQ second level's input), on lattices with
+// four different extents, the smallest the Naik term allows among them. The U(3) projection is u3_projection.h's on
+// every link (its host build, the same bits; u3_projection_test compares that with the oracle's ProjectU3), and
+// the HISQ links are the oracle's fat and Naik links of that projection, bit for bit. Bad arguments are refused
+// before any device work (those cases run without a GPU); a link that cannot be projected is named.
 #include "gpu/hisq_smearing.h"
 
 #include <gtest/gtest.h>
@@ -14,6 +16,7 @@
 #include <string>
 
 #include "gpu/device.h"
+#include "gpu/u3_projection.h"
 #include "reference/staggered/hisq_links.h"
 #include "reference/su3_random.h"
 
@@ -80,6 +83,24 @@ TEST_F(HisqSmearingTest, NaikLinksAreTheOracles) {
   EXPECT_SAME_BITS(NaikLinkOnGpu(u, HisqNaikCoefficient(-0.35)), NaikLink(u, HisqNaikCoefficient(-0.35)));
 }
 
+// u3_projection.h's projection of every link, built for the host.
+GaugeField<double> ProjectedOnHost(const GaugeField<double>& v) {
+  GaugeField<double> w(v.lattice());
+  for (std::size_t i = 0; i < v.links().size(); ++i) {
+    const u3::Status status = u3::ProjectU3(reinterpret_cast<const double*>(v.links()[i].data()),
+                                            reinterpret_cast<double*>(w.links()[i].data()));
+    EXPECT_EQ(status, u3::Status::kOk) << "link " << i;
+  }
+  return w;
+}
+
+TEST_F(HisqSmearingTest, TheProjectionIsItsHostBuildOnEveryLink) {
+  const GaugeField<double> hot = RandomGaugeField<double>(lattice_, 45);
+  const GaugeField<double> fat7 = FatLink(hot, Fat7Coefficients());  // the projection's input in HISQ
+  EXPECT_SAME_BITS(ProjectU3OnGpu(fat7), ProjectedOnHost(fat7));
+  EXPECT_SAME_BITS(ProjectU3OnGpu(hot), ProjectedOnHost(hot));  // unitary input: V^dag V = 1 to rounding
+}
+
 TEST_F(HisqSmearingTest, AsqtadAndHisqLinksAreTheOracles) {
   const GaugeField<double> u = RandomGaugeField<double>(lattice_, 47);
   {
@@ -87,11 +108,26 @@ TEST_F(HisqSmearingTest, AsqtadAndHisqLinksAreTheOracles) {
     EXPECT_SAME_BITS(got.fat, want.fat);
     EXPECT_SAME_BITS(got.naik, want.naik);
   }
+  const GaugeField<double> w = ProjectedOnHost(FatLink(u, Fat7Coefficients()));
   for (double epsilon : {0.0, -0.35}) {
     SCOPED_TRACE("epsilon " + std::to_string(epsilon));
-    const SmearedLinks got = HisqLinksOnGpu(u, epsilon), want = HisqLinks(u, epsilon);
-    EXPECT_SAME_BITS(got.fat, want.fat);
-    EXPECT_SAME_BITS(got.naik, want.naik);
+    const SmearedLinks got = HisqLinksOnGpu(u, epsilon);
+    EXPECT_SAME_BITS(got.fat, FatLink(w, HisqCoefficients(epsilon)));
+    EXPECT_SAME_BITS(got.naik, NaikLink(w, HisqNaikCoefficient(epsilon)));
+  }
+}
+
+TEST_F(HisqSmearingTest, ALinkThatCannotBeProjectedIsNamed) {
+  GaugeField<double> v = RandomGaugeField<double>(lattice_, 49);
+  const int site = 37, mu = 2;
+  v.Link(site, mu)(0, 1) = Complex<double>(std::numeric_limits<double>::quiet_NaN(), 0);
+  v.Link(site + 5, 0)(2, 2) = Complex<double>(std::numeric_limits<double>::infinity(), 0);  // a later link
+  try {
+    ProjectU3OnGpu(v);
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("site 37, direction 2 failed: an entry is not finite"), std::string::npos)
+        << e.what();
   }
 }
 

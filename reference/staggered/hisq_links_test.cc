@@ -7,18 +7,12 @@
 //   - a path of l links: (l - 1) products; a sum of N terms: N u times the sum of the magnitudes;
 //   - a gauge-transformed link g U g^dag: 2 products; the cancellation g^dag g = 1 at each interior site of a
 //     path: 3 x max|g g^dag - 1| (max entry to norm);
-//   - ProjectU3: forming V^dag V and its eigen-decomposition err by a few tens of u relative to |V|^2; the
-//     eigenvectors move by that over the eigenvalue gaps, which (in the worst, near-degenerate, case) moves W
-//     by it over lambda_min: kProjection(kappa) = 64 u kappa^2 + 32 u with kappa = sigma_max / sigma_min(V).
-//     A perturbation dV of V moves the polar factor by at most 2 |dV| / sigma_min.
-//   - unitarity of W: the u_i are orthonormal to a few u after two Gram-Schmidt passes, the eigenvectors to
-//     about n^2 u = 9 u; W W^dag - 1 is a sum of 3 such terms plus the products: kUnitarity = 96 u.
+//   - ProjectU3: ProjectionError(kappa) and the unitarity bound kProjectionUnitarity of u3_projection_testing.h
+//     (also the GPU projection's test).
 #include "reference/staggered/hisq_links.h"
 
 #include <gtest/gtest.h>
 #include <omp.h>
-
-#include <Eigen/SVD>
 
 #include <algorithm>
 #include <cmath>
@@ -30,26 +24,24 @@
 #include "reference/random.h"
 #include "reference/su3.h"
 #include "reference/su3_random.h"
+#include "reference/staggered/u3_projection_testing.h"
 
 namespace lqcd {
 namespace {
 
-constexpr double kU = 0x1p-53;
-constexpr double kProduct = 16 * kU;
-constexpr double kUnitarity = 96 * kU;
+using u3_testing::Finite;
+using u3_testing::GaussianMatrix;
+using u3_testing::Kappa;
+using u3_testing::MaxDiff;
+using u3_testing::ProjectionError;
+using u3_testing::SigmaMin;
+using u3_testing::WithSingularValues;
+
+constexpr double kU = u3_testing::kProjectionUnitRoundoff;
+constexpr double kProduct = u3_testing::kProjectionProduct;
+constexpr double kUnitarity = u3_testing::kProjectionUnitarity;
 constexpr int kTermsInFatSum = 85 + 5;  // paths per link + the final combination of the five kinds
 
-double Kappa(const ColorMatrix<double>& v) {
-  Eigen::JacobiSVD<ColorMatrix<double>> svd(v);
-  return svd.singularValues()(0) / svd.singularValues()(2);
-}
-double SigmaMin(const ColorMatrix<double>& v) {
-  Eigen::JacobiSVD<ColorMatrix<double>> svd(v);
-  return svd.singularValues()(2);
-}
-double ProjectionError(double kappa) { return 64 * kU * kappa * kappa + 32 * kU; }
-
-double MaxDiff(const ColorMatrix<double>& a, const ColorMatrix<double>& b) { return (a - b).cwiseAbs().maxCoeff(); }
 double MaxDiff(const GaugeField<double>& a, const GaugeField<double>& b) {
   double d = 0;
   for (std::size_t i = 0; i < a.links().size(); ++i) d = std::max(d, MaxDiff(a.links()[i], b.links()[i]));
@@ -324,29 +316,6 @@ TEST(HisqLinksTest, ThreadsChangeNoBit) {
 }
 
 // ---- the U(3) projection ----
-
-ColorMatrix<double> GaussianMatrix(RandomStream& rng) {
-  ColorMatrix<double> m;
-  for (int i = 0; i < 3; ++i) {
-    for (int j = 0; j < 3; ++j) m(i, j) = ComplexGaussian<double>(rng);
-  }
-  return m;
-}
-
-ColorMatrix<double> WithSingularValues(const ColorMatrix<double>& a, double s0, double s1, double s2,
-                                       const ColorMatrix<double>& b) {
-  Eigen::Matrix<Complex<double>, 3, 1> s(s0, s1, s2);
-  return a * s.asDiagonal() * b;
-}
-
-bool Finite(const ColorMatrix<double>& m) {
-  for (int i = 0; i < 3; ++i) {
-    for (int j = 0; j < 3; ++j) {
-      if (!std::isfinite(m(i, j).real()) || !std::isfinite(m(i, j).imag())) return false;
-    }
-  }
-  return true;
-}
 
 TEST(ProjectU3Test, RandomMatricesBecomeUnitaryAndTheProjectionIsCovariant) {
   RandomStream rng(51, 0);
