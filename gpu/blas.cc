@@ -150,6 +150,7 @@ OperationInfo InfoOf(Operation op) {
     case Operation::kBicgstabSolution: return {"BicgstabSolution", 8, 3, 1};
     case Operation::kCgSolutionDirection: return {"CgSolutionDirection", 4, 3, 2};
     case Operation::kSumPartials: return {"SumPartials", 0, 0, 0};
+    case Operation::kSumRealPartials: return {"SumRealPartials", 0, 0, 0};
   }
   throw std::invalid_argument("blas::InfoOf: unknown operation");
 }
@@ -325,6 +326,17 @@ DeferredDotAndNorm SumDotNormPartials(const double* partials, int groups) {
   l.partials = partials;
   const std::shared_ptr<ScalarSlot> slot = Reduce(l, 3);
   return {DeviceComplex::InSlot(slot, 0), DeviceReal::InSlot(slot, 2)};
+}
+
+DeviceReal SumRealPartials(const double* partials, int count) {
+  if (partials == nullptr || count < 1) throw std::invalid_argument("blas::SumRealPartials: no partial sums");
+  BlasLaunch l;
+  l.op = Operation::kSumRealPartials;
+  l.precision = Precision::kDouble;
+  l.sites = count;
+  l.parities = 1;
+  l.partials = partials;
+  return DeviceReal::InSlot(Reduce(l, 1), 0);
 }
 
 void CopyParity(const SpinorView& to, const ConstSpinorView& from) {

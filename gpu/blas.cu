@@ -394,6 +394,14 @@ struct SumPartialsOp {
   }
 };
 
+// The sum of partial sums of one double each, in the fixed order of every reduction.
+struct SumRealPartialsOp {
+  static constexpr int kReduce = 1;
+  using Real = double;
+  const double* partials;
+  __device__ void operator()(int, int i, double* acc, const Coefficients<double>&) const { acc[0] += partials[i]; }
+};
+
 // y = x rounded to y's precision (through y's compute type: a double input for a half output is first
 // rounded to float, as the CPU backend does).
 template <Precision Out, Precision In>
@@ -551,6 +559,7 @@ const char* NameOf(Operation op) {
     case Operation::kBicgstabSolution: return "BicgstabSolution";
     case Operation::kCgSolutionDirection: return "CgSolutionDirection";
     case Operation::kSumPartials: return "SumPartials";
+    case Operation::kSumRealPartials: return "SumRealPartials";
   }
   return "?";
 }
@@ -646,6 +655,7 @@ void LaunchFor(const BlasLaunch& l) {
       return;
     }
     case Operation::kSumPartials:  // LaunchBlas
+    case Operation::kSumRealPartials:
     case Operation::kZero:
     case Operation::kCopy: break;  // memset / memcpy on the host side
   }
@@ -656,6 +666,7 @@ void LaunchFor(const BlasLaunch& l) {
 
 void LaunchBlas(const BlasLaunch& launch) {
   if (launch.op == Operation::kSumPartials) return Run(SumPartialsOp{launch.partials}, launch);
+  if (launch.op == Operation::kSumRealPartials) return Run(SumRealPartialsOp{launch.partials}, launch);
   switch (launch.precision) {
     case Precision::kDouble: return LaunchFor<Precision::kDouble>(launch);
     case Precision::kSingle: return LaunchFor<Precision::kSingle>(launch);

@@ -158,6 +158,9 @@ std::shared_ptr<ScalarSlot> EvaluateIntoSlot(const DeviceReal& a);
 // fused dot products (wilson_dslash.h, ApplyWilsonDslashXpayDotNorm), as a deferred dot and norm: the same
 // fixed-order reduction (and, with a reduction communicator, the same sum over ranks) as every reduction here.
 DeferredDotAndNorm SumDotNormPartials(const double* partials, int groups);
+// The sum of `count` partial sums of one double (e.g. the staggered Dslash's fused curvature, staggered_dslash.h), as
+// a deferred real, by the same fixed-order reduction.
+DeviceReal SumRealPartials(const double* partials, int count);
 
 // Global reductions (see the file comment). null = one rank (the default). With `on_devices` (built on the
 // same communicator; std::invalid_argument otherwise) the ranks' partials are added on the devices instead of

@@ -34,7 +34,8 @@ struct BlasLaunch {
   double b[2] = {0, 0};
   bool device_scalars = false;
   ScalarPair scalar_programs;
-  // kSumPartials: `sites` groups of 3 doubles at `partials` (no fields; parities 1, precision double).
+  // kSumPartials: `sites` groups of 3 doubles at `partials`; kSumRealPartials: `sites` doubles there (no fields;
+  // parities 1, precision double).
   const double* partials = nullptr;
   // Reductions: where the last block writes the result (a ScalarSlot's device copy and the device address of
   // its pinned host copy). Null for element-wise operations.

@@ -34,6 +34,7 @@ enum class Operation {
   kBicgstabSolution,  // x = x + alpha p + omega s
   kCgSolutionDirection,  // x = x + alpha p; p = r + beta p
   kSumPartials,       // the sum of 3-double partial sums (a fused Dslash reduction's)
+  kSumRealPartials,   // the sum of 1-double partial sums (the staggered Dslash's fused curvature)
 };
 
 }  // namespace lqcd::gpu::blas

@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "gpu/blas.h"
 #include "solvers/block_cg.h"
 #include "solvers/block_operators.h"
 #include "solvers/block_reliable_update.h"
@@ -40,6 +41,21 @@ void GpuStaggeredSchur<P>::Apply(Field& out, const Field& in) const {
 
 template <typename P>
 void GpuStaggeredSchur<P>::ApplyBlock(const std::vector<Field*>& out, const std::vector<const Field*>& in) const {
+  ApplyWithCurvatures(out, in, nullptr);
+}
+
+template <typename P>
+std::vector<DeviceReal> GpuStaggeredSchur<P>::ApplyCurvatureBlock(const std::vector<Field*>& out,
+                                                                  const std::vector<const Field*>& in) const {
+  std::vector<DeviceReal> curvatures;
+  ApplyWithCurvatures(out, in, &curvatures);
+  return curvatures;
+}
+
+// out[k] = M_pp in[k]; with `curvatures`, also (in[k], out[k]) summed in the second Dslash, appended in order.
+template <typename P>
+void GpuStaggeredSchur<P>::ApplyWithCurvatures(const std::vector<Field*>& out, const std::vector<const Field*>& in,
+                                               std::vector<DeviceReal>* curvatures) const {
   solvers::block_detail::CheckBlock(out, in, Name() + "::ApplyBlock");
   for (std::size_t k = 0; k < in.size(); ++k) {
     for (const Field* f : {static_cast<const Field*>(out[k]), in[k]}) {
@@ -54,6 +70,14 @@ void GpuStaggeredSchur<P>::ApplyBlock(const std::vector<Field*>& out, const std:
         std::make_unique<DeviceColourVectorField>(links_->lattice(), Opposite(parity_), StaggeredPrecisionOf<P>()));
   }
   const double four_m2 = 4 * params_.mass * params_.mass;
+  const int chunks = StaggeredCurvatureChunks(*links_);
+  if (curvatures != nullptr) {
+    const std::size_t bytes =
+        sizeof(double) * static_cast<std::size_t>(chunks) * std::min<std::size_t>(in.size(), kMaxStaggeredRhs);
+    if (!curvature_partials_ || curvature_partials_->bytes() < bytes) {
+      curvature_partials_ = std::make_unique<DeviceBuffer>(bytes);
+    }
+  }
   for (std::size_t first = 0; first < in.size(); first += kMaxStaggeredRhs) {
     const std::size_t n = std::min<std::size_t>(kMaxStaggeredRhs, in.size() - first);
     std::vector<DeviceColourVectorField*> t, o;
@@ -64,8 +88,15 @@ void GpuStaggeredSchur<P>::ApplyBlock(const std::vector<Field*>& out, const std:
       o.push_back(&out[first + k]->device());
       i.push_back(&in[first + k]->device());
     }
-    ApplyStaggeredDslashBlock(t, *links_, i, params_.boundary);                            // t = D_{p',p} in
-    ApplyStaggeredDslashXpayBlock(o, *links_, t_in, i, four_m2, -1.0, params_.boundary);  // 4m^2 in - D_{p,p'} t
+    ApplyStaggeredDslashBlock(t, *links_, i, params_.boundary);  // t = D_{p',p} in
+    if (curvatures == nullptr) {
+      ApplyStaggeredDslashXpayBlock(o, *links_, t_in, i, four_m2, -1.0, params_.boundary);  // 4m^2 in - D_{p,p'} t
+      continue;
+    }
+    double* partials = static_cast<double*>(curvature_partials_->data());
+    ApplyStaggeredDslashXpayCurvatureBlock(o, *links_, t_in, i, four_m2, -1.0, params_.boundary, partials);
+    // Queued before the next chunk's Dslash overwrites the partials (one stream).
+    for (std::size_t k = 0; k < n; ++k) curvatures->push_back(blas::SumRealPartials(partials + k * chunks, chunks));
   }
 }
 

@@ -35,6 +35,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "gpu/device_buffer.h"
 #include "gpu/device_colour_vector_field.h"
 #include "gpu/staggered_blas.h"
 #include "gpu/staggered_dslash.h"
@@ -191,6 +192,11 @@ class GpuStaggeredSchur {
   // BytesPerApply(n): the kernel byte model of the two block Dslash calls plus the xpay's read of in.
   void ApplyBlock(const std::vector<Field*>& out, const std::vector<const Field*>& in) const;
   double BytesPerApply(int n) const;
+  // CG's optional fused forms (solvers/README.md): ApplyBlock and, for each k, the curvature (in[k], out[k]) as a
+  // deferred scalar, summed in the second Dslash's epilogue (ApplyStaggeredDslashXpayCurvatureBlock; no separate pass
+  // over in and out); ApplyCurvature for one field. out and in as ApplyBlock's.
+  std::vector<DeviceReal> ApplyCurvatureBlock(const std::vector<Field*>& out, const std::vector<const Field*>& in) const;
+  DeviceReal ApplyCurvature(Field& out, const Field& in) const { return ApplyCurvatureBlock({&out}, {&in})[0]; }
 
   Field NewField() const { return Field(links_->lattice(), parity_); }
   double FlopsPerApply() const {
@@ -207,6 +213,9 @@ class GpuStaggeredSchur {
   StaggeredParams params_;
   Parity parity_;
   mutable std::vector<std::unique_ptr<DeviceColourVectorField>> t_;  // D_{p',p} in[k], on parity p' (on first use)
+  mutable std::unique_ptr<DeviceBuffer> curvature_partials_;          // ApplyCurvatureBlock's chunk sums
+  void ApplyWithCurvatures(const std::vector<Field*>& out, const std::vector<const Field*>& in,
+                           std::vector<DeviceReal>* curvatures) const;
 };
 
 // The even-odd solve of M x = b on the GPU (file comment); `device_links` must hold `links` in double. With

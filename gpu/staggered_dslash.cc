@@ -224,7 +224,8 @@ namespace {
 // Both forms: x null for the plain Dslash.
 void ApplyBlock(const std::vector<DeviceColourVectorField*>& out, const DeviceStaggeredLinks& links,
                 const std::vector<const DeviceColourVectorField*>& in, const std::vector<const DeviceColourVectorField*>* x,
-                double a, double b, const FermionBoundary& boundary, Dagger dagger, int rhs_per_thread) {
+                double a, double b, const FermionBoundary& boundary, Dagger dagger, int rhs_per_thread,
+                double* curvature_partials = nullptr) {
   const int n = static_cast<int>(out.size());
   if (n < 1 || n > kMaxStaggeredRhs || in.size() != out.size()) {
     Refuse(std::to_string(out.size()) + " outputs and " + std::to_string(in.size()) +
@@ -285,6 +286,7 @@ void ApplyBlock(const std::vector<DeviceColourVectorField*>& out, const DeviceSt
   for (int mu = 0; mu < 4; ++mu) l.antiperiodic[mu] = boundary.WrapSign(mu) < 0;
   l.dagger = dagger == Dagger::kYes;
   l.rhs_per_thread = rhs_per_thread;
+  l.curvature_partials = curvature_partials;
   LaunchStaggeredDslash(l);
 }
 
@@ -307,6 +309,19 @@ void ApplyStaggeredDslashXpayBlock(const std::vector<DeviceColourVectorField*>& 
                                    const std::vector<const DeviceColourVectorField*>& x, double a, double b,
                                    const FermionBoundary& boundary, Dagger dagger, int rhs_per_thread) {
   ApplyBlock(out, links, in, &x, a, b, boundary, dagger, rhs_per_thread);
+}
+
+void ApplyStaggeredDslashXpayCurvatureBlock(const std::vector<DeviceColourVectorField*>& out,
+                                            const DeviceStaggeredLinks& links,
+                                            const std::vector<const DeviceColourVectorField*>& in,
+                                            const std::vector<const DeviceColourVectorField*>& x, double a, double b,
+                                            const FermionBoundary& boundary, double* partials, int rhs_per_thread) {
+  if (partials == nullptr) Refuse("the curvature's partial sums need device memory, got null");
+  ApplyBlock(out, links, in, &x, a, b, boundary, Dagger::kNo, rhs_per_thread, partials);
+}
+
+int StaggeredCurvatureChunks(const DeviceStaggeredLinks& links) {
+  return CurvatureChunks(links.lattice().half_volume());
 }
 
 KernelCost StaggeredDslashKernelCost(const DeviceStaggeredLinks& links, int rhs) {

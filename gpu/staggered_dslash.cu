@@ -12,6 +12,11 @@
 // With xpay: out_j = a x_j + b (D psi_j) (or with -D for the dagger), a and b real, x_j on the output parity (it
 // may be out_j: each thread reads x at its own site before it stores there). The even-odd operator is built of
 // these: 4m^2 in - D_{p,p'} (D_{p',p} in) and the source and solution maps of staggered_dslash.h.
+// With xpay and curvature partials, also CG's curvature: for each right-hand side the terms Re (x_j, out_j)(n) of
+// the stored out_j, summed in double over chunks of 32 consecutive output sites in a fixed shuffle tree, one
+// partial sum per chunk (blas::SumRealPartials adds the chunks in its fixed order). A block then holds whole
+// chunks (the launcher makes its threads a multiple of 32 x groups, tuning the sites per block), so the partials
+// do not depend on the block size. For the Schur operator with x = in = p this is (p, A p).
 //
 // Mapping: one thread per output site and group of kRhsPerThread right-hand sides, the group index running
 // fastest: thread t takes site t / groups and group t % groups. A thread loads each of its site's 16 links once
@@ -62,7 +67,11 @@ namespace {
 template <Precision P>
 using EighteenRealLinks =
     std::conditional_t<P == Precision::kHalf, ScaledHalfLinkAccessor, GaugeAccessor<P, Reconstruct::k18, 4, true>>;
-template <Precision P, int kLongReals, bool kDaggerFlag, bool kXpayFlag, int kRhsPerThreadValue>
+// What a launch does after the hops: store D in; store a x + b D in; or that and the curvature's chunk sums (a
+// variant of its own, so that the other two keep their registers).
+enum class StaggeredEpilogue { kNone, kXpay, kXpayCurvature };
+
+template <Precision P, int kLongReals, bool kDaggerFlag, StaggeredEpilogue kEpilogue, int kRhsPerThreadValue>
 struct StaggeredDslashArg {
   using Real = typename ColourStorage<P>::Real;
   using FatLinks = EighteenRealLinks<P>;
@@ -71,7 +80,9 @@ struct StaggeredDslashArg {
                          std::conditional_t<kLongReals == 9, U9LinkAccessor<P>, EighteenRealLinks<P>>>;
   static constexpr bool kLongLinks = kLongReals != 0;
   static constexpr bool kDagger = kDaggerFlag;
-  static constexpr bool kXpay = kXpayFlag;
+  static constexpr bool kXpay = kEpilogue != StaggeredEpilogue::kNone;
+  static constexpr bool kCurvature = kEpilogue == StaggeredEpilogue::kXpayCurvature;
+  static_assert(!(kCurvature && kDaggerFlag), "CG's operators are Hermitian: no curvature with D^dag");
   static constexpr int kRhsPerThread = kRhsPerThreadValue;
   ColourVectorAccessor<P> out[kMaxStaggeredRhs];
   ColourVectorAccessor<P> in[kMaxStaggeredRhs];  // read only
@@ -84,6 +95,8 @@ struct StaggeredDslashArg {
   int sites = 0;   // V / 2
   int parity = 0;  // of the output sites
   bool antiperiodic[4];
+  double* curvature_partials = nullptr;  // kCurvature: the chunk sums
+  int chunks = 0;                        // kCurvature: CurvatureChunks(sites)
 };
 
 // U v and U^dag v.
@@ -152,11 +165,25 @@ __host__ __device__ __forceinline__ void HopPair(const Arg& arg, const Links& li
   }
 }
 
+// Re (x, v) summed in double (the curvature's term of one site).
+template <typename Real>
+__host__ __device__ __forceinline__ double ReDotTerm(const ColourVector<Real>& x, const ColourVector<Real>& v) {
+  double sum = 0;
+#pragma unroll
+  for (int c = 0; c < 3; ++c) {
+    sum += static_cast<double>(x.c[c].re) * static_cast<double>(v.c[c].re);
+    sum += static_cast<double>(x.c[c].im) * static_cast<double>(v.c[c].im);
+  }
+  return sum;
+}
+
 // The site functor: output site cb for the right-hand sides first .. first + kRhsPerThread - 1 (those below n).
+// kCurvature: also curvature[j] = Re (x, out) of the stored out of right-hand side first + j.
 // A host function too: RunStaggeredDslashOnHost runs it on host memory (the check without a GPU).
 template <class Arg>
 struct StaggeredDslashSite {
-  __host__ __device__ __forceinline__ void operator()(const Arg& arg, int cb, int first) const {
+  __host__ __device__ __forceinline__ void operator()(const Arg& arg, int cb, int first,
+                                                      double* curvature = nullptr) const {
     using Real = typename Arg::Real;
     const int count = arg.rhs - first < Arg::kRhsPerThread ? arg.rhs - first : Arg::kRhsPerThread;
     const SiteGeometry site = CheckerboardSite(cb, arg.parity, arg.extents);
@@ -186,6 +213,10 @@ struct StaggeredDslashSite {
           const ColourVector<Real> x = arg.x[first + j].Load(cb);
 #pragma unroll
           for (int c = 0; c < 3; ++c) out[j].c[c] = arg.a * x.c[c] + arg.b * out[j].c[c];
+          if constexpr (Arg::kCurvature) {
+            curvature[j] = ReDotTerm(x, arg.out[first + j].StoreSite(cb, out[j]));
+            continue;
+          }
         }
         arg.out[first + j].Store(cb, out[j]);
       }
@@ -193,13 +224,57 @@ struct StaggeredDslashSite {
   }
 };
 
+// The sum of v over the 32 lanes of a warp (lane 0 holds it): the tree ((v_0 + v_16) + (v_8 + v_24)) + ...,
+// the same order as ChunkSum on the host.
+__device__ __forceinline__ double WarpSum(double v) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+  return v;
+}
+
+// The sum of 32 values in WarpSum's order.
+__host__ __forceinline__ double ChunkSum(double (&v)[kCurvatureChunkSites]) {
+  for (int offset = 16; offset > 0; offset /= 2) {
+    for (int lane = 0; lane < offset; ++lane) v[lane] += v[lane + offset];
+  }
+  return v[0];
+}
+
+// The fused curvature's block: blockDim.x = 32 c x groups threads cover the c chunks of sites of this block. Each
+// thread's terms go to shared memory (site-major, right-hand sides minor; sites past the end contribute 0), then
+// each warp sums (chunk, right-hand side) pairs, one per pass, over the chunk's 32 sites.
+template <class Arg>
+__device__ void CurvatureBlock(const Arg& arg, int groups, int cb, int first) {
+  extern __shared__ double terms[];  // [site of the block][right-hand side]
+  double mine[Arg::kRhsPerThread] = {};
+  if (cb < arg.sites) StaggeredDslashSite<Arg>{}(arg, cb, first, mine);
+  const int local_site = threadIdx.x / groups;
+#pragma unroll
+  for (int j = 0; j < Arg::kRhsPerThread; ++j) {
+    if (first + j < arg.rhs) terms[local_site * arg.rhs + first + j] = mine[j];
+  }
+  __syncthreads();
+  const int chunks_here = blockDim.x / (kCurvatureChunkSites * groups);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
+  for (int pair = warp; pair < chunks_here * arg.rhs; pair += warps) {
+    const int chunk = pair / arg.rhs, j = pair - chunk * arg.rhs;
+    const double sum = WarpSum(terms[(chunk * kCurvatureChunkSites + lane) * arg.rhs + j]);
+    const int global_chunk = blockIdx.x * chunks_here + chunk;
+    if (lane == 0 && global_chunk < arg.chunks) arg.curvature_partials[j * arg.chunks + global_chunk] = sum;
+  }
+}
+
 template <class Arg>
 __global__ void StaggeredDslashKernel(const Arg arg, const int groups) {
   const int thread = blockIdx.x * blockDim.x + threadIdx.x;
   const int cb = thread / groups;
   const int first = (thread - cb * groups) * Arg::kRhsPerThread;
-  if (cb >= arg.sites) return;
-  StaggeredDslashSite<Arg>{}(arg, cb, first);
+  if constexpr (Arg::kCurvature) {
+    CurvatureBlock(arg, groups, cb, first);
+  } else {
+    if (cb >= arg.sites) return;
+    StaggeredDslashSite<Arg>{}(arg, cb, first);
+  }
 }
 
 std::string TuneKey(const StaggeredDslashLaunch& l, int rhs_per_thread) {
@@ -208,7 +283,7 @@ std::string TuneKey(const StaggeredDslashLaunch& l, int rhs_per_thread) {
                             : has_long                      ? " fat+long"
                                                             : " fat";
   std::string key = std::string("StaggeredDslash ") + ToString(l.out[0].precision) + links + (l.dagger ? " dagger" : "") +
-                    (l.xpay ? " xpay" : "") + " rhs " + std::to_string(l.rhs) + "/" + std::to_string(rhs_per_thread) +
+                    (l.xpay ? " xpay" : "") + (l.curvature_partials != nullptr ? " curvature" : "") + " rhs " + std::to_string(l.rhs) + "/" + std::to_string(rhs_per_thread) +
                     " " + std::to_string(l.out[0].extents[0]);
   for (int mu = 1; mu < 4; ++mu) key += "x" + std::to_string(l.out[0].extents[mu]);
   return key;
@@ -264,17 +339,50 @@ Arg ArgOf(const StaggeredDslashLaunch& l) {
   }
   arg.sites = l.out[0].sites;
   arg.parity = l.out[0].parity;
+  if constexpr (Arg::kCurvature) {
+    arg.curvature_partials = l.curvature_partials;
+    arg.chunks = CurvatureChunks(arg.sites);
+  }
   return arg;
 }
 
-template <Precision P, int kLong, bool kDagger, bool kXpay, int m>
+// The curvature launch on the host: every site's terms, then each chunk summed as the device's warps sum it.
+template <class Arg>
+void CurvatureOnHost(const Arg& arg, int groups) {
+  constexpr int m = Arg::kRhsPerThread;
+  std::vector<double> terms(static_cast<std::size_t>(arg.chunks) * kCurvatureChunkSites * arg.rhs, 0.0);
+  for (int group = 0; group < groups; ++group) {
+    for (int cb = 0; cb < arg.sites; ++cb) {
+      double mine[m] = {};
+      StaggeredDslashSite<Arg>{}(arg, cb, group * m, mine);
+      for (int j = 0; j < m && group * m + j < arg.rhs; ++j) terms[static_cast<std::size_t>(cb) * arg.rhs + group * m + j] = mine[j];
+    }
+  }
+  for (int chunk = 0; chunk < arg.chunks; ++chunk) {
+    for (int j = 0; j < arg.rhs; ++j) {
+      double v[kCurvatureChunkSites];
+      for (int lane = 0; lane < kCurvatureChunkSites; ++lane) {
+        v[lane] = terms[(static_cast<std::size_t>(chunk) * kCurvatureChunkSites + lane) * arg.rhs + j];
+      }
+      arg.curvature_partials[j * arg.chunks + chunk] = ChunkSum(v);
+    }
+  }
+}
+
+template <Precision P, int kLong, bool kDagger, StaggeredEpilogue kEpilogue, int m>
 void LaunchVariant(const StaggeredDslashLaunch& l, bool on_host) {
-  using Arg = StaggeredDslashArg<P, kLong, kDagger, kXpay, m>;
+  using Arg = StaggeredDslashArg<P, kLong, kDagger, kEpilogue, m>;
+  constexpr bool kXpay = Arg::kXpay;
+  constexpr bool curvature = Arg::kCurvature;
   const Arg arg = ArgOf<Arg, P>(l);
   const int groups = (l.rhs + m - 1) / m;
   if (on_host) {
-    for (int group = 0; group < groups; ++group) {
-      for (int cb = 0; cb < arg.sites; ++cb) StaggeredDslashSite<Arg>{}(arg, cb, group * m);
+    if constexpr (curvature) {
+      CurvatureOnHost(arg, groups);
+    } else {
+      for (int group = 0; group < groups; ++group) {
+        for (int cb = 0; cb < arg.sites; ++cb) StaggeredDslashSite<Arg>{}(arg, cb, group * m);
+      }
     }
     return;
   }
@@ -286,9 +394,21 @@ void LaunchVariant(const StaggeredDslashLaunch& l, bool on_host) {
   cudaFuncAttributes attributes;
   LQCD_CUDA_CHECK(cudaFuncGetAttributes(&attributes, StaggeredDslashKernel<Arg>));
   const std::string key = TuneKey(l, m);
-  auto launch = [&](int block) {
+  // With the curvature the tuner chooses the sites per block (multiples of 32) and a block has sites x groups
+  // threads, whole chunks of sites, and shared memory for the terms of its sites.
+  const int threads_per_candidate = curvature ? groups : 1;
+  if (attributes.maxThreadsPerBlock / threads_per_candidate < 32) {
+    throw std::invalid_argument("ApplyStaggeredDslash: the fused curvature needs 32 sites x " + std::to_string(groups) +
+                                " groups of right-hand sides per block, above this kernel's " +
+                                std::to_string(attributes.maxThreadsPerBlock) + " threads; fewer right-hand sides per "
+                                "call or more per thread");
+  }
+  auto launch = [&](int candidate) {
     const long long threads = static_cast<long long>(arg.sites) * groups;  // below 2^31: checked above
-    StaggeredDslashKernel<Arg><<<static_cast<unsigned>((threads + block - 1) / block), block>>>(arg, groups);
+    const int block = candidate * threads_per_candidate;
+    const long long blocks = (threads + block - 1) / block;
+    const std::size_t shared = curvature ? sizeof(double) * static_cast<std::size_t>(candidate) * l.rhs : 0;
+    StaggeredDslashKernel<Arg><<<static_cast<unsigned>(blocks), block, shared>>>(arg, groups);
     const std::string what = "launch of " + key + " with " + std::to_string(block) + " threads per block";
     CheckCuda(cudaGetLastError(), what.c_str(), __FILE__, __LINE__);
   };
@@ -300,8 +420,9 @@ void LaunchVariant(const StaggeredDslashLaunch& l, bool on_host) {
       preserve.emplace_back(l.out[j].data, ColourVectorBytes(P, l.out[j].stride));
     }
   }
-  const int block = LaunchTuner::Instance().BlockSize(key, attributes.maxThreadsPerBlock, preserve, launch);
-  launch(block);
+  const int candidate = LaunchTuner::Instance().BlockSize(
+      key, attributes.maxThreadsPerBlock / threads_per_candidate / 32 * 32, preserve, launch);
+  launch(candidate);
 }
 
 // f(std::true_type{}) or f(std::false_type{}): a run-time flag as a compile-time one.
@@ -314,8 +435,20 @@ void WithFlag(bool value, F&& f) {
   }
 }
 
+// f(the launch's epilogue as a compile-time constant).
+template <class F>
+void WithEpilogue(const StaggeredDslashLaunch& l, F&& f) {
+  using E = StaggeredEpilogue;
+  if (!l.xpay) return f(std::integral_constant<E, E::kNone>{});
+  if (l.curvature_partials == nullptr) return f(std::integral_constant<E, E::kXpay>{});
+  f(std::integral_constant<E, E::kXpayCurvature>{});
+}
+
 template <Precision P>
 void LaunchFor(const StaggeredDslashLaunch& l, bool on_host) {
+  if (l.curvature_partials != nullptr && (!l.xpay || l.dagger)) {
+    throw std::invalid_argument("StaggeredDslash: the fused curvature is compiled for the xpay form of D only");
+  }
   // Measured (docs/staggered.md's data): in double and single at n = 4, 2 per thread beats 4 by up to 8% (one
   // row 0.3% behind); at n = 8, 4 per thread is at most 2% behind 2 and up to 11% ahead; at n = 16 it is 16-35%
   // ahead. In half, 4 per thread is 10-17% ahead of 2 already at n = 4 (the level decoding is shared work).
@@ -323,14 +456,18 @@ void LaunchFor(const StaggeredDslashLaunch& l, bool on_host) {
   const int m = l.rhs_per_thread != 0 ? l.rhs_per_thread : l.rhs >= four_from ? 4 : l.rhs >= 2 ? 2 : 1;
   const auto with_long = [&](auto long_reals) {
     WithFlag(l.dagger, [&](auto dagger) {
-      WithFlag(l.xpay, [&](auto xpay) {
+      WithEpilogue(l, [&](auto epilogue) {
         constexpr int kLong = decltype(long_reals)::value;
         constexpr bool kDagger = decltype(dagger)::value;
-        constexpr bool kXpay = decltype(xpay)::value;
-        switch (m) {
-          case 1: return LaunchVariant<P, kLong, kDagger, kXpay, 1>(l, on_host);
-          case 2: return LaunchVariant<P, kLong, kDagger, kXpay, 2>(l, on_host);
-          default: return LaunchVariant<P, kLong, kDagger, kXpay, 4>(l, on_host);
+        constexpr StaggeredEpilogue kEpilogue = decltype(epilogue)::value;
+        if constexpr (kDagger && kEpilogue == StaggeredEpilogue::kXpayCurvature) {
+          throw std::logic_error("StaggeredDslash: no curvature with D^dag");  // refused above
+        } else {
+          switch (m) {
+            case 1: return LaunchVariant<P, kLong, kDagger, kEpilogue, 1>(l, on_host);
+            case 2: return LaunchVariant<P, kLong, kDagger, kEpilogue, 2>(l, on_host);
+            default: return LaunchVariant<P, kLong, kDagger, kEpilogue, 4>(l, on_host);
+          }
         }
       });
     });

@@ -123,6 +123,19 @@ void ApplyStaggeredDslashXpayBlock(const std::vector<DeviceColourVectorField*>& 
                                    const FermionBoundary& boundary, Dagger dagger = Dagger::kNo,
                                    int rhs_per_thread = 0);
 
+// ApplyStaggeredDslashXpayBlock (D, not D^dag) with CG's curvature fused into it: for each right-hand side j, the
+// sums of Re (x_j, out_j)(n) over the stored out_j in chunks of consecutive output sites, written to
+// partials[j * StaggeredCurvatureChunks(links) + chunk] (device memory, n x that many doubles); blas::SumRealPartials
+// adds one right-hand side's chunks. The chunks' sums do not depend on the launch's block size or mapping. For the
+// Schur operator (x_j = in_j of its first Dslash) the sum is (p, A p). Errors: those of the xpay call; a null
+// `partials`.
+void ApplyStaggeredDslashXpayCurvatureBlock(const std::vector<DeviceColourVectorField*>& out,
+                                            const DeviceStaggeredLinks& links,
+                                            const std::vector<const DeviceColourVectorField*>& in,
+                                            const std::vector<const DeviceColourVectorField*>& x, double a, double b,
+                                            const FermionBoundary& boundary, double* partials, int rhs_per_thread = 0);
+int StaggeredCurvatureChunks(const DeviceStaggeredLinks& links);
+
 // Flops and the kernel's byte model of one call on n right-hand sides (staggered_dslash_cost.h).
 KernelCost StaggeredDslashKernelCost(const DeviceStaggeredLinks& links, int rhs);
 

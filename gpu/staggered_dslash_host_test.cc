@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -63,13 +64,16 @@ struct HostRun {
   std::vector<ColourVectorField<double>> stored_inputs;  // as the kernel sees them (single: rounded)
   std::vector<ColourVectorField<double>> stored_x;       // xpay: the x as stored
   std::vector<ColourVectorField<double>> outputs;
+  std::vector<double> curvature_partials;                // Xpay::curvature: n x CurvatureChunks(V / 2)
 };
 
-// The xpay form out = a x + b D in when xpay; x_in_place: x is the output field itself.
+// The xpay form out = a x + b D in when xpay; x_in_place: x is the output field itself; curvature: with the fused
+// curvature's chunk sums.
 struct Xpay {
   bool on = false;
   double a = 0, b = 1;
   bool x_in_place = false;
+  bool curvature = false;
 };
 
 // Long links in host memory in the 13- or 9-number layout (scale: X = L / scale unitary).
@@ -155,6 +159,11 @@ HostRun RunOnHost(const StaggeredLinks<double>& links, Precision precision, cons
   for (int mu = 0; mu < 4; ++mu) l.antiperiodic[mu] = boundary.WrapSign(mu) < 0;
   l.dagger = dagger == Dagger::kYes;
   l.rhs_per_thread = mapping;
+  if (xpay.curvature) {
+    run.curvature_partials.assign(static_cast<std::size_t>(n) * CurvatureChunks(lattice.half_volume()),
+                                  std::numeric_limits<double>::quiet_NaN());
+    l.curvature_partials = run.curvature_partials.data();
+  }
   RunStaggeredDslashOnHost(l);
   for (int j = 0; j < n; ++j) {
     run.outputs.push_back(UnpackColourVectors(out_bytes[j].data(), precision, lattice.half_volume(), lattice,
@@ -439,6 +448,53 @@ TEST(StaggeredDslashOnHost, TheXpayFormMatchesTheOracleInPlaceOrNot) {
   }
   std::cout << cases << " xpay outputs compared; the largest error is " << worst << " of its bound\n";
   EXPECT_GT(worst, 0);
+}
+
+TEST(StaggeredDslashOnHost, TheFusedCurvatureSumsTheStoredOutputChunkByChunk) {
+  // V / 2 = 432: 13 chunks of 32 sites and a short one of 16. Each chunk's partial against the same terms summed in
+  // long double: per site 6 products and 5 additions in double, then a tree of 5 levels over the chunk's sites, so
+  // within 11 u_double (x 1.01) of the sum of the terms' magnitudes. The outputs are the plain xpay's bit for bit.
+  const Lattice lattice(Coordinates{4, 6, 6, 6});
+  const StaggeredLinks<double> hisq = testing::RandomHisqLinks(lattice, 14);
+  const double four_m2 = 4 * 0.05 * 0.05;
+  const int chunks = CurvatureChunks(lattice.half_volume());
+  ASSERT_EQ(chunks, 14);
+  double worst = 0;
+  for (const Precision precision : {Precision::kDouble, Precision::kSingle, Precision::kHalf}) {
+    for (const int n : {1, 3, 8}) {
+      for (const int mapping : {0, 1, 2, 4}) {
+        const std::string what = std::string(ToString(precision)) + " n " + std::to_string(n) + " mapping " +
+                                  std::to_string(mapping);
+        const HostRun fused = RunOnHost(hisq, precision, FermionBoundary(), Parity::kEven, Dagger::kNo, n, mapping,
+                                        700, Xpay{true, four_m2, -1, false, true});
+        const HostRun plain = RunOnHost(hisq, precision, FermionBoundary(), Parity::kEven, Dagger::kNo, n, mapping,
+                                        700, Xpay{true, four_m2, -1, false, false});
+        for (int j = 0; j < n; ++j) {
+          for (int i = 0; i < fused.outputs[j].sites(); ++i) {
+            ASSERT_EQ(std::memcmp(&fused.outputs[j][i], &plain.outputs[j][i], sizeof(plain.outputs[j][i])), 0)
+                << what << " rhs " << j << " site " << i;
+          }
+          for (int chunk = 0; chunk < chunks; ++chunk) {
+            long double sum = 0, magnitude = 0;
+            for (int i = chunk * kCurvatureChunkSites;
+                 i < std::min((chunk + 1) * kCurvatureChunkSites, lattice.half_volume()); ++i) {
+              for (int c = 0; c < 3; ++c) {
+                const Complex<double> x = fused.stored_x[j][i](c), v = fused.outputs[j][i](c);
+                sum += static_cast<long double>(x.real()) * v.real() + static_cast<long double>(x.imag()) * v.imag();
+                magnitude += std::abs(x.real() * v.real()) + std::abs(x.imag() * v.imag());
+              }
+            }
+            const double partial = fused.curvature_partials[static_cast<std::size_t>(j) * chunks + chunk];
+            const double bound = 11 * 1.01 * 0x1p-53 * static_cast<double>(magnitude);
+            const double error = std::abs(partial - static_cast<double>(sum));
+            ASSERT_LE(error, bound) << what << " rhs " << j << " chunk " << chunk;
+            worst = std::max(worst, error / bound);
+          }
+        }
+      }
+    }
+  }
+  std::cout << "fused curvature: the largest error is " << worst << " of its bound\n";
 }
 
 TEST(StaggeredDslashOnHost, EveryRightHandSideOfABlockIsTheSingleResultBitForBit) {

@@ -107,7 +107,15 @@ struct StaggeredDslashLaunch {
   bool antiperiodic[4] = {false, false, false, true};
   bool dagger = false;
   int rhs_per_thread = 0;  // 0: chosen by the launcher; 1, 2 or 4: pinned (tests)
+  // xpay only, optional: the fused curvature. For each right-hand side j the sums of Re (x_j, out_j) over chunks of
+  // kCurvatureChunkSites consecutive output sites (in a fixed shuffle tree), at
+  // curvature_partials[j * CurvatureChunks(sites) + chunk]; device memory (host memory for RunStaggeredDslashOnHost).
+  double* curvature_partials = nullptr;
 };
+
+// The fused curvature's chunks: kCurvatureChunkSites consecutive checkerboard sites each (the last may be short).
+inline constexpr int kCurvatureChunkSites = 32;
+inline int CurvatureChunks(int sites) { return (sites + kCurvatureChunkSites - 1) / kCurvatureChunkSites; }
 
 void LaunchStaggeredDslash(const StaggeredDslashLaunch& launch);
 

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <iomanip>
 #include <iostream>
 #include <optional>
@@ -18,6 +19,8 @@
 #include <vector>
 
 #include "gpu/device.h"
+#include "gpu/device_buffer.h"
+#include "gpu/tune.h"
 #include "gpu/staggered_blas.h"
 #include "gpu/staggered_dslash_testing.h"
 #include "reference/staggered/hisq_links.h"
@@ -27,6 +30,8 @@ namespace lqcd::gpu {
 namespace {
 
 using testing::RandomHisqLinks;
+
+int CurvatureChunksForTest(const Lattice& lattice) { return (lattice.half_volume() + 31) / 32; }
 
 class StaggeredDslashTest : public ::testing::Test {
  protected:
@@ -246,6 +251,86 @@ TEST_F(StaggeredDslashTest, TheXpayFormMatchesTheOracleInPlaceOrNot) {
                                     std::string(ToString(precision)) + (in_place ? " in place" : ""));
     }
   }
+}
+
+TEST_F(StaggeredDslashTest, TheFusedCurvatureSumsTheStoredOutputAndNoBlockSizeChangesIt) {
+  // The Schur operator's second half with (x_j, out_j) summed in chunks (V / 2 = 432: 13 chunks of 32 sites and
+  // one of 16). Each chunk's partial against its terms summed in long double from the downloaded fields, within
+  // 11 u_double (x 1.01) of the terms' magnitudes (per site 6 products and 5 additions in double, a tree of 5 levels
+  // over the chunk); the outputs are the plain xpay call's bit for bit; and pinning the sites per block to 32 or
+  // 96 gives the tuned launch's partials bit for bit.
+  const Lattice lattice(Coordinates{4, 6, 6, 6});
+  const StaggeredLinks<double> hisq = RandomHisqLinks(lattice, 18);
+  const double a = 4 * 0.05 * 0.05, b = -1;
+  const int chunks = CurvatureChunksForTest(lattice);
+  ASSERT_EQ(chunks, 14);
+  double worst = 0;
+  for (const Precision precision : {Precision::kDouble, Precision::kSingle, Precision::kHalf}) {
+    const DeviceStaggeredLinks links(hisq, precision);
+    ASSERT_EQ(StaggeredCurvatureChunks(links), chunks);
+    for (const int n : {1, 3, 8, 16}) {
+      const std::string what = std::string(ToString(precision)) + " n " + std::to_string(n);
+      std::vector<DeviceColourVectorField> in, x, out, plain;
+      for (int j = 0; j < n; ++j) {
+        ColourVectorField<double> in_host(lattice, Subset::kOdd), x_host(lattice, Subset::kEven);
+        FillGaussian(in_host, 100 + j);
+        FillGaussian(x_host, 200 + j);
+        in.emplace_back(lattice, Parity::kOdd, precision);
+        x.emplace_back(lattice, Parity::kEven, precision);
+        out.emplace_back(lattice, Parity::kEven, precision);
+        plain.emplace_back(lattice, Parity::kEven, precision);
+        in.back().Upload(in_host);
+        x.back().Upload(x_host);
+      }
+      std::vector<DeviceColourVectorField*> out_p, plain_p;
+      std::vector<const DeviceColourVectorField*> in_p, x_p;
+      for (int j = 0; j < n; ++j) {
+        out_p.push_back(&out[j]);
+        plain_p.push_back(&plain[j]);
+        in_p.push_back(&in[j]);
+        x_p.push_back(&x[j]);
+      }
+      DeviceBuffer partials(sizeof(double) * chunks * n);
+      auto run = [&] {
+        partials.Fill(0xff);
+        ApplyStaggeredDslashXpayCurvatureBlock(out_p, links, in_p, x_p, a, b, FermionBoundary(),
+                                               static_cast<double*>(partials.data()));
+        std::vector<double> host(static_cast<std::size_t>(chunks) * n);
+        partials.CopyToHost(host.data(), sizeof(double) * host.size());
+        return host;
+      };
+      const std::vector<double> tuned = run();
+      ApplyStaggeredDslashXpayBlock(plain_p, links, in_p, x_p, a, b, FermionBoundary());
+      for (const int sites_per_block : {32, 96}) {
+        LaunchTuner::Instance().ForceBlockSize(sites_per_block);
+        const std::vector<double> pinned = run();
+        LaunchTuner::Instance().ClearForcedBlockSize();
+        EXPECT_EQ(std::memcmp(pinned.data(), tuned.data(), sizeof(double) * tuned.size()), 0)
+            << what << ", " << sites_per_block << " sites per block";
+      }
+      for (int j = 0; j < n; ++j) {
+        const ColourVectorField<double> o = out[j].Download(), p = plain[j].Download(), xs = x[j].Download();
+        for (int i = 0; i < o.sites(); ++i) {
+          ASSERT_EQ(std::memcmp(&o[i], &p[i], sizeof(o[i])), 0) << what << " rhs " << j << " site " << i;
+        }
+        for (int chunk = 0; chunk < chunks; ++chunk) {
+          long double sum = 0, magnitude = 0;
+          for (int i = chunk * 32; i < std::min((chunk + 1) * 32, o.sites()); ++i) {
+            for (int c = 0; c < 3; ++c) {
+              sum += static_cast<long double>(xs[i](c).real()) * o[i](c).real() +
+                     static_cast<long double>(xs[i](c).imag()) * o[i](c).imag();
+              magnitude += std::abs(xs[i](c).real() * o[i](c).real()) + std::abs(xs[i](c).imag() * o[i](c).imag());
+            }
+          }
+          const double bound = 11 * 1.01 * 0x1p-53 * static_cast<double>(magnitude);
+          const double error = std::abs(tuned[static_cast<std::size_t>(j) * chunks + chunk] - static_cast<double>(sum));
+          ASSERT_LE(error, bound) << what << " rhs " << j << " chunk " << chunk;
+          worst = std::max(worst, error / bound);
+        }
+      }
+    }
+  }
+  std::cout << "fused curvature: the largest error is " << worst << " of its bound\n";
 }
 
 TEST_F(StaggeredDslashTest, TheDaggerIsMinusDBitForBit) {

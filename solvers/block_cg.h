@@ -26,6 +26,8 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "solvers/block_operators.h"
@@ -68,8 +70,21 @@ std::vector<double> CheckBlockSystem(const BlockOp& A, const std::vector<typenam
   return tol;
 }
 
+// One block application to the systems in `which`: counted in `out` and as one vector application in each
+// system's record.
+template <typename BlockOp>
+void CountBlockApplication(const BlockOp& A, const std::vector<std::size_t>& which, BlockSolveResult& out) {
+  out.block_applications += 1;
+  out.vector_applications += static_cast<long long>(which.size());
+  out.bytes += A.BytesPerApply(static_cast<int>(which.size()));
+  for (std::size_t k : which) {
+    out.systems[k].operator_applications += 1;
+    out.systems[k].flops += A.FlopsPerApply();
+  }
+}
+
 // Applies A to the fields `from(k)` of the systems listed in `which`, into `to(k)`, with one block
-// application; counts it in `out` and one vector application in each system's record.
+// application; counts it (CountBlockApplication).
 template <typename BlockOp, typename To, typename From>
 void ApplyToSystems(const BlockOp& A, const std::vector<std::size_t>& which, To&& to, From&& from,
                     BlockSolveResult& out) {
@@ -81,13 +96,43 @@ void ApplyToSystems(const BlockOp& A, const std::vector<std::size_t>& which, To&
     i.push_back(&from(k));
   }
   A.ApplyBlock(o, i);
-  out.block_applications += 1;
-  out.vector_applications += static_cast<long long>(which.size());
-  out.bytes += A.BytesPerApply(static_cast<int>(which.size()));
-  for (std::size_t k : which) {
-    out.systems[k].operator_applications += 1;
-    out.systems[k].flops += A.FlopsPerApply();
+  CountBlockApplication(A, which, out);
+}
+
+// Whether the block operator has the optional ApplyCurvatureBlock(out, in) (README.md).
+template <typename Op, typename = void>
+struct HasApplyCurvatureBlock : std::false_type {};
+template <typename Op>
+struct HasApplyCurvatureBlock<Op, std::void_t<decltype(std::declval<const Op&>().ApplyCurvatureBlock(
+                                      std::declval<const std::vector<typename Op::Field*>&>(),
+                                      std::declval<const std::vector<const typename Op::Field*>&>()))>>
+    : std::true_type {};
+
+// ApplyToSystems for CG: to(k) = A from(k) and the curvatures (from(k), to(k)) as deferred scalars, in the order
+// of `which`: the operator's ApplyCurvatureBlock when it has one (it may sum them in the application), else
+// ApplyBlock and B::DeferredReDot of each system. The caller counts the curvatures' flops.
+template <typename BlockOp, typename To, typename From>
+std::vector<typename BlockOp::Backend::RealScalar> ApplyCurvatureToSystems(const BlockOp& A,
+                                                                           const std::vector<std::size_t>& which,
+                                                                           To&& to, From&& from,
+                                                                           BlockSolveResult& out) {
+  using B = typename BlockOp::Backend;
+  std::vector<typename B::RealScalar> curvatures;
+  if (which.empty()) return curvatures;
+  if constexpr (HasApplyCurvatureBlock<BlockOp>::value) {
+    std::vector<typename BlockOp::Field*> o;
+    std::vector<const typename BlockOp::Field*> i;
+    for (std::size_t k : which) {
+      o.push_back(&to(k));
+      i.push_back(&from(k));
+    }
+    curvatures = A.ApplyCurvatureBlock(o, i);
+    CountBlockApplication(A, which, out);
+  } else {
+    ApplyToSystems(A, which, to, from, out);
+    for (std::size_t k : which) curvatures.push_back(B::DeferredReDot(from(k), to(k)));
   }
+  return curvatures;
 }
 
 // The indices of the systems whose `phase` member equals `phase`, in order.
@@ -207,13 +252,14 @@ BlockSolveResult BlockCg(const BlockOp& A, std::vector<typename BlockOp::Field>&
       }
     }
     if (iterate.empty() && systems_in(Phase::kVerify).empty() && systems_in(Phase::kConclude).empty()) break;
-    block_detail::ApplyToSystems(
+    const auto curvatures = block_detail::ApplyCurvatureToSystems(
         A, iterate, [&](std::size_t k) -> typename BlockOp::Field& { return sys[k].q; },
         [&](std::size_t k) -> const typename BlockOp::Field& { return sys[k].p; }, out);
-    for (std::size_t k : iterate) {
+    for (std::size_t index = 0; index < iterate.size(); ++index) {
+      const std::size_t k = iterate[index];
       System& s = sys[k];
       out.systems[k].flops += vector_flops::kReDot * B::Reals(s.p);
-      switch (detail::CgStep<B>(x[k], s.r, s.p, s.q, B::DeferredReDot(s.p, s.q), s.rr, s.stop_rr, s.b_norm2,
+      switch (detail::CgStep<B>(x[k], s.r, s.p, s.q, curvatures[index], s.rr, s.stop_rr, s.b_norm2,
                                 params.record_history, out.systems[k])) {
         case detail::StepOutcome::kContinue: break;
         case detail::StepOutcome::kConverged: s.phase = Phase::kVerify; break;

@@ -100,7 +100,6 @@ BlockSolveResult BlockDefectCorrection(InnerSolver inner, const HighBlockOp& A, 
         A_low, which, [&](std::size_t k) -> LowField& { return sys[k]->f.*to; },
         [&](std::size_t k) -> const LowField& { return sys[k]->f.*from; }, out);
   };
-  using F = detail::BicgstabFields<LowField>;
 
   residuals(started);
   while (!systems_in(Phase::kDecide).empty()) {
@@ -193,14 +192,17 @@ BlockSolveResult BlockDefectCorrection(InnerSolver inner, const HighBlockOp& A, 
               }
             });
       } else {  // detail::CgIterate's loop body
-        apply_low(iterate, &F::v, &F::p);  // q = A^ p
-        for (std::size_t k : iterate) {
+        const auto curvatures = block_detail::ApplyCurvatureToSystems(  // q = A^ p and (p, q)
+            A_low, iterate, [&](std::size_t k) -> LowField& { return sys[k]->f.v; },
+            [&](std::size_t k) -> const LowField& { return sys[k]->f.p; }, out);
+        for (std::size_t index = 0; index < iterate.size(); ++index) {
+          const std::size_t k = iterate[index];
           System& s = *sys[k];
           SolveResult& rec = out.systems[k];
           rec.flops += vector_flops::kReDot * B::Reals(s.f.p);
           const detail::StepOutcome o =
-              detail::CgStep<B>(s.correction, s.f.r, s.f.p, s.f.v, B::DeferredReDot(s.f.p, s.f.v), s.cg_rr,
-                                s.inner_stop, s.b_norm2, params.record_history, rec);
+              detail::CgStep<B>(s.correction, s.f.r, s.f.p, s.f.v, curvatures[index], s.cg_rr, s.inner_stop,
+                                s.b_norm2, params.record_history, rec);
           if (o != detail::StepOutcome::kContinue) {
             s.inner_ok = o == detail::StepOutcome::kConverged;
             s.phase = Phase::kCorrect;
