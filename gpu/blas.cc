@@ -316,27 +316,29 @@ const double* EvaluatedBeforehand(const ScalarPair& programs, std::shared_ptr<vo
 
 std::shared_ptr<ScalarSlot> EvaluateIntoSlot(const DeviceReal& a) { return EvaluatedIntoNewSlot({a.Program(), {}}); }
 
-DeferredDotAndNorm SumDotNormPartials(const double* partials, int groups) {
-  if (partials == nullptr || groups < 1) throw std::invalid_argument("blas::SumDotNormPartials: no partial sums");
-  BlasLaunch l;
-  l.op = Operation::kSumPartials;
-  l.precision = Precision::kDouble;
-  l.sites = groups;
-  l.parities = 1;
-  l.partials = partials;
-  const std::shared_ptr<ScalarSlot> slot = Reduce(l, 3);
-  return {DeviceComplex::InSlot(slot, 0), DeviceReal::InSlot(slot, 2)};
-}
+namespace {
 
-DeviceReal SumRealPartials(const double* partials, int count) {
-  if (partials == nullptr || count < 1) throw std::invalid_argument("blas::SumRealPartials: no partial sums");
+// The fixed-order sum of `count` partial sums (kSumPartials: 3 doubles each; kSumRealPartials: 1) into a new slot.
+std::shared_ptr<ScalarSlot> SumPartialsInto(Operation op, const double* partials, int count, const char* where) {
+  if (partials == nullptr || count < 1) throw std::invalid_argument(std::string("blas::") + where + ": no partial sums");
   BlasLaunch l;
-  l.op = Operation::kSumRealPartials;
+  l.op = op;
   l.precision = Precision::kDouble;
   l.sites = count;
   l.parities = 1;
   l.partials = partials;
-  return DeviceReal::InSlot(Reduce(l, 1), 0);
+  return Reduce(l, op == Operation::kSumPartials ? 3 : 1);
+}
+
+}  // namespace
+
+DeferredDotAndNorm SumDotNormPartials(const double* partials, int groups) {
+  const std::shared_ptr<ScalarSlot> slot = SumPartialsInto(Operation::kSumPartials, partials, groups, "SumDotNormPartials");
+  return {DeviceComplex::InSlot(slot, 0), DeviceReal::InSlot(slot, 2)};
+}
+
+DeviceReal SumRealPartials(const double* partials, int count) {
+  return DeviceReal::InSlot(SumPartialsInto(Operation::kSumRealPartials, partials, count, "SumRealPartials"), 0);
 }
 
 void CopyParity(const SpinorView& to, const ConstSpinorView& from) {
