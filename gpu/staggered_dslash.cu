@@ -282,9 +282,10 @@ std::string TuneKey(const StaggeredDslashLaunch& l, int rhs_per_thread) {
   const std::string links = l.long_links_u3.data != nullptr ? " fat+long" + std::to_string(l.long_links_u3.numbers)
                             : has_long                      ? " fat+long"
                                                             : " fat";
+  const std::string epilogue = !l.xpay ? "" : l.curvature_partials != nullptr ? " xpay curvature" : " xpay";
   std::string key = std::string("StaggeredDslash ") + ToString(l.out[0].precision) + links + (l.dagger ? " dagger" : "") +
-                    (l.xpay ? " xpay" : "") + (l.curvature_partials != nullptr ? " curvature" : "") + " rhs " + std::to_string(l.rhs) + "/" + std::to_string(rhs_per_thread) +
-                    " " + std::to_string(l.out[0].extents[0]);
+                    epilogue + " rhs " + std::to_string(l.rhs) + "/" + std::to_string(rhs_per_thread) + " " +
+                    std::to_string(l.out[0].extents[0]);
   for (int mu = 1; mu < 4; ++mu) key += "x" + std::to_string(l.out[0].extents[mu]);
   return key;
 }
@@ -355,7 +356,9 @@ void CurvatureOnHost(const Arg& arg, int groups) {
     for (int cb = 0; cb < arg.sites; ++cb) {
       double mine[m] = {};
       StaggeredDslashSite<Arg>{}(arg, cb, group * m, mine);
-      for (int j = 0; j < m && group * m + j < arg.rhs; ++j) terms[static_cast<std::size_t>(cb) * arg.rhs + group * m + j] = mine[j];
+      for (int j = 0; j < m && group * m + j < arg.rhs; ++j) {
+        terms[static_cast<std::size_t>(cb) * arg.rhs + group * m + j] = mine[j];
+      }
     }
   }
   for (int chunk = 0; chunk < arg.chunks; ++chunk) {
