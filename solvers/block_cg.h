@@ -83,19 +83,30 @@ void CountBlockApplication(const BlockOp& A, const std::vector<std::size_t>& whi
   }
 }
 
+// A block application's arguments for the systems in `which`, in order: out[j] = &to(k_j), in[j] = &from(k_j).
+template <typename Field>
+struct BlockArguments {
+  std::vector<Field*> out;
+  std::vector<const Field*> in;
+};
+template <typename Field, typename To, typename From>
+BlockArguments<Field> ArgumentsOf(const std::vector<std::size_t>& which, To&& to, From&& from) {
+  BlockArguments<Field> a;
+  for (std::size_t k : which) {
+    a.out.push_back(&to(k));
+    a.in.push_back(&from(k));
+  }
+  return a;
+}
+
 // Applies A to the fields `from(k)` of the systems listed in `which`, into `to(k)`, with one block
 // application; counts it (CountBlockApplication).
 template <typename BlockOp, typename To, typename From>
 void ApplyToSystems(const BlockOp& A, const std::vector<std::size_t>& which, To&& to, From&& from,
                     BlockSolveResult& out) {
   if (which.empty()) return;
-  std::vector<typename BlockOp::Field*> o;
-  std::vector<const typename BlockOp::Field*> i;
-  for (std::size_t k : which) {
-    o.push_back(&to(k));
-    i.push_back(&from(k));
-  }
-  A.ApplyBlock(o, i);
+  const auto a = ArgumentsOf<typename BlockOp::Field>(which, to, from);
+  A.ApplyBlock(a.out, a.in);
   CountBlockApplication(A, which, out);
 }
 
@@ -120,13 +131,8 @@ std::vector<typename BlockOp::Backend::RealScalar> ApplyCurvatureToSystems(const
   std::vector<typename B::RealScalar> curvatures;
   if (which.empty()) return curvatures;
   if constexpr (HasApplyCurvatureBlock<BlockOp>::value) {
-    std::vector<typename BlockOp::Field*> o;
-    std::vector<const typename BlockOp::Field*> i;
-    for (std::size_t k : which) {
-      o.push_back(&to(k));
-      i.push_back(&from(k));
-    }
-    curvatures = A.ApplyCurvatureBlock(o, i);
+    const auto a = ArgumentsOf<typename BlockOp::Field>(which, to, from);
+    curvatures = A.ApplyCurvatureBlock(a.out, a.in);
     CountBlockApplication(A, which, out);
   } else {
     ApplyToSystems(A, which, to, from, out);
