@@ -2,7 +2,9 @@
 // the oracle's staple recursion as a sequence of kernel launches, and the U(3) projection's kernel and its errors.
 #include "gpu/hisq_smearing.h"
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -77,15 +79,12 @@ void FatLinkOnDevice(const DeviceBuffer& u, DeviceBuffer& fat, const SmearingCoe
   }
 }
 
-// w = the U(3) projection of v on device gauge fields (w may be v); std::runtime_error naming the first link
-// (in the host's order) whose projection failed, as the oracle names its first failure.
-void ProjectU3OnDevice(DeviceBuffer& w, const DeviceBuffer& v, const Lattice& lat, const char* where) {
-  DeviceBuffer first_failure(sizeof(unsigned long long));
-  first_failure.Fill(0xff);
-  LaunchProjectU3(Doubles(w), Doubles(v), static_cast<unsigned long long*>(first_failure.data()), LatticeOf(lat));
-  unsigned long long failure = 0;
-  first_failure.CopyToHost(&failure, sizeof(failure));
-  if (failure == ~0ull) return;
+// No failure, or (4 site + mu) << 2 | status of the failing link of the lowest host-order index (the kernel's code).
+constexpr unsigned long long kNoFailure = ~0ull;
+
+// std::runtime_error naming the failing link, as the oracle names its first failure; nothing for kNoFailure.
+void ThrowIfFailed(unsigned long long failure, const char* where) {
+  if (failure == kNoFailure) return;
   const unsigned long long link = failure >> 2;
   const auto status = static_cast<u3::Status>(failure & 3);
   throw std::runtime_error(std::string(where) + ": the U(3) projection of the link at site " +
@@ -93,6 +92,16 @@ void ProjectU3OnDevice(DeviceBuffer& w, const DeviceBuffer& v, const Lattice& la
                            (status == u3::Status::kNotFinite ? "an entry is not finite"
                                                              : "no convergence in " + std::to_string(u3::kMaxSweeps) +
                                                                    " Jacobi sweeps"));
+}
+
+// w = the U(3) projection of v on device gauge fields (w may be v); ThrowIfFailed's error.
+void ProjectU3OnDevice(DeviceBuffer& w, const DeviceBuffer& v, const Lattice& lat, const char* where) {
+  DeviceBuffer first_failure(sizeof(unsigned long long));
+  first_failure.Fill(0xff);  // kNoFailure
+  LaunchProjectU3(Doubles(w), Doubles(v), static_cast<unsigned long long*>(first_failure.data()), LatticeOf(lat));
+  unsigned long long failure = kNoFailure;
+  first_failure.CopyToHost(&failure, sizeof(failure));
+  ThrowIfFailed(failure, where);
 }
 
 // The device fields of one construction: the thin (or level-1 projected) links and the fat links, then the Naik
@@ -153,6 +162,22 @@ SmearedLinks HisqLinksOnGpu(const GaugeField<double>& u, double epsilon_naik) {
   FatLinkOnDevice(d.links, d.fat, Fat7Coefficients(), lat);
   ProjectU3OnDevice(d.links, d.fat, lat, "HisqLinksOnGpu");  // W replaces U: the second level reads W only
   return FatAndNaikLinks(d, level2, c_naik, lat);
+}
+
+GaugeField<double> ProjectU3OnHost(const GaugeField<double>& v) {
+  GaugeField<double> w(v.lattice());
+  const std::int64_t n = static_cast<std::int64_t>(v.links().size());
+  unsigned long long failure = kNoFailure;
+#pragma omp parallel for schedule(static) reduction(min : failure)
+  for (std::int64_t i = 0; i < n; ++i) {
+    const u3::Status status = u3::ProjectU3(reinterpret_cast<const double*>(v.links()[i].data()),
+                                            reinterpret_cast<double*>(w.links()[i].data()));
+    if (status != u3::Status::kOk) {
+      failure = std::min(failure, static_cast<unsigned long long>(i) << 2 | static_cast<unsigned long long>(status));
+    }
+  }
+  ThrowIfFailed(failure, "ProjectU3OnHost");
+  return w;
 }
 
 GaugeField<double> ProjectU3OnGpu(const GaugeField<double>& v) {

@@ -8,7 +8,8 @@
 //   AsqtadLinksOnGpu(U, u0)       {FatLinkOnGpu(U, asqtad), NaikLinkOnGpu(U, -1/(24 u0^2))};
 //   HisqLinksOnGpu(U, epsilon)    {FatLinkOnGpu(W, hisq(epsilon)), NaikLinkOnGpu(W, -(1 + epsilon)/24)},
 //                                 W = ProjectU3OnGpu(FatLinkOnGpu(U, fat7)), all on the device;
-//   ProjectU3OnGpu(V)             every link's U(3) projection by gpu/u3_projection.h (Jacobi rotations).
+//   ProjectU3OnGpu(V)             every link's U(3) projection by gpu/u3_projection.h (Jacobi rotations);
+//   ProjectU3OnHost(V)            the same on the host's cores (OpenMP): ProjectU3OnGpu's result bit for bit.
 // The paths are summed by the oracle's staple recursion (a 5-staple is a staple around a 3-staple, a 7-staple
 // around a 5-staple, the Lepage term around a 3-staple along the same hop), one kernel per pass over the
 // lattice, with every product and sum in the oracle's order and rounding (hisq_smearing_kernels.cu), so the
@@ -24,8 +25,8 @@
 //
 // Errors, before any device work: as the oracle's (u0 <= 0 or not finite, epsilon not finite: std::invalid_argument
 // from the coefficient functions; Naik links on an extent below 4); no usable GPU: std::runtime_error naming why.
-// After the projection: a link that is not finite or whose Jacobi sweeps do not converge, std::runtime_error naming
-// the first such link (site and direction).
+// After the projection (on either side): a link that is not finite or whose Jacobi sweeps do not converge,
+// std::runtime_error naming the first such link (site and direction).
 #pragma once
 
 #include "reference/gauge_field.h"
@@ -38,5 +39,6 @@ GaugeField<double> NaikLinkOnGpu(const GaugeField<double>& u, double c_naik);
 SmearedLinks AsqtadLinksOnGpu(const GaugeField<double>& u, double u0);
 SmearedLinks HisqLinksOnGpu(const GaugeField<double>& u, double epsilon_naik);
 GaugeField<double> ProjectU3OnGpu(const GaugeField<double>& v);
+GaugeField<double> ProjectU3OnHost(const GaugeField<double>& v);
 
 }  // namespace lqcd::gpu

@@ -1,6 +1,7 @@
 // u3_projection_test.cc: the U(3) projection that the GPU runs (u3_projection.h), built for the host and compared
-// with the oracle's ProjectU3 (reference/staggered/hisq_links.h). No GPU needed: the device computes the same bits
-// as this build (hisq_smearing_test checks every link of a lattice on a GPU).
+// with the oracle's ProjectU3 (reference/staggered/hisq_links.h), one matrix at a time and over a field
+// (hisq_smearing.h ProjectU3OnHost, with its naming of a link that cannot be projected). No GPU needed: the device
+// computes the same bits as this build (hisq_smearing_test checks every link of a lattice on a GPU).
 //
 // Bounds (reference/staggered/u3_projection_testing.h): each projection is within ProjectionError(kappa) of the exact
 // polar factor, entrywise, so the two projections are within twice that of each other; W is unitary within
@@ -9,9 +10,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
+#include "gpu/hisq_smearing.h"
 #include "reference/gauge_field.h"
 #include "reference/lattice.h"
 #include "reference/random.h"
@@ -110,14 +115,32 @@ TEST(U3Projection, Fat7LinksOfAHotConfigurationGiveTheOraclesLinks) {
   for (auto& link : u.links()) link = HaarRandomSU3<double>(rng);
   const GaugeField<double> v = FatLink(u, Fat7Coefficients());
   const GaugeField<double> want = ProjectU3(v);
+  const GaugeField<double> got = ProjectU3OnHost(v);  // every link, on every core
   double worst = 0;  // the largest difference as a fraction of its link's bound
   for (std::size_t i = 0; i < v.links().size(); ++i) {
+    EXPECT_EQ(got.links()[i], Projected(v.links()[i])) << "link " << i;
     const double bound = 2 * ProjectionError(Kappa(v.links()[i]));
-    const double diff = MaxDiff(Projected(v.links()[i]), want.links()[i]);
+    const double diff = MaxDiff(got.links()[i], want.links()[i]);
     EXPECT_LE(diff, bound) << "link " << i;
     worst = std::max(worst, diff / bound);
   }
   RecordProperty("largest_difference_over_bound", std::to_string(worst));
+}
+
+TEST(U3Projection, OnAFieldTheFirstLinkThatCannotBeProjectedIsNamed) {
+  const Lattice lat{4, 4, 4, 4};
+  GaugeField<double> v(lat);
+  RandomStream rng(65, 0);
+  for (auto& link : v.links()) link = GaussianMatrix(rng);
+  v.Link(37, 2)(0, 1) = Complex<double>(std::numeric_limits<double>::quiet_NaN(), 0);
+  v.Link(42, 0)(2, 2) = Complex<double>(std::numeric_limits<double>::infinity(), 0);  // a later link
+  try {
+    ProjectU3OnHost(v);
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("site 37, direction 2 failed: an entry is not finite"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(U3Projection, NonFiniteEntriesAreReportedAndLeaveTheOutputAlone) {
