@@ -242,17 +242,12 @@ void CheckFusedCurvature(const std::shared_ptr<const DeviceStaggeredLinks>& link
   ASSERT_EQ(StaggeredCurvatureChunks(*links), 9);  // V / 2 = 288
   for (int k = 0; k < kSources; ++k) {
     const ColourVectorField<double> ps = p[k].Download(), qs = q[k].Download(), ref = plain[k].Download();
-    long double sum = 0, magnitude = 0;
     for (int i = 0; i < qs.sites(); ++i) {
       ASSERT_EQ(std::memcmp(&qs[i], &ref[i], sizeof(qs[i])), 0) << "source " << k << " site " << i;
-      for (int c = 0; c < 3; ++c) {
-        sum += static_cast<long double>(ps[i](c).real()) * qs[i](c).real() +
-               static_cast<long double>(ps[i](c).imag()) * qs[i](c).imag();
-        magnitude += std::abs(ps[i](c).real() * qs[i](c).real()) + std::abs(ps[i](c).imag() * qs[i](c).imag());
-      }
     }
-    const double bound = (11 + 9) * 1.01 * 0x1p-53 * static_cast<double>(magnitude);
-    EXPECT_LE(std::abs(curvatures[k].Host() - static_cast<double>(sum)), bound) << "source " << k;
+    const testing::ReDotTerms terms = testing::SumReDotTerms(ps, qs, 0, qs.sites());
+    const double bound = (11 + 9) * 1.01 * 0x1p-53 * static_cast<double>(terms.magnitude);
+    EXPECT_LE(std::abs(curvatures[k].Host() - static_cast<double>(terms.sum)), bound) << "source " << k;
     EXPECT_GT(curvatures[k].Host(), 0) << "M_ee is positive definite";
   }
   // The single-field form is the first system's.

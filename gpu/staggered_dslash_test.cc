@@ -31,8 +31,6 @@ namespace {
 
 using testing::RandomHisqLinks;
 
-int CurvatureChunksForTest(const Lattice& lattice) { return (lattice.half_volume() + 31) / 32; }
-
 class StaggeredDslashTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -255,15 +253,13 @@ TEST_F(StaggeredDslashTest, TheXpayFormMatchesTheOracleInPlaceOrNot) {
 
 TEST_F(StaggeredDslashTest, TheFusedCurvatureSumsTheStoredOutputAndNoBlockSizeChangesIt) {
   // The Schur operator's second half with (x_j, out_j) summed in chunks (V / 2 = 432: 13 chunks of 32 sites and
-  // one of 16). Each chunk's partial against its terms summed in long double from the downloaded fields, within
-  // 11 u_double (x 1.01) of the terms' magnitudes (per site 6 products and 5 additions in double, a tree of 5 levels
-  // over the chunk); the outputs are the plain xpay call's bit for bit; and pinning the sites per block to 32 or
-  // 96 gives the tuned launch's partials bit for bit.
+  // one of 16). Each chunk's partial against its terms summed from the downloaded fields, within the derived bound
+  // of testing::CheckCurvatureChunks; the outputs are the plain xpay call's bit for bit; and pinning the sites per
+  // block to 32 or 96 gives the tuned launch's partials bit for bit.
   const Lattice lattice(Coordinates{4, 6, 6, 6});
   const StaggeredLinks<double> hisq = RandomHisqLinks(lattice, 18);
   const double a = 4 * 0.05 * 0.05, b = -1;
-  const int chunks = CurvatureChunksForTest(lattice);
-  ASSERT_EQ(chunks, 14);
+  const int chunks = 14;
   double worst = 0;
   for (const Precision precision : {Precision::kDouble, Precision::kSingle, Precision::kHalf}) {
     const DeviceStaggeredLinks links(hisq, precision);
@@ -313,20 +309,8 @@ TEST_F(StaggeredDslashTest, TheFusedCurvatureSumsTheStoredOutputAndNoBlockSizeCh
         for (int i = 0; i < o.sites(); ++i) {
           ASSERT_EQ(std::memcmp(&o[i], &p[i], sizeof(o[i])), 0) << what << " rhs " << j << " site " << i;
         }
-        for (int chunk = 0; chunk < chunks; ++chunk) {
-          long double sum = 0, magnitude = 0;
-          for (int i = chunk * 32; i < std::min((chunk + 1) * 32, o.sites()); ++i) {
-            for (int c = 0; c < 3; ++c) {
-              sum += static_cast<long double>(xs[i](c).real()) * o[i](c).real() +
-                     static_cast<long double>(xs[i](c).imag()) * o[i](c).imag();
-              magnitude += std::abs(xs[i](c).real() * o[i](c).real()) + std::abs(xs[i](c).imag() * o[i](c).imag());
-            }
-          }
-          const double bound = 11 * 1.01 * 0x1p-53 * static_cast<double>(magnitude);
-          const double error = std::abs(tuned[static_cast<std::size_t>(j) * chunks + chunk] - static_cast<double>(sum));
-          ASSERT_LE(error, bound) << what << " rhs " << j << " chunk " << chunk;
-          worst = std::max(worst, error / bound);
-        }
+        worst = std::max(worst, testing::CheckCurvatureChunks(&tuned[static_cast<std::size_t>(j) * chunks], xs, o,
+                                                              what + " rhs " + std::to_string(j)));
       }
     }
   }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gpu/oracle_comparison.h"
+#include "gpu/staggered_dslash_launch.h"
 #include "reference/staggered/hisq_links.h"
 #include "reference/staggered/u3_compression.h"
 
@@ -215,6 +216,32 @@ ColourVectorField<double> HalfStorageBound(const ColourVectorField<double>& orac
     for (int c = 0; c < 3; ++c) extra[i](c) = per_unit_norm * (largest + arithmetic_largest);
   }
   return extra;
+}
+
+ReDotTerms SumReDotTerms(const ColourVectorField<double>& x, const ColourVectorField<double>& v, int begin, int end) {
+  ReDotTerms t;
+  for (int i = begin; i < end; ++i) {
+    for (int c = 0; c < 3; ++c) {
+      t.sum += static_cast<long double>(x[i](c).real()) * v[i](c).real() +
+               static_cast<long double>(x[i](c).imag()) * v[i](c).imag();
+      t.magnitude += std::abs(x[i](c).real() * v[i](c).real()) + std::abs(x[i](c).imag() * v[i](c).imag());
+    }
+  }
+  return t;
+}
+
+double CheckCurvatureChunks(const double* partials, const ColourVectorField<double>& x,
+                            const ColourVectorField<double>& out, const std::string& what) {
+  double worst = 0;
+  for (int chunk = 0; chunk < CurvatureChunks(out.sites()); ++chunk) {
+    const ReDotTerms t = SumReDotTerms(x, out, chunk * kCurvatureChunkSites,
+                                       std::min((chunk + 1) * kCurvatureChunkSites, out.sites()));
+    const double bound = 11 * 1.01 * kUnitRoundoffDouble * static_cast<double>(t.magnitude);
+    const double error = std::abs(partials[chunk] - static_cast<double>(t.sum));
+    EXPECT_LE(error, bound) << what << " chunk " << chunk;
+    worst = std::max(worst, error / bound);
+  }
+  return worst;
 }
 
 }  // namespace lqcd::gpu::testing
