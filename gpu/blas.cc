@@ -341,6 +341,31 @@ DeviceReal SumRealPartials(const double* partials, int count) {
   return DeviceReal::InSlot(SumPartialsInto(Operation::kSumRealPartials, partials, count, "SumRealPartials"), 0);
 }
 
+std::vector<DeviceReal> SumRealPartialsOfRanges(const double* partials, int count, int ranges) {
+  if (partials == nullptr || count < 1 || ranges < 1) {
+    throw std::invalid_argument("blas::SumRealPartialsOfRanges: no partial sums (" + std::to_string(ranges) +
+                                " ranges of " + std::to_string(count) + ")");
+  }
+  std::vector<DeviceReal> sums;
+  for (int first = 0; first < ranges; first += kScalarSlotDoubles) {
+    const int here = std::min(kScalarSlotDoubles, ranges - first);
+    if (here == 1) {
+      sums.push_back(SumRealPartials(partials + static_cast<std::size_t>(first) * count, count));
+      continue;
+    }
+    BlasLaunch l;
+    l.op = Operation::kSumRealPartials;
+    l.precision = Precision::kDouble;
+    l.sites = count;
+    l.parities = 1;
+    l.partials = partials + static_cast<std::size_t>(first) * count;
+    l.ranges = here;
+    const std::shared_ptr<ScalarSlot> slot = Reduce(l, kScalarSlotDoubles);
+    for (int j = 0; j < here; ++j) sums.push_back(DeviceReal::InSlot(slot, j));
+  }
+  return sums;
+}
+
 void CopyParity(const SpinorView& to, const ConstSpinorView& from) {
   if (to.precision != from.precision || to.extents != from.extents || to.sites != from.sites) {
     throw std::invalid_argument(std::string("blas::CopyParity: views differ (") + ToString(to.precision) + " vs " +

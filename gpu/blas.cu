@@ -402,6 +402,23 @@ struct SumRealPartialsOp {
   __device__ void operator()(int, int i, double* acc, const Coefficients<double>&) const { acc[0] += partials[i]; }
 };
 
+// The same for up to four runs of `count` partials, one after another: each accumulator sees its run's values in
+// the same threads and order as SumRealPartialsOp (the reduction sums every component on its own), so each result
+// is that operation's bits. Runs past `ranges` add zeros.
+struct SumRealPartialsOfRangesOp {
+  static constexpr int kReduce = 4;
+  using Real = double;
+  const double* partials;
+  int count;
+  int ranges;
+  __device__ void operator()(int, int i, double* acc, const Coefficients<double>&) const {
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      if (k < ranges) acc[k] += partials[static_cast<long>(k) * count + i];
+    }
+  }
+};
+
 // y = x rounded to y's precision (through y's compute type: a double input for a half output is first
 // rounded to float, as the CPU backend does).
 template <Precision Out, Precision In>
@@ -666,7 +683,11 @@ void LaunchFor(const BlasLaunch& l) {
 
 void LaunchBlas(const BlasLaunch& launch) {
   if (launch.op == Operation::kSumPartials) return Run(SumPartialsOp{launch.partials}, launch);
-  if (launch.op == Operation::kSumRealPartials) return Run(SumRealPartialsOp{launch.partials}, launch);
+  if (launch.op == Operation::kSumRealPartials) {
+    if (launch.ranges < 1 || launch.ranges > 4) throw std::logic_error("LaunchBlas: SumRealPartials of 1 to 4 ranges");
+    if (launch.ranges == 1) return Run(SumRealPartialsOp{launch.partials}, launch);
+    return Run(SumRealPartialsOfRangesOp{launch.partials, launch.sites, launch.ranges}, launch);
+  }
   switch (launch.precision) {
     case Precision::kDouble: return LaunchFor<Precision::kDouble>(launch);
     case Precision::kSingle: return LaunchFor<Precision::kSingle>(launch);

@@ -59,6 +59,7 @@
 
 #include <complex>
 #include <string>
+#include <vector>
 
 #include "gpu/blas_operation.h"
 #include "gpu/comm/communicator.h"
@@ -161,6 +162,9 @@ DeferredDotAndNorm SumDotNormPartials(const double* partials, int groups);
 // The sum of `count` partial sums of one double (e.g. the staggered Dslash's fused curvature, staggered_dslash.h), as
 // a deferred real, by the same fixed-order reduction.
 DeviceReal SumRealPartials(const double* partials, int count);
+// `ranges` such sums at once: value j sums partials[j * count, (j + 1) * count), the same bits as
+// SumRealPartials(partials + j * count, count); one launch per four ranges (a slot's doubles) instead of one each.
+std::vector<DeviceReal> SumRealPartialsOfRanges(const double* partials, int count, int ranges);
 
 // Global reductions (see the file comment). null = one rank (the default). With `on_devices` (built on the
 // same communicator; std::invalid_argument otherwise) the ranks' partials are added on the devices instead of

@@ -34,9 +34,11 @@ struct BlasLaunch {
   double b[2] = {0, 0};
   bool device_scalars = false;
   ScalarPair scalar_programs;
-  // kSumPartials: `sites` groups of 3 doubles at `partials`; kSumRealPartials: `sites` doubles there (no fields;
+  // kSumPartials: `sites` groups of 3 doubles at `partials`; kSumRealPartials: `sites` doubles there, and with
+  // `ranges` > 1 (at most 4) that many such runs one after another, each summed into its own double (no fields;
   // parities 1, precision double).
   const double* partials = nullptr;
+  int ranges = 1;
   // Reductions: where the last block writes the result (a ScalarSlot's device copy and the device address of
   // its pinned host copy). Null for element-wise operations.
   double* result_device = nullptr;

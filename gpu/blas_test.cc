@@ -33,12 +33,14 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <random>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "gpu/device.h"
+#include "gpu/device_buffer.h"
 #include "gpu/device_gauge_field.h"
 #include "gpu/gpu_backend.h"
 #include "gpu/wilson_dslash.h"
@@ -551,6 +553,45 @@ TEST(BlasLargeField, GridStrideLoopCoversEverySite) {
   // The double sum of 24 V exact float squares: (n - 1) u_d S, n = 24 V; long double adds 2^-64 n S.
   EXPECT_LE(std::abs(returned - static_cast<double>(exact)), 24.0 * out.sites() * kUd * s);
   EXPECT_TRUE(SameBits(returned, GpuBackend::Norm2(y)));
+}
+
+// SumRealPartialsOfRanges: each range's value is SumRealPartials of that range bit for bit (the batched reduction
+// sums every component on its own, in the same threads and order), for range counts that fill one slot, part of
+// one, and several (9: slots of 4, 4 and 1), and counts within one block and beyond the grid's threads (grid-stride
+// loop); the sums themselves within (count - 1) u_d sum |terms| of the long double sum. Refusals before a launch.
+TEST(BlasSumPartials, RangesSummedTogetherAreEachRangesOwnSum) {
+  if (const std::string why = NoDeviceReason(); !why.empty()) GTEST_SKIP() << why;
+  for (const int count : {1, 300, 300000}) {
+    for (const int ranges : {1, 2, 3, 4, 9}) {
+      std::vector<double> host(static_cast<std::size_t>(count) * ranges);
+      std::mt19937_64 rng(17 + count + ranges);
+      std::normal_distribution<double> gauss;
+      for (double& v : host) v = gauss(rng);
+      DeviceBuffer partials(sizeof(double) * host.size());
+      partials.CopyFromHost(host.data(), sizeof(double) * host.size());
+      const double* d = static_cast<const double*>(partials.data());
+      const std::vector<DeviceReal> together = blas::SumRealPartialsOfRanges(d, count, ranges);
+      ASSERT_EQ(together.size(), static_cast<std::size_t>(ranges));
+      for (int j = 0; j < ranges; ++j) {
+        const std::string what = std::to_string(ranges) + " ranges of " + std::to_string(count) + ", range " +
+                                 std::to_string(j);
+        const double alone = blas::SumRealPartials(d + static_cast<std::size_t>(j) * count, count).Host();
+        EXPECT_TRUE(SameBits(together[j].Host(), alone)) << what;
+        long double exact = 0;
+        double magnitude = 0;
+        for (int i = 0; i < count; ++i) {
+          exact += host[static_cast<std::size_t>(j) * count + i];
+          magnitude += std::abs(host[static_cast<std::size_t>(j) * count + i]);
+        }
+        EXPECT_LE(std::abs(alone - static_cast<double>(exact)), (count - 1 + 0.01) * kUd * magnitude) << what;
+      }
+    }
+  }
+  DeviceBuffer one(sizeof(double));
+  const double* d = static_cast<const double*>(one.data());
+  EXPECT_THROW(blas::SumRealPartialsOfRanges(nullptr, 4, 2), std::invalid_argument);
+  EXPECT_THROW(blas::SumRealPartialsOfRanges(d, 0, 2), std::invalid_argument);
+  EXPECT_THROW(blas::SumRealPartialsOfRanges(d, 1, 0), std::invalid_argument);
 }
 
 // Convert between every pair of precisions against the CPU backend (bounds in the comment below).

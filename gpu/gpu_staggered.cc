@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "gpu/blas.h"
@@ -48,7 +49,13 @@ template <typename P>
 std::vector<DeviceReal> GpuStaggeredSchur<P>::ApplyCurvatureBlock(const std::vector<Field*>& out,
                                                                   const std::vector<const Field*>& in) const {
   std::vector<DeviceReal> curvatures;
-  ApplyWithCurvatures(out, in, &curvatures);
+  if constexpr (std::is_same_v<P, solvers::Half>) {
+    // No fused form in half (ApplyStaggeredDslashXpayCurvatureBlock's comment): the block, then each ReDot.
+    ApplyWithCurvatures(out, in, nullptr);
+    for (std::size_t k = 0; k < in.size(); ++k) curvatures.push_back(Backend::DeferredReDot(*in[k], *out[k]));
+  } else {
+    ApplyWithCurvatures(out, in, &curvatures);
+  }
   return curvatures;
 }
 
@@ -96,7 +103,9 @@ void GpuStaggeredSchur<P>::ApplyWithCurvatures(const std::vector<Field*>& out, c
     double* partials = static_cast<double*>(curvature_partials_->data());
     ApplyStaggeredDslashXpayCurvatureBlock(o, *links_, t_in, i, four_m2, -1.0, params_.boundary, partials);
     // Queued before the next chunk's Dslash overwrites the partials (one stream).
-    for (std::size_t k = 0; k < n; ++k) curvatures->push_back(blas::SumRealPartials(partials + k * chunks, chunks));
+    for (const DeviceReal& c : blas::SumRealPartialsOfRanges(partials, chunks, static_cast<int>(n))) {
+      curvatures->push_back(c);
+    }
   }
 }
 

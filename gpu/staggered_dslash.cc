@@ -317,6 +317,9 @@ void ApplyStaggeredDslashXpayCurvatureBlock(const std::vector<DeviceColourVector
                                             const std::vector<const DeviceColourVectorField*>& x, double a, double b,
                                             const FermionBoundary& boundary, double* partials, int rhs_per_thread) {
   if (partials == nullptr) Refuse("the curvature's partial sums need device memory, got null");
+  if (links.precision() == Precision::kHalf) {
+    Refuse("the fused curvature is compiled for double and single (half: ApplyStaggeredDslashXpayBlock and a ReDot)");
+  }
   ApplyBlock(out, links, in, &x, a, b, boundary, Dagger::kNo, rhs_per_thread, partials);
 }
 

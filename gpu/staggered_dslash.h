@@ -127,8 +127,9 @@ void ApplyStaggeredDslashXpayBlock(const std::vector<DeviceColourVectorField*>& 
 // sums of Re (x_j, out_j)(n) over the stored out_j in chunks of consecutive output sites, written to
 // partials[j * StaggeredCurvatureChunks(links) + chunk] (device memory, n x that many doubles); blas::SumRealPartials
 // adds one right-hand side's chunks. The chunks' sums do not depend on the launch's block size or mapping. For the
-// Schur operator (x_j = in_j of its first Dslash) the sum is (p, A p). Errors: those of the xpay call; a null
-// `partials`.
+// Schur operator (x_j = in_j of its first Dslash) the sum is (p, A p). Double and single links only (half's
+// iterations are faster with a separate ReDot: docs/staggered.md). Errors: those of the xpay call; a null
+// `partials`; half-precision links.
 void ApplyStaggeredDslashXpayCurvatureBlock(const std::vector<DeviceColourVectorField*>& out,
                                             const DeviceStaggeredLinks& links,
                                             const std::vector<const DeviceColourVectorField*>& in,

@@ -15,6 +15,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -460,7 +461,11 @@ TEST(StaggeredDslashOnHost, TheFusedCurvatureSumsTheStoredOutputChunkByChunk) {
   const int chunks = CurvatureChunks(lattice.half_volume());
   ASSERT_EQ(chunks, 14);
   double worst = 0;
-  for (const Precision precision : {Precision::kDouble, Precision::kSingle, Precision::kHalf}) {
+  // Half has no fused form (GpuStaggeredSchur<Half> takes a separate ReDot): the launcher refuses it.
+  EXPECT_THROW(RunOnHost(hisq, Precision::kHalf, FermionBoundary(), Parity::kEven, Dagger::kNo, 1, 0, 700,
+                         Xpay{true, four_m2, -1, false, true}),
+               std::invalid_argument);
+  for (const Precision precision : {Precision::kDouble, Precision::kSingle}) {
     for (const int n : {1, 3, 8}) {
       for (const int mapping : {0, 1, 2, 4}) {
         const std::string what = std::string(ToString(precision)) + " n " + std::to_string(n) + " mapping " +

@@ -15,6 +15,7 @@
 #include <iomanip>
 #include <iostream>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -261,7 +262,16 @@ TEST_F(StaggeredDslashTest, TheFusedCurvatureSumsTheStoredOutputAndNoBlockSizeCh
   const double a = 4 * 0.05 * 0.05, b = -1;
   const int chunks = 14;
   double worst = 0;
-  for (const Precision precision : {Precision::kDouble, Precision::kSingle, Precision::kHalf}) {
+  {
+    // Half has no fused form (the Schur operator takes a separate ReDot): refused before any launch.
+    const DeviceStaggeredLinks links(hisq, Precision::kHalf);
+    DeviceColourVectorField in(lattice, Parity::kOdd, Precision::kHalf), out(lattice, Parity::kEven, Precision::kHalf);
+    DeviceBuffer partials(sizeof(double) * chunks);
+    EXPECT_THROW(ApplyStaggeredDslashXpayCurvatureBlock({&out}, links, {&in}, {&out}, a, b, FermionBoundary(),
+                                                        static_cast<double*>(partials.data())),
+                 std::invalid_argument);
+  }
+  for (const Precision precision : {Precision::kDouble, Precision::kSingle}) {
     const DeviceStaggeredLinks links(hisq, precision);
     ASSERT_EQ(StaggeredCurvatureChunks(links), chunks);
     for (const int n : {1, 3, 8, 16}) {
