@@ -60,6 +60,7 @@ void ApplyHopping(SpinorField<T>& out, const GaugeField<T>& u, const SpinorField
   if (&out == &in) throw std::invalid_argument("ApplyHopping: out and in must be different fields");
   const HopProjectors<T> proj(basis, dagger);
   SpinorField<T> result(in.lattice());
+#pragma omp parallel for schedule(static)
   for (int site = 0; site < in.sites(); ++site) {
     result[site] = HoppingAtSite(u, site, proj, boundary, [&](int n) -> const SiteSpinor<T>& { return in[n]; });
   }
@@ -74,6 +75,7 @@ void ApplyHoppingParity(SpinorField<T>& out, const GaugeField<T>& u, const Spino
   if (&out == &in) throw std::invalid_argument("ApplyHoppingParity: out and in must be different fields");
   const HopProjectors<T> proj(basis, dagger);
   SpinorField<T> result(in.lattice(), SubsetOf(Opposite(in.parity())));
+#pragma omp parallel for schedule(static)
   for (int i = 0; i < result.sites(); ++i) {
     result[i] = HoppingAtSite(u, result.SiteIndex(i), proj, boundary,
                               [&](int n) -> const SiteSpinor<T>& { return in[Lattice::CheckerboardIndex(n)]; });

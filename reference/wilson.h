@@ -18,6 +18,9 @@
 //
 // Flops (the paper's convention, per output site): D costs 1320; M adds 48 (scale and subtract);
 // M_pp costs 2 x 1320 on half the sites plus 48.
+// Threads: the hopping term's loop over output sites runs on OpenMP's threads; each site is computed alone by
+// the same code, so the result is the same for any thread count (inside an enclosing parallel region, e.g. the
+// main job's columns, it runs on that region's thread).
 // Aliasing: `out` must not be the same object as `in` in any function here.
 #pragma once
 
