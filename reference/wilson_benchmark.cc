@@ -23,6 +23,8 @@
 #include <thread>
 #include <vector>
 
+#include <omp.h>
+
 #include "reference/cli/command_line.h"
 #include "reference/sparse_wilson.h"
 #include "reference/spinor_algebra.h"
@@ -138,7 +140,9 @@ int Main(int argc, char** argv) {
   flags.Switch("no-direct", &no_direct, "skip the SparseLU (DirectWilsonSolver) rows");
   if (!flags.Parse(argc, argv, std::cout)) return 0;
   const bool direct = !no_direct;
-  std::printf("wilson_benchmark: the CPU oracle (reference/wilson.h, reference/sparse_wilson.h), single thread\n");
+  std::printf("wilson_benchmark: the CPU oracle (reference/wilson.h, reference/sparse_wilson.h); the hopping term's\n"
+              "loops on %d OpenMP threads (OMP_NUM_THREADS), the SparseLU rows on one\n",
+              omp_get_max_threads());
   std::printf("machine: %s, %u hardware threads, load average %s\n",
               FirstLineWith("/proc/cpuinfo", "model name").c_str(), std::thread::hardware_concurrency(),
               ReadAll("/proc/loadavg").c_str());
