@@ -21,10 +21,14 @@
 #include <array>
 #include <cmath>
 #include <complex>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <omp.h>
 
 #include "reference/gauge_transform.h"
 #include "reference/spinor_algebra.h"
@@ -641,6 +645,50 @@ SpinorField<double> HoppingByTheFormula(const GaugeField<double>& links, const S
     }
   }
   return out;
+}
+
+// The hopping term's loops over output sites run on OpenMP's threads; each site is computed alone by the same
+// code, so the full and the single-parity operator give the same bits on 1, 2 and 3 threads (3 does not divide
+// the site counts, so the static schedule's chunk edges move), and inside an enclosing parallel region.
+TEST(WilsonThreadsTest, AnyThreadCountGivesTheSameBits) {
+  const Lattice lattice = TestLattice();
+  const GaugeField<double> links = RandomGaugeField<double>(lattice, 404);
+  const SpinorField<double> full = GaussianField<double>(lattice, Subset::kFull, 405);
+  const SpinorField<double> odd = GaussianField<double>(lattice, Subset::kOdd, 406);
+  const FermionBoundary boundary = AntiperiodicXAndT();
+  const auto run = [&](int threads, bool nested) {
+    std::pair<SpinorField<double>, SpinorField<double>> out{SpinorField<double>(lattice),
+                                                            SpinorField<double>(lattice, Subset::kEven)};
+    const int previous = omp_get_max_threads();
+    omp_set_num_threads(threads);
+    const auto apply = [&] {
+      ApplyHopping(out.first, links, full, GammaBasis::kDeGrandRossi, boundary, Dagger::kNo);
+      ApplyHoppingParity(out.second, links, odd, GammaBasis::kUkqcd, boundary, Dagger::kYes);
+    };
+    if (nested) {
+#pragma omp parallel num_threads(2)
+      {
+#pragma omp single
+        apply();
+      }
+    } else {
+      apply();
+    }
+    omp_set_num_threads(previous);
+    return out;
+  };
+  const auto one = run(1, false);
+  for (const auto& [threads, nested] : {std::pair{2, false}, std::pair{3, false}, std::pair{2, true}}) {
+    const auto other = run(threads, nested);
+    for (int i = 0; i < one.first.sites(); ++i) {
+      ASSERT_EQ(std::memcmp(&one.first[i], &other.first[i], sizeof(one.first[i])), 0)
+          << threads << " threads" << (nested ? " (nested)" : "") << ", full operator, site " << i;
+    }
+    for (int i = 0; i < one.second.sites(); ++i) {
+      ASSERT_EQ(std::memcmp(&one.second[i], &other.second[i], sizeof(one.second[i])), 0)
+          << threads << " threads" << (nested ? " (nested)" : "") << ", parity operator, site " << i;
+    }
+  }
 }
 
 TEST(WilsonExactTest, IntegerInputsMatchTheFormulaExactly) {
