@@ -318,8 +318,10 @@ std::shared_ptr<ScalarSlot> EvaluateIntoSlot(const DeviceReal& a) { return Evalu
 
 namespace {
 
-// The fixed-order sum of `count` partial sums (kSumPartials: 3 doubles each; kSumRealPartials: 1) into a new slot.
-std::shared_ptr<ScalarSlot> SumPartialsInto(Operation op, const double* partials, int count, const char* where) {
+// The fixed-order sum of `count` partial sums (kSumPartials: 3 doubles each; kSumRealPartials: 1, or `ranges` <= 4
+// runs of `count` one after another, one sum each) into a new slot.
+std::shared_ptr<ScalarSlot> SumPartialsInto(Operation op, const double* partials, int count, const char* where,
+                                            int ranges = 1) {
   if (partials == nullptr || count < 1) throw std::invalid_argument(std::string("blas::") + where + ": no partial sums");
   BlasLaunch l;
   l.op = op;
@@ -327,7 +329,8 @@ std::shared_ptr<ScalarSlot> SumPartialsInto(Operation op, const double* partials
   l.sites = count;
   l.parities = 1;
   l.partials = partials;
-  return Reduce(l, op == Operation::kSumPartials ? 3 : 1);
+  l.ranges = ranges;
+  return Reduce(l, op == Operation::kSumPartials ? 3 : ranges);
 }
 
 }  // namespace
@@ -349,18 +352,9 @@ std::vector<DeviceReal> SumRealPartialsOfRanges(const double* partials, int coun
   std::vector<DeviceReal> sums;
   for (int first = 0; first < ranges; first += kScalarSlotDoubles) {
     const int here = std::min(kScalarSlotDoubles, ranges - first);
-    if (here == 1) {
-      sums.push_back(SumRealPartials(partials + static_cast<std::size_t>(first) * count, count));
-      continue;
-    }
-    BlasLaunch l;
-    l.op = Operation::kSumRealPartials;
-    l.precision = Precision::kDouble;
-    l.sites = count;
-    l.parities = 1;
-    l.partials = partials + static_cast<std::size_t>(first) * count;
-    l.ranges = here;
-    const std::shared_ptr<ScalarSlot> slot = Reduce(l, kScalarSlotDoubles);
+    const std::shared_ptr<ScalarSlot> slot =
+        SumPartialsInto(Operation::kSumRealPartials, partials + static_cast<std::size_t>(first) * count, count,
+                        "SumRealPartialsOfRanges", here);
     for (int j = 0; j < here; ++j) sums.push_back(DeviceReal::InSlot(slot, j));
   }
   return sums;
