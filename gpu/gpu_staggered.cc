@@ -51,7 +51,7 @@ std::vector<DeviceReal> GpuStaggeredSchur<P>::ApplyCurvatureBlock(const std::vec
   std::vector<DeviceReal> curvatures;
   if constexpr (std::is_same_v<P, solvers::Half>) {
     // No fused form in half (ApplyStaggeredDslashXpayCurvatureBlock's comment): the block, then each ReDot.
-    ApplyWithCurvatures(out, in, nullptr);
+    ApplyBlock(out, in);
     for (std::size_t k = 0; k < in.size(); ++k) curvatures.push_back(Backend::DeferredReDot(*in[k], *out[k]));
   } else {
     ApplyWithCurvatures(out, in, &curvatures);
