@@ -42,17 +42,23 @@ struct SiteIo {
   __device__ __forceinline__ Word* Words(int p) const { return p ? data[1] : data[0]; }
   __device__ __forceinline__ float* Norms(int p) const { return p ? norm[1] : norm[0]; }
 
-  // As the Dslash loads (spinor_accessor.cuh): half levels times norm * (1 / 32767).
+  // As the Dslash loads (spinor_accessor.cuh): half levels times norm * (1 / 32767). A level becomes a float
+  // through LevelToFloat (exact, as a conversion instruction would give), not through the quarter-rate
+  // conversion unit, which the float -> double conversions of the reductions already keep busy.
   __device__ __forceinline__ void Load(int p, int cb, Real* r) const {
     const Word* d = Words(p) + cb;
-#pragma unroll
-    for (int w = 0; w < kWords; ++w) Unpack(d[w * stride], r + w * kRealsPerWord);
     if constexpr (Storage::kHasNorm) {
+      int q[24];
+#pragma unroll
+      for (int w = 0; w < kWords; ++w) Unpack(d[w * stride], q + w * kRealsPerWord);
       const Real scale = Norms(p)[cb] * (1.0f / kHalfScale);
       // __fmul_rn: the loaded value is the rounded product, never fused into the operation's next
       // add (which would compute with the unrounded q * scale and break e.g. y - y = 0).
 #pragma unroll
-      for (int i = 0; i < 24; ++i) r[i] = __fmul_rn(r[i], scale);
+      for (int i = 0; i < 24; ++i) r[i] = __fmul_rn(LevelToFloat(q[i]), scale);
+    } else {
+#pragma unroll
+      for (int w = 0; w < kWords; ++w) Unpack(d[w * stride], r + w * kRealsPerWord);
     }
   }
 
@@ -67,7 +73,7 @@ struct SiteIo {
 #pragma unroll
       for (int w = 0; w < kWords; ++w) d[w * stride] = make_short4(q[4 * w], q[4 * w + 1], q[4 * w + 2], q[4 * w + 3]);
 #pragma unroll
-      for (int i = 0; i < 24; ++i) r[i] = __fmul_rn(static_cast<Real>(q[i]), scale);
+      for (int i = 0; i < 24; ++i) r[i] = __fmul_rn(LevelToFloat(q[i]), scale);
       Norms(p)[cb] = stored_norm;
     } else {
 #pragma unroll
