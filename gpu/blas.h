@@ -11,22 +11,23 @@
 //   decode), combines in the compute type, and stores rounded to the storage (half: the per-site norm
 //   quantisation of spinor_accessor.cuh, the same format the Dslash writes). Returned norms and dots are
 //   of the values AS STORED (for half: the decoded stored values), accumulated with explicit fused
-//   multiply-adds in one fixed order, so e.g. AxpyNorm(a, x, y) returns bit for bit what Norm2(y) returns
-//   afterwards, and ReDot what Re Dot returns. Inside an operation nvcc contracts a * b + c into fused
-//   multiply-adds, so an element-wise result may differ from the CPU backend's (which does not) by the
-//   rounding of a product (bounded in blas_test.cc).
+//   multiply-adds in one fixed order (half: a site's terms in float, then the site's sum in double; blas.cu
+//   says why and what it costs in accuracy), so e.g. AxpyNorm(a, x, y) returns bit for bit what Norm2(y)
+//   returns afterwards, and ReDot what Re Dot returns. Inside an operation nvcc contracts a * b + c into
+//   fused multiply-adds, so an element-wise result may differ from the CPU backend's (which does not) by
+//   the rounding of a product (bounded in blas_test.cc).
 //
 // Reductions are accumulated in double and are DETERMINISTIC: the launch geometry depends only on the
 // number of sites (kBlasBlock threads per block, min(ceil(n / kBlasBlock), kBlasMaxBlocks) blocks, a
 // grid-stride loop over the sites in index order), each thread sums its sites in that order, each block
-// sums its threads in a fixed shared-memory tree and writes one partial per block; the last block to
-// finish (an integer atomic counter: which block that is varies with timing, what it sums and in which
-// order does not) sums the partials, block 0 first, in the same fixed tree and writes the result into
-// a ScalarSlot (device_scalar.h: device memory for later kernels, pinned host memory for the host). No
-// floating-point atomics, no tuner: the same inputs give the same bits on every run, whatever else ran
-// before, on any device. The launch tuner is therefore not
-// used here: the block size decides the summation order. (The element-wise kernels share the geometry;
-// solver_benchmark reports the bandwidth they reach with it.)
+// sums its threads in a fixed tree (warp shuffles, then the warps' sums) and writes one partial per block;
+// the last block to finish (an integer atomic counter: which block that is varies with timing, what it
+// sums and in which order does not) sums the partials, block 0 first, in the same fixed tree and writes
+// the result into a ScalarSlot (device_scalar.h: device memory for later kernels, pinned host memory for
+// the host). No floating-point atomics, no tuner: the same inputs give the same bits on every run, whatever
+// else ran before, on any device. The launch tuner is therefore not used here: the block size decides the
+// summation order. (The element-wise kernels share the geometry; solver_benchmark reports the bandwidth
+// they reach with it.)
 //
 // Global reductions over ranks (domain decomposition, gpu/partitioned_dslash.h): fields then hold one rank's
 // sites, and a solver needs the norms and dots of the GLOBAL vector. SetReductionCommunicator(c) makes every
