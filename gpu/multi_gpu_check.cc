@@ -50,7 +50,8 @@
 // --precisions with --reconstruct, the partitioned Dslash (out_even = D in_odd) and M_ee (two Dslash calls and
 // two exchanges) against the plain kernels on the same local lattice (its local periodic wrap: no exchange),
 // each the median of --repetitions calls (benchmark_support.h), and where one partitioned call's time goes
-// (PartitionedWilsonDslash::TimeOneCall, medians of 30 calls, csv_timeline lines). Per rank: local volume, time per call, GFLOPS
+// (PartitionedWilsonDslash::TimeOneCall, medians of 30 calls, csv_timeline lines; none on grid 1x1x1x1,
+// which partitions nothing). Per rank: local volume, time per call, GFLOPS
 // (1320 flops per site for the Dslash, 2 x 1320 + 48 for M_ee, on V_local / 2 sites), face bytes per Dslash
 // (PartitionedWilsonDslash::FaceBytesPerCall, sent; as many received); rank 0 prints every rank's line, an
 // aggregate (summed GFLOPS, slowest rank) and one CSV line per rank and configuration. With --solver=SPEC, then
@@ -651,6 +652,8 @@ void BenchmarkOperators(const Setup& s, const RankPlacement& place, const GaugeF
     std::cout << "csv,transport,precision,reconstruct,grid,lattice,local,rank,device,partitioned_ms,partitioned_gflops,"
                  "unpartitioned_ms,unpartitioned_gflops,face_bytes,mee_ms,mee_gflops,mee_unpartitioned_ms,"
                  "mee_unpartitioned_gflops"
+              << "\ncsv_timeline,transport,precision,grid,local,rank,interior_done_us,packs_done_us,host_waiting_us,"
+                 "host_exchange_us,ghosts_ready_us,exterior_done_us"
               << std::endl;
   }
   for (const Precision precision : s.options.precisions) {
@@ -665,27 +668,28 @@ void BenchmarkOperators(const Setup& s, const RankPlacement& place, const GaugeF
     const double plain_ms = MedianMilliseconds(
         s.options.repetitions, [&] { ApplyWilsonDslash(out.View(), gauge, in.View(), Dagger::kNo); });
     // Where one call's time goes, each call from a synchronised device: medians of every point of the timeline.
-    std::vector<PartitionedWilsonDslash::CallTimeline> calls;
-    s.comm.Barrier();
-    for (int k = 0; k < 30; ++k) calls.push_back(dslash.TimeOneCall(out.View(), in.View(), Dagger::kNo));
-    const auto median_of = [&](double PartitionedWilsonDslash::CallTimeline::*field) {
-      std::vector<double> v;
-      for (const auto& c : calls) v.push_back(c.*field);
-      std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-      return v[v.size() / 2];
-    };
-    using Timeline = PartitionedWilsonDslash::CallTimeline;
-    std::ostringstream timeline;
-    timeline << std::fixed << std::setprecision(1) << "csv_timeline," << ToString(s.options.transport) << ","
-             << ToString(precision) << "," << s.grid().ToString() << "," << s.local.ToString() << "," << s.rank()
-             << "," << median_of(&Timeline::interior_done) << "," << median_of(&Timeline::packs_done) << ","
-             << median_of(&Timeline::host_waiting) << "," << median_of(&Timeline::host_exchange) << ","
-             << median_of(&Timeline::ghosts_ready) << "," << median_of(&Timeline::exterior_done);
-    const std::vector<std::string> timelines = GatherLines(timeline.str(), s.rank(), size);
-    if (s.rank() == 0) {
-      std::cout << "csv_timeline,transport,precision,grid,local,rank,interior_done_us,packs_done_us,host_waiting_us,"
-                   "host_exchange_us,ghosts_ready_us,exterior_done_us\n";
-      for (const std::string& l : timelines) std::cout << l << "\n";
+    // One rank (grid 1x1x1x1, the one-GPU baseline of the scaling tables) partitions nothing: no timeline.
+    if (dslash.FaceBytesPerCall() > 0) {
+      std::vector<PartitionedWilsonDslash::CallTimeline> calls;
+      s.comm.Barrier();
+      for (int k = 0; k < 30; ++k) calls.push_back(dslash.TimeOneCall(out.View(), in.View(), Dagger::kNo));
+      const auto median_of = [&](double PartitionedWilsonDslash::CallTimeline::*field) {
+        std::vector<double> v;
+        for (const auto& c : calls) v.push_back(c.*field);
+        std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+        return v[v.size() / 2];
+      };
+      using Timeline = PartitionedWilsonDslash::CallTimeline;
+      std::ostringstream timeline;
+      timeline << std::fixed << std::setprecision(1) << "csv_timeline," << ToString(s.options.transport) << ","
+               << ToString(precision) << "," << s.grid().ToString() << "," << s.local.ToString() << "," << s.rank()
+               << "," << median_of(&Timeline::interior_done) << "," << median_of(&Timeline::packs_done) << ","
+               << median_of(&Timeline::host_waiting) << "," << median_of(&Timeline::host_exchange) << ","
+               << median_of(&Timeline::ghosts_ready) << "," << median_of(&Timeline::exterior_done);
+      const std::vector<std::string> timelines = GatherLines(timeline.str(), s.rank(), size);
+      if (s.rank() == 0) {
+        for (const std::string& l : timelines) std::cout << l << "\n";
+      }
     }
     // M_ee = 1 - kappa^2 D_eo D_oe: two Dslash calls, two exchanges (the kappa does not change the work).
     const DeviceSchurOperator mee(dslash, s.options.kappa, Parity::kEven);

@@ -14,6 +14,9 @@ each, with the device and the NCCL transports, where the solvers' global sums ar
 
 Every run has a timeout: on expiry the whole process group (mpirun and its ranks) is killed and the test
 fails, so a deadlock never blocks the test suite.
+
+With a GPU, also --benchmark on one rank (the scaling tables' baseline) and on two ranks sharing it, on
+8x8x8x8: the csv lines the scaling script reads, each header once.
 """
 import os
 import sys
@@ -122,6 +125,26 @@ class Checks(unittest.TestCase):
     def test_device_transport(self):
         self.assert_passes(2, "1x1x1x2", transport="device")
         self.assert_passes(4, "1x1x2x2", transport="device")
+
+    def test_benchmark_on_one_and_two_ranks(self):
+        # The scaling tables' one-GPU baseline (grid 1x1x1x1: nothing partitioned, so no call timeline) and a
+        # partitioned run: an operator row per rank, a timeline row per rank where a direction is cut, each
+        # header once, and the solve row.
+        for ranks, grid in ((1, "1x1x1x1"), (2, "1x1x1x2")):
+            status, out, err = mpirun(ranks, ["--grid=" + grid, "--lattice=" + LATTICE, "--share-gpu", "--benchmark",
+                                              "--transport=device",
+                                              "--precisions=half", "--reconstruct=12", "--repetitions=3",
+                                              "--solver=bicgstab-reliable:half/12:0.1", "--kappa=0.12",
+                                              "--tolerance=1e-8", "--solve-repetitions=1"], CHECK_TIMEOUT_S)
+            what = "np %d grid %s:\n%s%s" % (ranks, grid, out, err)
+            self.assertEqual(status, 0, what)
+            lines = out.splitlines()
+            self.assertEqual(sum(l.startswith("csv,transport,") for l in lines), 1, what)
+            self.assertEqual(sum(l.startswith("csv,device,half,12," + grid + ",") for l in lines), ranks, what)
+            self.assertEqual(sum(l.startswith("csv_timeline,transport,") for l in lines), 1, what)
+            self.assertEqual(sum(l.startswith("csv_timeline,device,half," + grid + ",") for l in lines),
+                             ranks if ranks > 1 else 0, what)
+            self.assertEqual(sum(l.startswith("csv_solve,device,") and ",converged," in l for l in lines), 1, what)
 
     @unittest.skipIf(GPUS < 2, "fewer than two GPUs: the global sums on the devices need one GPU per rank")
     def test_global_sums_on_the_devices(self):

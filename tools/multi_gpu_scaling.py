@@ -100,7 +100,8 @@ def run(binary, ranks, precisions, lattice, grid, transport, solve, repetitions,
 
 
 def parse_csv(text, prefix):
-    """The rows of the lines starting with prefix, the first of them the header."""
+    """The rows of the lines starting with prefix, the first of them the header (a repeated header is skipped:
+    older multi_gpu_check builds printed the timeline header once per precision)."""
     rows = []
     header = None
     for line in text.splitlines():
@@ -109,6 +110,8 @@ def parse_csv(text, prefix):
         fields = line[len(prefix):].split(",")
         if header is None:
             header = fields
+            continue
+        if fields == header:
             continue
         rows.append(dict(zip(header, fields)))
     return rows
