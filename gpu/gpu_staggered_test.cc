@@ -503,7 +503,7 @@ TEST_F(GpuStaggeredTest, TheBlockSolveMatchesOneSolveAtATime) {
 }
 
 TEST_F(GpuStaggeredTest, TheDeviceNoiseIsTheHostNoiseBitForBit) {
-  // 24^4: 165888 sites per parity, more than the grid's 264 x 256 threads, so the grid-stride loop runs too.
+  // 24^4: 165888 sites per parity, more than the grid's 528 x 256 threads, so the grid-stride loop runs too.
   const Lattice lattice(Coordinates{24, 24, 24, 24});
   const std::uint64_t seed = solvers::NoiseSeed(77, 3);
   ColourVectorField<double> full(lattice);

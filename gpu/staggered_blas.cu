@@ -206,7 +206,7 @@ struct ColourReductionTarget {
 // One thread's items, first = g * threads + t for thread t of block g: first, first + grid, first + 2 grid, ...
 // (grid = blocks x threads), their updates done and their terms summed into acc in that order. The loads of
 // kColourBlasUnroll items are issued before any of them is computed: with one 8- or 16-byte load per field and
-// item, one item at a time leaves too few bytes in flight to cover the memory latency on 264 x 256 threads.
+// item, one item at a time leaves too few bytes in flight to cover the memory latency on the fixed grid.
 // Items never share a word (a half site's norm included), so this is the same as one item after another. The
 // kernel and RunOnHost both run it.
 template <Precision P, ColourBlasOp kOp>
