@@ -3,12 +3,11 @@
 // One thread per site (grid-stride over the sites of both parity blocks, index i = parity * V/2 + cb), one
 // functor per operation: it loads the site's 24 reals of each input (SiteIo::Load), combines them in the
 // compute type, stores the outputs (SiteIo::Store, which also hands back the values as stored) and adds
-// its contribution to the thread's double accumulators (half: a site's terms summed in float first, see
-// AddNorm2). Reductions then go through a fixed shuffle tree per block, and the last block to finish sums
-// the per-block partials in a fixed order (blas.h explains why this is deterministic) into a ScalarSlot
-// (device_scalar.h). The operations' scalars arrive as kernel arguments (constants) or in device memory
-// (deferred values, device_scalar.h), so a kernel can use a scalar computed from a reduction that the host
-// has not read.
+// its contribution to the thread's double accumulators. Reductions then go through a fixed shuffle tree
+// per block, and the last block to finish sums the per-block partials in a fixed order (blas.h
+// explains why this is deterministic) into a ScalarSlot (device_scalar.h). The operations' scalars arrive
+// as kernel arguments (constants) or in device memory (deferred values, device_scalar.h), so a kernel can use
+// a scalar computed from a reduction that the host has not read.
 #include <cuda_runtime.h>
 
 #include <memory>
@@ -106,59 +105,25 @@ SiteIo<P> IoOf(const FieldRef& f) {
 // ---- accumulation: every reduction adds a site with these two, with explicit fused multiply-adds, so a
 // value is summed in the same order and with the same roundings by every kernel (AxpyNorm returns bit
 // for bit what Norm2 of its output returns, ReDot what Re Dot returns, ...) ----
-//
-// Double and single: every term goes into the double accumulator (a float value and a product of two float
-// values are exact in double). Half: the site's terms are first summed in float and the site's sum is added
-// to the double accumulator once. The float -> double conversion is a slow instruction (it shares the FP64
-// pipe), and converting every real made the half reductions issue-bound at 40-60% of the copy bandwidth; one
-// conversion per site instead of 24 or 48. What it costs: a float chain of at most 24 terms is within
-// 24 u_f (u_f = 2^-24) of the exact sum of the terms' magnitudes, about 1.4e-6 relative, while a half
-// value itself carries up to 0.5 / 32767 = 1.5e-5 of its site's largest real: the site sum adds an error
-// ten times smaller than the one the storage already made (blas_test.cc carries the bound).
-
-template <Precision P>
-inline constexpr bool kSiteSumsInFloat = SpinorStorage<P>::kHasNorm;
 
 // acc += sum_i v_i^2, i = 0..23 in order.
-template <Precision P>
-__device__ __forceinline__ void AddNorm2(double& acc, const RealOf<P>* v) {
-  if constexpr (kSiteSumsInFloat<P>) {
-    float site = 0.0f;
+template <typename Real>
+__device__ __forceinline__ void AddNorm2(double& acc, const Real* v) {
 #pragma unroll
-    for (int i = 0; i < 24; ++i) site = fmaf(v[i], v[i], site);
-    acc += static_cast<double>(site);
-  } else {
-#pragma unroll
-    for (int i = 0; i < 24; ++i) acc = fma(static_cast<double>(v[i]), static_cast<double>(v[i]), acc);
-  }
+  for (int i = 0; i < 24; ++i) acc = fma(static_cast<double>(v[i]), static_cast<double>(v[i]), acc);
 }
 
-// re += Re sum_c conj(a_c) b_c, im += Im ... (c = 0..11 in order). Re follows AddNorm2's chain term for term,
-// so Re (x, x) has Norm2(x)'s bits. Half: Im sums (a_r b_i) - (a_i b_r) with both products rounded before the
-// subtraction, so Im (x, x) is exactly 0 as it is with the exact products of the double accumulation.
-template <Precision P, bool kImaginary>
-__device__ __forceinline__ void AddDot(double& re, double& im, const RealOf<P>* a, const RealOf<P>* b) {
-  if constexpr (kSiteSumsInFloat<P>) {
-    float site_re = 0.0f, site_im = 0.0f;
+// re += Re sum_c conj(a_c) b_c, im += Im ... (c = 0..11 in order).
+template <typename Real, bool kImaginary>
+__device__ __forceinline__ void AddDot(double& re, double& im, const Real* a, const Real* b) {
 #pragma unroll
-    for (int c = 0; c < 12; ++c) {
-      const float ar = a[2 * c], ai = a[2 * c + 1], br = b[2 * c], bi = b[2 * c + 1];
-      site_re = fmaf(ar, br, site_re);
-      site_re = fmaf(ai, bi, site_re);
-      if constexpr (kImaginary) site_im = __fadd_rn(site_im, __fsub_rn(__fmul_rn(ar, bi), __fmul_rn(ai, br)));
-    }
-    re += static_cast<double>(site_re);
-    if constexpr (kImaginary) im += static_cast<double>(site_im);
-  } else {
-#pragma unroll
-    for (int c = 0; c < 12; ++c) {
-      const double ar = a[2 * c], ai = a[2 * c + 1], br = b[2 * c], bi = b[2 * c + 1];
-      re = fma(ar, br, re);
-      re = fma(ai, bi, re);
-      if constexpr (kImaginary) {
-        im = fma(ar, bi, im);
-        im = fma(-ai, br, im);
-      }
+  for (int c = 0; c < 12; ++c) {
+    const double ar = a[2 * c], ai = a[2 * c + 1], br = b[2 * c], bi = b[2 * c + 1];
+    re = fma(ar, br, re);
+    re = fma(ai, bi, re);
+    if constexpr (kImaginary) {
+      im = fma(ar, bi, im);
+      im = fma(-ai, br, im);
     }
   }
 }
@@ -173,7 +138,7 @@ struct Norm2Op {
   __device__ void operator()(int p, int cb, double* acc, const Coefficients<RealOf<P>>& k) const {
     RealOf<P> v[24];
     x.Load(p, cb, v);
-    AddNorm2<P>(acc[0], v);
+    AddNorm2(acc[0], v);
   }
 };
 
@@ -186,12 +151,8 @@ struct AllFiniteOp {
   __device__ void operator()(int p, int cb, double* acc, const Coefficients<RealOf<P>>& k) const {
     RealOf<P> v[24];
     x.Load(p, cb, v);
-    // In the compute type, one conversion per site: 0 * x is exactly 0 for finite x, NaN for NaN or Inf, and NaN
-    // survives every sum and the conversion.
-    RealOf<P> site = 0;
 #pragma unroll
-    for (int i = 0; i < 24; ++i) site += RealOf<P>(0) * v[i];
-    acc[0] += static_cast<double>(site);
+    for (int i = 0; i < 24; ++i) acc[0] += 0.0 * static_cast<double>(v[i]);  // no fma needed: 0 * x is exact
   }
 };
 
@@ -207,11 +168,11 @@ struct DotOp {
     y.Load(p, cb, b);
     if constexpr (kReal) {
       double unused = 0;
-      AddDot<P, false>(acc[0], unused, a, b);
+      AddDot<RealOf<P>, false>(acc[0], unused, a, b);
     } else {
-      AddDot<P, true>(acc[0], acc[1], a, b);
+      AddDot<RealOf<P>, true>(acc[0], acc[1], a, b);
     }
-    if constexpr (kNorm) AddNorm2<P>(acc[2], a);
+    if constexpr (kNorm) AddNorm2(acc[2], a);
   }
 };
 
@@ -229,7 +190,7 @@ struct AxpyOp {
 #pragma unroll
     for (int i = 0; i < 24; ++i) yv[i] = yv[i] + k.a_re * xv[i];
     y.Store(p, cb, yv);
-    if constexpr (kNorm) AddNorm2<P>(acc[0], yv);
+    if constexpr (kNorm) AddNorm2(acc[0], yv);
   }
 };
 
@@ -268,7 +229,7 @@ struct CaxpyOp {
       yv[2 * c + 1] = yv[2 * c + 1] + (k.a_re * xi + k.a_im * xr);
     }
     y.Store(p, cb, yv);
-    if constexpr (kNorm) AddNorm2<P>(acc[0], yv);
+    if constexpr (kNorm) AddNorm2(acc[0], yv);
   }
 };
 
@@ -292,7 +253,7 @@ struct CgUpdateOp {
     }
     x.Store(p, cb, xv);
     r.Store(p, cb, rv);
-    AddNorm2<P>(acc[0], rv);
+    AddNorm2(acc[0], rv);
   }
 };
 
@@ -384,8 +345,8 @@ struct BicgstabUpdateOp {
     BicgstabResidualSite(k, sv, tv, sv);  // element by element: each s component is read before it is replaced
     x.Store(p, cb, xv);
     r.Store(p, cb, sv);  // sv now holds the stored new r
-    AddNorm2<P>(acc[0], sv);
-    AddDot<P, true>(acc[1], acc[2], r0v, sv);  // (r0, r)
+    AddNorm2(acc[0], sv);
+    AddDot<RealOf<P>, true>(acc[1], acc[2], r0v, sv);  // (r0, r)
   }
 };
 
@@ -405,8 +366,8 @@ struct BicgstabResidualOp {
     r0.Load(p, cb, r0v);
     BicgstabResidualSite(k, sv, tv, tv);
     t.Store(p, cb, tv);  // tv now holds the stored new residual
-    AddNorm2<P>(acc[0], tv);
-    AddDot<P, true>(acc[1], acc[2], r0v, tv);
+    AddNorm2(acc[0], tv);
+    AddDot<RealOf<P>, true>(acc[1], acc[2], r0v, tv);
   }
 };
 
@@ -485,10 +446,9 @@ struct ConvertOp {
 // ---- the kernels ----
 
 // The block's sums in a fixed tree: within each warp by shuffles (lane l adds lane l + 16, then + 8, ... +
-// 1), then warp 0 adds the eight warps' sums the same way. Only one barrier (the warps' sums through
-// shared memory): a shared-memory tree over all 256 threads needs one per level, eight, and the profiles
-// showed reductions stalled 5-16% of their cycles there. Returns the block's sums in thread 0 (other
-// threads: partial sums, unused). Every thread of the block must call it (full-warp shuffles).
+// 1), then warp 0 adds the eight warps' sums the same way. One barrier (the warps' sums through shared
+// memory) instead of the eight of a shared-memory tree over all 256 threads. Returns the block's sums in
+// thread 0 (other threads: partial sums, unused). Every thread of the block must call it (full-warp shuffles).
 constexpr int kWarpsPerBlasBlock = kBlasBlock / 32;
 static_assert(kBlasBlock % 32 == 0 && kWarpsPerBlasBlock <= 32, "whole warps, at most 32");
 

@@ -11,11 +11,10 @@
 //   decode), combines in the compute type, and stores rounded to the storage (half: the per-site norm
 //   quantisation of spinor_accessor.cuh, the same format the Dslash writes). Returned norms and dots are
 //   of the values AS STORED (for half: the decoded stored values), accumulated with explicit fused
-//   multiply-adds in one fixed order (half: a site's terms in float, then the site's sum in double; blas.cu
-//   says why and what it costs in accuracy), so e.g. AxpyNorm(a, x, y) returns bit for bit what Norm2(y)
-//   returns afterwards, and ReDot what Re Dot returns. Inside an operation nvcc contracts a * b + c into
-//   fused multiply-adds, so an element-wise result may differ from the CPU backend's (which does not) by
-//   the rounding of a product (bounded in blas_test.cc).
+//   multiply-adds in one fixed order, so e.g. AxpyNorm(a, x, y) returns bit for bit what Norm2(y) returns
+//   afterwards, and ReDot what Re Dot returns. Inside an operation nvcc contracts a * b + c into fused
+//   multiply-adds, so an element-wise result may differ from the CPU backend's (which does not) by the
+//   rounding of a product (bounded in blas_test.cc).
 //
 // Reductions are accumulated in double and are DETERMINISTIC: the launch geometry depends only on the
 // number of sites (kBlasBlock threads per block, min(ceil(n / kBlasBlock), kBlasMaxBlocks) blocks, a

@@ -21,11 +21,7 @@
 //   first-order difference; so a further (1.01 / 32767) N (2 x 0.505), plus 6 u_f |value| for the decodes.
 //   Reductions. A sum of n terms accumulated in double in any order is within (n - 1) u_d sum |terms| of
 //   the exact sum; the products of double inputs add u_d each: (n + 1) u_d S per backend, S = sum |terms|
-//   (a complex dot has 4 products per complex component, |terms| <= 2 |x_c| |y_c|). The GPU sums a half
-//   site's terms in float first (blas.cu): a chain of at most 24 float roundings per term (12 complex
-//   components: the product, the difference of Im, up to 12 sums; Re and norms: 24 fused multiply-adds), so
-//   within gamma_24 < 25 u_f of the site's sum |terms| more (site_sum below; 0 in double and single, where
-//   every product is exact in the double accumulator and the float terms add nothing). Fused reductions
+//   (a complex dot has 4 products per complex component, |terms| <= 2 |x_c| |y_c|). Fused reductions
 //   are of each backend's own stored output, so their difference is bounded from the two stored outputs
 //   G, C: sum |G_k - C_k| (|G_k| + |C_k|) for a norm, sum |r0_c| |G_c - C_c| + |dr0_c| |C_c| for (r0, r).
 #include "gpu/blas.h"
@@ -77,21 +73,18 @@ template <>
 struct Bounds<double> {
   static constexpr double kUc = kUd;
   static constexpr double kInputSlack = 0;
-  static constexpr double kSiteSum = 0;
   static constexpr bool kQuantised = false;
 };
 template <>
 struct Bounds<float> {
   static constexpr double kUc = kUf;
   static constexpr double kInputSlack = 0;
-  static constexpr double kSiteSum = 0;
   static constexpr bool kQuantised = false;
 };
 template <>
 struct Bounds<Half> {
   static constexpr double kUc = kUf;
   static constexpr double kInputSlack = 16 * kUf;
-  static constexpr double kSiteSum = 25 * kUf;
   static constexpr bool kQuantised = true;
 };
 
@@ -300,7 +293,7 @@ class BlasTest : public ::testing::Test {
       for (int i = 0; i < x.sites(); ++i) {
         for (int k = 0; k < 12; ++k) s += 2 * Modulus(x[i], k) * Modulus(y[i], k) + Modulus(x[i], k) * Modulus(x[i], k);
       }
-      const double bound = (2 * (n_terms + 1) * kUd + 2 * Bounds<P>::kInputSlack + Bounds<P>::kSiteSum) * s;
+      const double bound = (2 * (n_terms + 1) * kUd + 2 * Bounds<P>::kInputSlack) * s;
       for (std::size_t k = 0; k < g.size(); ++k) {
         EXPECT_LE(std::abs(g[k] - c[k]), bound) << what << " result " << k << ": gpu " << g[k] << " cpu " << c[k];
       }
@@ -326,10 +319,10 @@ class BlasTest : public ::testing::Test {
           }
         }
       }
-      norm_bound += ((n_terms + 1) * kUd + Bounds<P>::kSiteSum) * s_norm;
+      norm_bound += (n_terms + 1) * kUd * s_norm;
       EXPECT_LE(std::abs(g[0] - c[0]), norm_bound) << what << ": returned norms gpu " << g[0] << " cpu " << c[0];
       if (fused.dot_with >= 0) {
-        dot_bound += ((n_terms + 1) * kUd + Bounds<P>::kSiteSum) * s_dot;
+        dot_bound += (n_terms + 1) * kUd * s_dot;
         EXPECT_LE(std::abs(g[1] - c[1]), dot_bound) << what << ": Re (r0, r)";
         EXPECT_LE(std::abs(g[2] - c[2]), dot_bound) << what << ": Im (r0, r)";
       }
@@ -380,9 +373,8 @@ TYPED_TEST(BlasTest, ReductionsOfTheSameTermsAgreeBitForBit) {
   EXPECT_TRUE(SameBits(dn.dot.real(), dot.real()) && SameBits(dn.dot.imag(), dot.imag()));
   EXPECT_TRUE(SameBits(dn.norm2, B::Norm2(this->gpu_[0])));
   // Re (x, x) is the same fma chain as |x|^2: the same bits. Im (x, x) = sum (x_r x_i - x_i x_r): with
-  // single values the products are exact in double and every pair cancels exactly; half rounds both products
-  // to float before subtracting them, and equal roundings cancel exactly too; in double each pair leaves the
-  // rounding error of one product, at most u_d x_r x_i, then summed: <= (n + 1) u_d |x|^2.
+  // single or half values the products are exact in double and every pair cancels exactly; in double each
+  // pair leaves the rounding error of one product, at most u_d x_r x_i, then summed: <= (n + 1) u_d |x|^2.
   const std::complex<double> self = B::Dot(this->gpu_[0], this->gpu_[0]);
   const double norm2 = B::Norm2(this->gpu_[0]);
   EXPECT_TRUE(SameBits(self.real(), norm2));

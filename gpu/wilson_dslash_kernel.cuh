@@ -460,8 +460,7 @@ __device__ __forceinline__ void ApplyEpilogue(const Arg& arg, int cb, ColorSpino
 }
 
 // (out, w) = sum conj(out) w and |out|^2 of one site, added to acc[0..2] in double in a fixed order with explicit
-// fused multiply-adds (as gpu/blas.cu accumulates double and single fields; its half kernels sum a site in
-// float first to spare the conversions, which cost the stencil nothing measurable).
+// fused multiply-adds (as gpu/blas.cu accumulates).
 template <typename Real>
 __device__ __forceinline__ void AddSiteDotNorm(double* acc, const ColorSpinor<Real>& o, const ColorSpinor<Real>& w) {
 #pragma unroll
