@@ -264,7 +264,7 @@ TEST(StaggeredBlasOnHost, Z2NoiseIsTheOraclesNoiseBitForBit) {
 TEST(StaggeredBlasOnHost, EveryItemIsVisitedOnceAlsoWhereLoadsAreIssuedInGroups) {
   // The kernel's own loop (ThreadItems: groups of kColourBlasUnroll items, then the rest) on a lattice with more
   // items than kColourBlasUnroll x grid in every precision (32^3 x t with V/2 = 16384 t sites, t the smallest
-  // multiple of 8 above that many items, 3 V/2 components), so both parts run: y = 0 + 1 x with x = 1
+  // multiple of 8 with V/2 above that many items, 3 V/2 components), so both parts run: y = 0 + 1 x with x = 1
   // everywhere, then |y|^2, must be 3 V/2 exactly (1 is exact in half too: the level 32767 times the rounded
   // 1/32767 is 1 in float). An item skipped leaves a 0, one visited twice a 2.
   const int t = 8 * (1 + kColourBlasUnroll * kColourBlasBlocks * kColourBlasThreads / (16384 * 8));

@@ -34,7 +34,8 @@ namespace lqcd::gpu {
 inline constexpr int kColourBlasThreads = 256;
 // 4 blocks per SM of an H100 / H200 (132 SMs): with 2, a thread's four items' loads left too few bytes in flight to
 // cover the memory latency (a deferred single-precision Norm2 at 52% of the copy bandwidth, 62% with 4); 8 gained
-// no more and made the double kernels 1-2% slower. Fixed, not taken from the device, so that sums do not move.
+// no more and made double's CG iteration 2% slower (double's element-wise kernels lose 2-4% with 4 or 8). Fixed,
+// not taken from the device, so that sums do not move.
 inline constexpr int kColourBlasBlocks = 528;
 inline constexpr int kColourBlasUnroll = 4;    // items whose loads a thread issues together (same sums)
 
