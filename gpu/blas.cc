@@ -345,17 +345,24 @@ DeviceReal SumRealPartials(const double* partials, int count) {
 }
 
 std::vector<DeviceReal> SumRealPartialsOfRanges(const double* partials, int count, int ranges) {
+  return SumRealPartialsOfRangesOnDevice(partials, count, ranges).values;
+}
+
+RealSumsOnDevice SumRealPartialsOfRangesOnDevice(const double* partials, int count, int ranges) {
   if (partials == nullptr || count < 1 || ranges < 1) {
     throw std::invalid_argument("blas::SumRealPartialsOfRanges: no partial sums (" + std::to_string(ranges) +
                                 " ranges of " + std::to_string(count) + ")");
   }
-  std::vector<DeviceReal> sums;
+  RealSumsOnDevice sums;
   for (int first = 0; first < ranges; first += kScalarSlotDoubles) {
     const int here = std::min(kScalarSlotDoubles, ranges - first);
     const std::shared_ptr<ScalarSlot> slot =
         SumPartialsInto(Operation::kSumRealPartials, partials + static_cast<std::size_t>(first) * count, count,
                         "SumRealPartialsOfRanges", here);
-    for (int j = 0; j < here; ++j) sums.push_back(DeviceReal::InSlot(slot, j));
+    for (int j = 0; j < here; ++j) {
+      sums.values.push_back(DeviceReal::InSlot(slot, j));
+      sums.device_addresses.push_back(slot->device() + j);
+    }
   }
   return sums;
 }

@@ -165,6 +165,13 @@ DeviceReal SumRealPartials(const double* partials, int count);
 // `ranges` such sums at once: value j sums partials[j * count, (j + 1) * count), the same bits as
 // SumRealPartials(partials + j * count, count); one launch per four ranges (a slot's doubles) instead of one each.
 std::vector<DeviceReal> SumRealPartialsOfRanges(const double* partials, int count, int ranges);
+// The same, with the device address of each sum (in the slot its value reads, so valid while that value lives), for
+// a kernel queued later that reads a sum through a pointer (the staggered Dslash's fused CG update).
+struct RealSumsOnDevice {
+  std::vector<DeviceReal> values;
+  std::vector<const double*> device_addresses;
+};
+RealSumsOnDevice SumRealPartialsOfRangesOnDevice(const double* partials, int count, int ranges);
 
 // Global reductions (see the file comment). null = one rank (the default). With `on_devices` (built on the
 // same communicator; std::invalid_argument otherwise) the ranks' partials are added on the devices instead of

@@ -110,6 +110,77 @@ void GpuStaggeredSchur<P>::ApplyWithCurvatures(const std::vector<Field*>& out, c
 }
 
 template <typename P>
+void GpuStaggeredSchur<P>::RequireFields(const std::vector<const Field*>& fields, const std::string& where) const {
+  for (const Field* f : fields) {
+    if (f == nullptr) throw std::invalid_argument(Name() + "::" + where + ": a null field");
+    if (f->lattice() != links_->lattice() || f->parity() != parity_) {
+      throw std::invalid_argument("GpuStaggeredSchur::" + where + ": needs " + std::string(ToString(SubsetOf(parity_))) +
+                                  "-parity fields on " + links_->lattice().ToString());
+    }
+  }
+}
+
+// The two Dslash calls of M = 4m^2 - D_{p,p'} D_{p',p} on p_k with CG's step fused into them, per chunk of at most
+// 16 right-hand sides: t = D_{p',p} p with the sums of |t|^2 + 4m^2 |p|^2 = (p, M p), their sums (device slots),
+// then r_k += -(rr_k / (p_k, M p_k)) (4m^2 p_k - D_{p,p'} t_k) with |r_k|^2.
+template <typename P>
+std::vector<solvers::CurvatureUpdate<DeviceReal>> GpuStaggeredSchur<P>::FusedCurvatureUpdates(
+    const std::vector<const Field*>& p, const std::vector<Field*>& r, const std::vector<double>& rr) const {
+  const std::string where = "ApplyCurvatureUpdateBlock";
+  if (p.empty() || r.size() != p.size() || rr.size() != p.size()) {
+    throw std::invalid_argument(Name() + "::" + where + ": " + std::to_string(p.size()) + " directions, " +
+                                std::to_string(r.size()) + " residuals and " + std::to_string(rr.size()) +
+                                " residual norms: need as many of each, at least one");
+  }
+  RequireFields(p, where);
+  RequireFields(std::vector<const Field*>(r.begin(), r.end()), where);
+  for (std::size_t k = 0; k < r.size(); ++k) {
+    for (std::size_t j = 0; j < p.size(); ++j) {
+      if (r[k] == p[j]) throw std::invalid_argument(Name() + "::" + where + ": a residual is also a direction");
+      if (j != k && r[j] == r[k]) throw std::invalid_argument(Name() + "::" + where + ": a residual appears twice");
+    }
+  }
+  while (t_.size() < std::min<std::size_t>(p.size(), kMaxStaggeredRhs)) {
+    t_.push_back(
+        std::make_unique<DeviceColourVectorField>(links_->lattice(), Opposite(parity_), StaggeredPrecisionOf<P>()));
+  }
+  const double four_m2 = 4 * params_.mass * params_.mass;
+  const int chunks = StaggeredCurvatureChunks(*links_);
+  const std::size_t bytes =
+      sizeof(double) * static_cast<std::size_t>(chunks) * std::min<std::size_t>(p.size(), kMaxStaggeredRhs);
+  if (!curvature_partials_ || curvature_partials_->bytes() < bytes) {
+    curvature_partials_ = std::make_unique<DeviceBuffer>(bytes);
+  }
+  double* partials = static_cast<double*>(curvature_partials_->data());
+  std::vector<solvers::CurvatureUpdate<DeviceReal>> steps;
+  for (std::size_t first = 0; first < p.size(); first += kMaxStaggeredRhs) {
+    const std::size_t n = std::min<std::size_t>(kMaxStaggeredRhs, p.size() - first);
+    std::vector<DeviceColourVectorField*> t, r_dev;
+    std::vector<const DeviceColourVectorField*> p_dev, t_in;
+    std::vector<double> rr_here;
+    for (std::size_t k = 0; k < n; ++k) {
+      t.push_back(t_[k].get());
+      t_in.push_back(t_[k].get());
+      p_dev.push_back(&p[first + k]->device());
+      r_dev.push_back(&r[first + k]->device());
+      rr_here.push_back(rr[first + k]);
+    }
+    ApplyStaggeredDslashNormBlock(t, *links_, p_dev, four_m2, params_.boundary, partials);
+    // Queued before the second Dslash overwrites the partials (one stream); the slots live in the returned values.
+    const blas::RealSumsOnDevice curvatures =
+        blas::SumRealPartialsOfRangesOnDevice(partials, chunks, static_cast<int>(n));
+    ApplyStaggeredDslashXpayAxpyNormBlock(r_dev, *links_, t_in, p_dev, four_m2, -1.0, rr_here,
+                                          curvatures.device_addresses, params_.boundary, partials);
+    const std::vector<DeviceReal> norms = blas::SumRealPartialsOfRanges(partials, chunks, static_cast<int>(n));
+    for (std::size_t k = 0; k < n; ++k) {
+      const DeviceReal& pAp = curvatures.values[k];
+      steps.push_back({pAp, DeviceReal(rr_here[k]) / pAp, norms[k]});
+    }
+  }
+  return steps;
+}
+
+template <typename P>
 double GpuStaggeredSchur<P>::BytesPerApply(int n) const {
   if (n < 1) throw std::invalid_argument("GpuStaggeredSchur::BytesPerApply: n must be >= 1");
   double bytes = 0;

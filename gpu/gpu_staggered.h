@@ -40,6 +40,7 @@
 #include "gpu/staggered_blas.h"
 #include "gpu/staggered_dslash.h"
 #include "reference/staggered/staggered_dslash.h"
+#include "solvers/operators.h"
 #include "solvers/precision.h"
 #include "solvers/solve_result.h"
 #include "solvers/staggered_pbp.h"
@@ -198,6 +199,23 @@ class GpuStaggeredSchur {
   // a ReDot of each pair (measured faster there: docs/staggered.md).
   std::vector<DeviceReal> ApplyCurvatureBlock(const std::vector<Field*>& out, const std::vector<const Field*>& in) const;
   DeviceReal ApplyCurvature(Field& out, const Field& in) const { return ApplyCurvatureBlock({&out}, {&in})[0]; }
+  // CG's whole step with q = M p never stored (solvers/README.md, the optional ApplyCurvatureUpdateBlock), double and
+  // single: for each k, (p_k, M p_k) = |D_{p',p} p_k|^2 + 4m^2 |p_k|^2 summed in the first Dslash
+  // (ApplyStaggeredDslashNormBlock), alpha_k = rr[k] / that on the device, and r_k -= alpha_k M p_k with |r_k|^2 in
+  // the second (ApplyStaggeredDslashXpayAxpyNormBlock): r_k read and written there instead of q_k stored and a
+  // separate AxpyNorm reading r_k and q_k. r_k is the separate update's r_k bit for bit (the same c = -alpha_k and
+  // the same fused multiply-add on the same q_k); the scalars are other roundings of the same sums. Half has no
+  // fused sums (ApplyCurvatureBlock's comment): there the solvers take ApplyCurvatureBlock and an AxpyNorm.
+  template <typename Q = P, typename = std::enable_if_t<!std::is_same_v<Q, solvers::Half>>>
+  std::vector<solvers::CurvatureUpdate<DeviceReal>> ApplyCurvatureUpdateBlock(const std::vector<const Field*>& p,
+                                                                             const std::vector<Field*>& r,
+                                                                             const std::vector<double>& rr) const {
+    return FusedCurvatureUpdates(p, r, rr);
+  }
+  template <typename Q = P, typename = std::enable_if_t<!std::is_same_v<Q, solvers::Half>>>
+  solvers::CurvatureUpdate<DeviceReal> ApplyCurvatureUpdate(const Field& p, Field& r, double rr) const {
+    return FusedCurvatureUpdates({&p}, {&r}, {rr})[0];
+  }
 
   Field NewField() const { return Field(links_->lattice(), parity_); }
   double FlopsPerApply() const {
@@ -217,6 +235,10 @@ class GpuStaggeredSchur {
   mutable std::unique_ptr<DeviceBuffer> curvature_partials_;          // ApplyCurvatureBlock's chunk sums
   void ApplyWithCurvatures(const std::vector<Field*>& out, const std::vector<const Field*>& in,
                            std::vector<DeviceReal>* curvatures) const;
+  std::vector<solvers::CurvatureUpdate<DeviceReal>> FusedCurvatureUpdates(const std::vector<const Field*>& p,
+                                                                         const std::vector<Field*>& r,
+                                                                         const std::vector<double>& rr) const;
+  void RequireFields(const std::vector<const Field*>& fields, const std::string& where) const;
 };
 
 // The even-odd solve of M x = b on the GPU (file comment); `device_links` must hold `links` in double. With

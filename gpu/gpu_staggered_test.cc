@@ -7,8 +7,9 @@
 // converged, the true full residual within the tolerance, iterations within 2 of the CPU's (the same algorithm
 // in double, its sums in another order); the block solve (block CG on the block Dslash) against one solve at
 // a time; the reliable-update solves with single and half iterations, one source and a block; the Z2 noise made on
-// the device against the host's, bit for bit; and the estimator's device-resident solves (noise, samples and true
-// residuals on the device) against the host path within derived rounding bounds.
+// the device against the host's, bit for bit; the estimator's device-resident solves (noise, samples and true
+// residuals on the device) against the host path within derived rounding bounds; and the operator's fused sums
+// (the curvature, and CG's whole step with M p never stored) against the separate operations.
 #include "gpu/gpu_staggered.h"
 
 #include <gtest/gtest.h>
@@ -28,6 +29,7 @@
 #include "gpu/staggered_blas_launch.h"
 #include "gpu/staggered_dslash_testing.h"
 #include "reference/staggered/hisq_links.h"
+#include "solvers/block_cg.h"
 
 namespace lqcd::gpu {
 namespace {
@@ -269,6 +271,97 @@ TEST_F(GpuStaggeredTest, TheFusedCurvatureIsTheStoredFieldsDotProduct) {
   CheckFusedCurvature<float>(std::make_shared<const DeviceStaggeredLinks>(links, Precision::kSingle), lattice_);
   CheckFusedCurvature<solvers::Half>(
       std::make_shared<const DeviceStaggeredLinks>(links, Precision::kHalf), lattice_);
+}
+
+// ApplyCurvatureUpdateBlock (CG's step with M p never stored): each r_k the separate step's bit for bit (ApplyBlock,
+// then the backend's AxpyNorm with the returned -alpha_k: the solvers' path without the hook); (p_k, M p_k) within
+// its derived bound of |t_k|^2 + 4m^2 |p_k|^2 in long double, t_k = D_oe p_k as the plain Dslash stores it (the fused
+// norm's 13 u_double per chunk and at most 9 u_double more for the sum of the 9 chunks, the terms non-negative);
+// alpha_k = rr_k / that; |r_k|^2 within (11 + 9) u_double of the stored r_k's. 18 sources: two chunks of the block
+// Dslash, 4 and 2 right-hand sides per thread; the one-field form (1 per thread) is the first system's.
+template <typename P>
+void CheckFusedCurvatureUpdate(const std::shared_ptr<const DeviceStaggeredLinks>& links, const Lattice& lattice) {
+  StaggeredParams params;
+  params.mass = 0.05;
+  const double four_m2 = 4 * params.mass * params.mass;
+  const GpuStaggeredSchur<P> op(links, params);
+  constexpr int kSources = 18;
+  std::vector<GpuColourVectorField<P>> p, r_fused, r_separate, q;
+  std::vector<double> rr;
+  for (int k = 0; k < kSources; ++k) {
+    ColourVectorField<double> host_p(lattice, Subset::kEven), host_r(lattice, Subset::kEven);
+    FillGaussian(host_p, 80 + k);
+    FillGaussian(host_r, 180 + k);
+    for (auto* v : {&p, &r_fused, &r_separate, &q}) v->push_back(op.NewField());
+    p.back().Upload(host_p);
+    r_fused.back().Upload(host_r);
+    r_separate.back().Upload(host_r);
+    rr.push_back(GpuStaggeredBackend::Norm2(r_fused.back()));
+  }
+  std::vector<GpuColourVectorField<P>*> r_p, q_p;
+  std::vector<const GpuColourVectorField<P>*> p_p;
+  for (int k = 0; k < kSources; ++k) {
+    r_p.push_back(&r_fused[k]);
+    q_p.push_back(&q[k]);
+    p_p.push_back(&p[k]);
+  }
+  const std::vector<solvers::CurvatureUpdate<DeviceReal>> steps = op.ApplyCurvatureUpdateBlock(p_p, r_p, rr);
+  ASSERT_EQ(steps.size(), static_cast<std::size_t>(kSources));
+  op.ApplyBlock(q_p, p_p);
+  std::vector<double> separate_norms;
+  for (int k = 0; k < kSources; ++k) {
+    separate_norms.push_back(GpuStaggeredBackend::DeferredAxpyNorm(-steps[k].alpha, q[k], r_separate[k]).Host());
+  }
+  GpuColourVectorField<P> t(lattice, Parity::kOdd);
+  for (int k = 0; k < kSources; ++k) {
+    SCOPED_TRACE("source " + std::to_string(k));
+    const ColourVectorField<double> fused = r_fused[k].Download(), separate = r_separate[k].Download();
+    for (int i = 0; i < fused.sites(); ++i) {
+      ASSERT_EQ(std::memcmp(&fused[i], &separate[i], sizeof(fused[i])), 0) << "site " << i;
+    }
+    ApplyStaggeredDslash(t.device(), *links, p[k].device(), params.boundary);
+    const ColourVectorField<double> ts = t.Download(), ps = p[k].Download();
+    long double curvature = 0, r_norm = 0;
+    for (int i = 0; i < ts.sites(); ++i) {
+      for (int c = 0; c < 3; ++c) {
+        curvature += static_cast<long double>(std::norm(ts[i](c))) + four_m2 * std::norm(ps[i](c));
+        r_norm += static_cast<long double>(std::norm(fused[i](c)));
+      }
+    }
+    const double pAp = steps[k].pAp.Host();
+    EXPECT_LE(std::abs(pAp - curvature), (13 + 9) * 1.01 * 0x1p-53 * curvature);
+    EXPECT_EQ(steps[k].alpha.Host(), rr[k] / pAp);
+    EXPECT_LE(std::abs(steps[k].rr_new.Host() - r_norm), (11 + 9) * 1.01 * 0x1p-53 * r_norm);
+    EXPECT_LE(std::abs(separate_norms[k] - steps[k].rr_new.Host()), 1e-12 * r_norm) << "the separate AxpyNorm's norm";
+  }
+  // The one-field form is the block's first system.
+  GpuColourVectorField<P> r_one = op.NewField();
+  ColourVectorField<double> host_r(lattice, Subset::kEven);
+  FillGaussian(host_r, 180);
+  r_one.Upload(host_r);
+  const solvers::CurvatureUpdate<DeviceReal> one = op.ApplyCurvatureUpdate(p[0], r_one, rr[0]);
+  EXPECT_EQ(one.pAp.Host(), steps[0].pAp.Host());
+  EXPECT_EQ(one.rr_new.Host(), steps[0].rr_new.Host());
+  // Bad input before any launch: a residual that is also a direction, one twice, mismatched lists.
+  EXPECT_THROW(op.ApplyCurvatureUpdateBlock({&p[0]}, {&p[0]}, {1.0}), std::invalid_argument);
+  EXPECT_THROW(op.ApplyCurvatureUpdateBlock({&p[0], &p[1]}, {&r_fused[0], &r_fused[0]}, {1.0, 1.0}),
+               std::invalid_argument);
+  EXPECT_THROW(op.ApplyCurvatureUpdateBlock({&p[0]}, {&r_fused[0]}, {1.0, 2.0}), std::invalid_argument);
+}
+
+TEST_F(GpuStaggeredTest, TheFusedCurvatureUpdateIsTheSeparateStep) {
+  const StaggeredLinks<double> links = testing::RandomHisqLinks(lattice_, 24);
+  CheckFusedCurvatureUpdate<double>(std::make_shared<const DeviceStaggeredLinks>(links, Precision::kDouble), lattice_);
+  CheckFusedCurvatureUpdate<float>(std::make_shared<const DeviceStaggeredLinks>(links, Precision::kSingle), lattice_);
+  // 13-number long links: the fused kernels with the rebuilt links.
+  LongLinkStorage u3;
+  u3.form = U3Compression::k13;
+  u3.scale = HisqNaikCoefficient(0);
+  CheckFusedCurvatureUpdate<float>(std::make_shared<const DeviceStaggeredLinks>(links, Precision::kSingle, u3),
+                                   lattice_);
+  // Half has no fused form: the solvers take ApplyCurvatureBlock and an AxpyNorm.
+  static_assert(!solvers::block_detail::HasApplyCurvatureUpdateBlock<GpuStaggeredSchur<solvers::Half>>::value);
+  static_assert(solvers::block_detail::HasApplyCurvatureUpdateBlock<GpuStaggeredSchur<float>>::value);
 }
 
 TEST_F(GpuStaggeredTest, TheHalfEvenOddOperatorMatchesTheOracleOnTheLinksItRepresents) {

@@ -221,11 +221,20 @@ void ApplyStaggeredDslash(DeviceColourVectorField& out, const DeviceStaggeredLin
 
 namespace {
 
+// A fused sum's request (StaggeredDslashLaunch's fields of the same names).
+struct FusedSum {
+  StaggeredSum sum = StaggeredSum::kNone;
+  double* partials = nullptr;
+  double norm_weight = 0;
+  std::vector<double> numerators;
+  std::vector<const double*> denominators;
+};
+
 // Both forms: x null for the plain Dslash.
 void ApplyBlock(const std::vector<DeviceColourVectorField*>& out, const DeviceStaggeredLinks& links,
                 const std::vector<const DeviceColourVectorField*>& in, const std::vector<const DeviceColourVectorField*>* x,
                 double a, double b, const FermionBoundary& boundary, Dagger dagger, int rhs_per_thread,
-                double* curvature_partials = nullptr) {
+                const FusedSum& fused = {}) {
   const int n = static_cast<int>(out.size());
   if (n < 1 || n > kMaxStaggeredRhs || in.size() != out.size()) {
     Refuse(std::to_string(out.size()) + " outputs and " + std::to_string(in.size()) +
@@ -286,7 +295,30 @@ void ApplyBlock(const std::vector<DeviceColourVectorField*>& out, const DeviceSt
   for (int mu = 0; mu < 4; ++mu) l.antiperiodic[mu] = boundary.WrapSign(mu) < 0;
   l.dagger = dagger == Dagger::kYes;
   l.rhs_per_thread = rhs_per_thread;
-  l.curvature_partials = curvature_partials;
+  if (fused.sum != StaggeredSum::kNone) {
+    if (fused.partials == nullptr) Refuse("a fused sum's partial sums need device memory, got null");
+    if (links.precision() == Precision::kHalf) {
+      Refuse("the fused sums are compiled for double and single (half: the plain call and a separate reduction)");
+    }
+    if (fused.sum == StaggeredSum::kNormWithForwardX && !std::isfinite(fused.norm_weight)) {
+      Refuse("the fused norm's weight must be finite");
+    }
+    if (fused.sum == StaggeredSum::kAxpyNorm) {
+      if (fused.numerators.size() != out.size() || fused.denominators.size() != out.size()) {
+        Refuse("the fused update needs one numerator and one denominator per right-hand side");
+      }
+      for (int j = 0; j < n; ++j) {
+        if (!std::isfinite(fused.numerators[j])) Refuse("numerator " + std::to_string(j) + " is not finite");
+        if (fused.denominators[j] == nullptr) Refuse("denominator " + std::to_string(j) + " is null");
+        if ((*x)[j] == out[j]) Refuse("x " + std::to_string(j) + " is the field the fused update replaces");
+        l.axpy_numerator[j] = fused.numerators[j];
+        l.axpy_denominator[j] = fused.denominators[j];
+      }
+    }
+    l.sum = fused.sum;
+    l.partials = fused.partials;
+    l.norm_weight = fused.norm_weight;
+  }
   LaunchStaggeredDslash(l);
 }
 
@@ -316,11 +348,35 @@ void ApplyStaggeredDslashXpayCurvatureBlock(const std::vector<DeviceColourVector
                                             const std::vector<const DeviceColourVectorField*>& in,
                                             const std::vector<const DeviceColourVectorField*>& x, double a, double b,
                                             const FermionBoundary& boundary, double* partials, int rhs_per_thread) {
-  if (partials == nullptr) Refuse("the curvature's partial sums need device memory, got null");
-  if (links.precision() == Precision::kHalf) {
-    Refuse("the fused curvature is compiled for double and single (half: ApplyStaggeredDslashXpayBlock and a ReDot)");
-  }
-  ApplyBlock(out, links, in, &x, a, b, boundary, Dagger::kNo, rhs_per_thread, partials);
+  FusedSum fused;
+  fused.sum = StaggeredSum::kCurvature;
+  fused.partials = partials;
+  ApplyBlock(out, links, in, &x, a, b, boundary, Dagger::kNo, rhs_per_thread, fused);
+}
+
+void ApplyStaggeredDslashNormBlock(const std::vector<DeviceColourVectorField*>& out, const DeviceStaggeredLinks& links,
+                                   const std::vector<const DeviceColourVectorField*>& in, double weight,
+                                   const FermionBoundary& boundary, double* partials, int rhs_per_thread) {
+  FusedSum fused;
+  fused.sum = StaggeredSum::kNormWithForwardX;
+  fused.partials = partials;
+  fused.norm_weight = weight;
+  ApplyBlock(out, links, in, nullptr, 0, 1, boundary, Dagger::kNo, rhs_per_thread, fused);
+}
+
+void ApplyStaggeredDslashXpayAxpyNormBlock(const std::vector<DeviceColourVectorField*>& r,
+                                           const DeviceStaggeredLinks& links,
+                                           const std::vector<const DeviceColourVectorField*>& in,
+                                           const std::vector<const DeviceColourVectorField*>& x, double a, double b,
+                                           const std::vector<double>& numerators,
+                                           const std::vector<const double*>& denominators,
+                                           const FermionBoundary& boundary, double* partials, int rhs_per_thread) {
+  FusedSum fused;
+  fused.sum = StaggeredSum::kAxpyNorm;
+  fused.partials = partials;
+  fused.numerators = numerators;
+  fused.denominators = denominators;
+  ApplyBlock(r, links, in, &x, a, b, boundary, Dagger::kNo, rhs_per_thread, fused);
 }
 
 int StaggeredCurvatureChunks(const DeviceStaggeredLinks& links) {

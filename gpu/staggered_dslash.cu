@@ -12,11 +12,14 @@
 // With xpay: out_j = a x_j + b (D psi_j) (or with -D for the dagger), a and b real, x_j on the output parity (it
 // may be out_j: each thread reads x at its own site before it stores there). The even-odd operator is built of
 // these: 4m^2 in - D_{p,p'} (D_{p',p} in) and the source and solution maps of staggered_dslash.h.
-// With xpay and curvature partials, also CG's curvature: for each right-hand side the terms Re (x_j, out_j)(n) of
-// the stored out_j, summed in double over chunks of 32 consecutive output sites in a fixed shuffle tree, one
-// partial sum per chunk (blas::SumRealPartials adds the chunks in its fixed order). A block then holds whole
-// chunks (the launcher makes its threads a multiple of 32 x groups, tuning the sites per block), so the partials
-// do not depend on the block size. For the Schur operator with x = in = p this is (p, A p).
+// With a fused sum (staggered_dslash_launch.h StaggeredSum), also one of CG's scalars for each right-hand side: a
+// term per output site (Re (x_j, out_j)(n); or |out_j(n)|^2 + w |in_j(n + x^)|^2; or |out_j(n)|^2 after the update
+// out_j += c_j (a x_j + b D in_j)), summed in double over chunks of 32 consecutive output sites in a fixed shuffle
+// tree, one partial sum per chunk (blas::SumRealPartials adds the chunks in its fixed order). A block then holds
+// whole chunks (the launcher makes its threads a multiple of 32 x groups, tuning the sites per block), so the
+// partials do not depend on the block size. For the Schur operator M = 4m^2 - D_{p,p'} D_{p',p} these are
+// (p, M p) in its second Dslash, or the same (p, M p) = |D_{p',p} p|^2 + 4m^2 |p|^2 (D is antihermitian) in its
+// first, and then |r - alpha M p|^2 in its second with r updated in place and M p never stored.
 //
 // Mapping: one thread per output site and group of kRhsPerThread right-hand sides, the group index running
 // fastest: thread t takes site t / groups and group t % groups. A thread loads each of its site's 16 links once
@@ -53,6 +56,7 @@
 #include "gpu/cuda_check.h"
 #include "gpu/gauge_accessor.cuh"
 #include "gpu/register_types.cuh"
+#include "gpu/scalar_program.h"
 #include "gpu/scaled_half_link_accessor.cuh"
 #include "gpu/staggered_dslash_launch.h"
 #include "gpu/tune.h"
@@ -67,11 +71,11 @@ namespace {
 template <Precision P>
 using EighteenRealLinks =
     std::conditional_t<P == Precision::kHalf, ScaledHalfLinkAccessor, GaugeAccessor<P, Reconstruct::k18, 4, true>>;
-// What a launch does after the hops: store D in; store a x + b D in; or that and the curvature's chunk sums (a
-// variant of its own, so that the other two keep their registers).
-enum class StaggeredEpilogue { kNone, kXpay, kXpayCurvature };
+// What a launch does after the hops: store D in; store a x + b D in; or one of those with a fused sum
+// (StaggeredSum; each a variant of its own, so that the plain two keep their registers).
+enum class StaggeredEpilogue { kNone, kXpay, kXpayCurvature, kNormWithForwardX, kXpayAxpyNorm };
 
-template <Precision P, int kLongReals, bool kDaggerFlag, StaggeredEpilogue kEpilogue, int kRhsPerThreadValue>
+template <Precision P, int kLongReals, bool kDaggerFlag, StaggeredEpilogue kEpilogueValue, int kRhsPerThreadValue>
 struct StaggeredDslashArg {
   using Real = typename ColourStorage<P>::Real;
   using FatLinks = EighteenRealLinks<P>;
@@ -80,9 +84,11 @@ struct StaggeredDslashArg {
                          std::conditional_t<kLongReals == 9, U9LinkAccessor<P>, EighteenRealLinks<P>>>;
   static constexpr bool kLongLinks = kLongReals != 0;
   static constexpr bool kDagger = kDaggerFlag;
-  static constexpr bool kXpay = kEpilogue != StaggeredEpilogue::kNone;
-  static constexpr bool kCurvature = kEpilogue == StaggeredEpilogue::kXpayCurvature;
-  static_assert(!(kCurvature && kDaggerFlag), "CG's operators are Hermitian: no curvature with D^dag");
+  static constexpr StaggeredEpilogue kEpilogue = kEpilogueValue;
+  static constexpr bool kXpay = kEpilogue == StaggeredEpilogue::kXpay || kEpilogue == StaggeredEpilogue::kXpayCurvature ||
+                                kEpilogue == StaggeredEpilogue::kXpayAxpyNorm;
+  static constexpr bool kSums = kEpilogue != StaggeredEpilogue::kNone && kEpilogue != StaggeredEpilogue::kXpay;
+  static_assert(!(kSums && kDaggerFlag), "CG's operators are Hermitian: no fused sums with D^dag");
   static constexpr int kRhsPerThread = kRhsPerThreadValue;
   ColourVectorAccessor<P> out[kMaxStaggeredRhs];
   ColourVectorAccessor<P> in[kMaxStaggeredRhs];  // read only
@@ -95,8 +101,11 @@ struct StaggeredDslashArg {
   int sites = 0;   // V / 2
   int parity = 0;  // of the output sites
   bool antiperiodic[4];
-  double* curvature_partials = nullptr;  // kCurvature: the chunk sums
-  int chunks = 0;                        // kCurvature: CurvatureChunks(sites)
+  double* partials = nullptr;  // kSums: the chunk sums
+  int chunks = 0;              // kSums: CurvatureChunks(sites)
+  double norm_weight = 0;                                  // kNormWithForwardX: w
+  double axpy_numerator[kMaxStaggeredRhs];                 // kXpayAxpyNorm: c_j = -(nu_j / delta_j)
+  const double* axpy_denominator[kMaxStaggeredRhs];
 };
 
 // U v and U^dag v.
@@ -165,7 +174,7 @@ __host__ __device__ __forceinline__ void HopPair(const Arg& arg, const Links& li
   }
 }
 
-// Re (x, v) summed in double (the curvature's term of one site).
+// Re (x, v) summed in double (the curvature's term of one site; the norm's with x = v).
 template <typename Real>
 __host__ __device__ __forceinline__ double ReDotTerm(const ColourVector<Real>& x, const ColourVector<Real>& v) {
   double sum = 0;
@@ -177,13 +186,25 @@ __host__ __device__ __forceinline__ double ReDotTerm(const ColourVector<Real>& x
   return sum;
 }
 
+// a b + c with one rounding in Real, fmaf for float on the host too (so the host run matches the device bit for
+// bit): the staggered vector kernels' AxpyNorm forms y + c q so (staggered_blas.cu), and the fused update must give
+// its bits.
+template <typename Real>
+__host__ __device__ __forceinline__ Real OneRoundingFma(Real a, Real b, Real c) {
+  if constexpr (std::is_same_v<Real, float>) {
+    return fmaf(a, b, c);
+  } else {
+    return fma(a, b, c);
+  }
+}
+
 // The site functor: output site cb for the right-hand sides first .. first + kRhsPerThread - 1 (those below n).
-// kCurvature: also curvature[j] = Re (x, out) of the stored out of right-hand side first + j.
+// kSums: also term[j], the fused sum's term (StaggeredSum) of right-hand side first + j at this site.
 // A host function too: RunStaggeredDslashOnHost runs it on host memory (the check without a GPU).
 template <class Arg>
 struct StaggeredDslashSite {
   __host__ __device__ __forceinline__ void operator()(const Arg& arg, int cb, int first,
-                                                      double* curvature = nullptr) const {
+                                                      double* term = nullptr) const {
     using Real = typename Arg::Real;
     const int count = arg.rhs - first < Arg::kRhsPerThread ? arg.rhs - first : Arg::kRhsPerThread;
     const SiteGeometry site = CheckerboardSite(cb, arg.parity, arg.extents);
@@ -213,10 +234,34 @@ struct StaggeredDslashSite {
           const ColourVector<Real> x = arg.x[first + j].Load(cb);
 #pragma unroll
           for (int c = 0; c < 3; ++c) out[j].c[c] = arg.a * x.c[c] + arg.b * out[j].c[c];
-          if constexpr (Arg::kCurvature) {
-            curvature[j] = ReDotTerm(x, arg.out[first + j].StoreSite(cb, out[j]));
+          if constexpr (Arg::kEpilogue == StaggeredEpilogue::kXpayCurvature) {
+            term[j] = ReDotTerm(x, arg.out[first + j].StoreSite(cb, out[j]));
             continue;
           }
+          if constexpr (Arg::kEpilogue == StaggeredEpilogue::kXpayAxpyNorm) {
+            // y + c q with c = -(nu / delta) evaluated as the deferred scalar -alpha is (scalar_program.h), the
+            // old y read here before this thread stores the new one.
+            const Real c = static_cast<Real>(
+                -scalar_detail::Div(arg.axpy_numerator[first + j], *arg.axpy_denominator[first + j]));
+            const ColourVector<Real> y = arg.out[first + j].Load(cb);
+#pragma unroll
+            for (int k = 0; k < 3; ++k) {
+              out[j].c[k] = {OneRoundingFma(c, out[j].c[k].re, y.c[k].re), OneRoundingFma(c, out[j].c[k].im, y.c[k].im)};
+            }
+            const ColourVector<Real> stored = arg.out[first + j].StoreSite(cb, out[j]);
+            term[j] = ReDotTerm(stored, stored);
+            continue;
+          }
+        }
+        if constexpr (Arg::kEpilogue == StaggeredEpilogue::kNormWithForwardX) {
+          // The input at n + x^ (this site's forward fat hop read it: a cache hit); each input site is the forward-x
+          // neighbour of exactly one output site.
+          bool wraps;
+          const int forward = HopIndex(site, 0, 1, arg.extents, wraps) >> 1;
+          const ColourVector<Real> v = arg.in[first + j].Load(forward);
+          const ColourVector<Real> stored = arg.out[first + j].StoreSite(cb, out[j]);
+          term[j] = ReDotTerm(stored, stored) + arg.norm_weight * ReDotTerm(v, v);
+          continue;
         }
         arg.out[first + j].Store(cb, out[j]);
       }
@@ -240,11 +285,11 @@ __host__ __forceinline__ double ChunkSum(double (&v)[kCurvatureChunkSites]) {
   return v[0];
 }
 
-// The fused curvature's block: blockDim.x = 32 c x groups threads cover the c chunks of sites of this block. Each
+// The fused sum's block: blockDim.x = 32 c x groups threads cover the c chunks of sites of this block. Each
 // thread's terms go to shared memory (site-major, right-hand sides minor; sites past the end contribute 0), then
 // each warp sums (chunk, right-hand side) pairs, one per pass, over the chunk's 32 sites.
 template <class Arg>
-__device__ void CurvatureBlock(const Arg& arg, int groups, int cb, int first) {
+__device__ void SumsBlock(const Arg& arg, int groups, int cb, int first) {
   extern __shared__ double terms[];  // [site of the block][right-hand side]
   double mine[Arg::kRhsPerThread] = {};
   if (cb < arg.sites) StaggeredDslashSite<Arg>{}(arg, cb, first, mine);
@@ -260,7 +305,7 @@ __device__ void CurvatureBlock(const Arg& arg, int groups, int cb, int first) {
     const int chunk = pair / arg.rhs, j = pair - chunk * arg.rhs;
     const double sum = WarpSum(terms[(chunk * kCurvatureChunkSites + lane) * arg.rhs + j]);
     const int global_chunk = blockIdx.x * chunks_here + chunk;
-    if (lane == 0 && global_chunk < arg.chunks) arg.curvature_partials[j * arg.chunks + global_chunk] = sum;
+    if (lane == 0 && global_chunk < arg.chunks) arg.partials[j * arg.chunks + global_chunk] = sum;
   }
 }
 
@@ -269,8 +314,8 @@ __global__ void StaggeredDslashKernel(const Arg arg, const int groups) {
   const int thread = blockIdx.x * blockDim.x + threadIdx.x;
   const int cb = thread / groups;
   const int first = (thread - cb * groups) * Arg::kRhsPerThread;
-  if constexpr (Arg::kCurvature) {
-    CurvatureBlock(arg, groups, cb, first);
+  if constexpr (Arg::kSums) {
+    SumsBlock(arg, groups, cb, first);
   } else {
     if (cb >= arg.sites) return;
     StaggeredDslashSite<Arg>{}(arg, cb, first);
@@ -282,7 +327,8 @@ std::string TuneKey(const StaggeredDslashLaunch& l, int rhs_per_thread) {
   const std::string links = l.long_links_u3.data != nullptr ? " fat+long" + std::to_string(l.long_links_u3.numbers)
                             : has_long                      ? " fat+long"
                                                             : " fat";
-  const std::string epilogue = !l.xpay ? "" : l.curvature_partials != nullptr ? " xpay curvature" : " xpay";
+  const char* const sums[] = {"", " curvature", " norm+forward-x", " axpy-norm"};
+  const std::string epilogue = std::string(l.xpay ? " xpay" : "") + sums[static_cast<int>(l.sum)];
   std::string key = std::string("StaggeredDslash ") + ToString(l.out[0].precision) + links + (l.dagger ? " dagger" : "") +
                     epilogue + " rhs " + std::to_string(l.rhs) + "/" + std::to_string(rhs_per_thread) + " " +
                     std::to_string(l.out[0].extents[0]);
@@ -340,16 +386,21 @@ Arg ArgOf(const StaggeredDslashLaunch& l) {
   }
   arg.sites = l.out[0].sites;
   arg.parity = l.out[0].parity;
-  if constexpr (Arg::kCurvature) {
-    arg.curvature_partials = l.curvature_partials;
+  if constexpr (Arg::kSums) {
+    arg.partials = l.partials;
     arg.chunks = CurvatureChunks(arg.sites);
+  }
+  arg.norm_weight = l.norm_weight;
+  for (int j = 0; j < kMaxStaggeredRhs; ++j) {
+    arg.axpy_numerator[j] = l.axpy_numerator[j];
+    arg.axpy_denominator[j] = l.axpy_denominator[j];
   }
   return arg;
 }
 
-// The curvature launch on the host: every site's terms, then each chunk summed as the device's warps sum it.
+// A launch with a fused sum on the host: every site's terms, then each chunk summed as the device's warps sum it.
 template <class Arg>
-void CurvatureOnHost(const Arg& arg, int groups) {
+void SumsOnHost(const Arg& arg, int groups) {
   constexpr int m = Arg::kRhsPerThread;
   std::vector<double> terms(static_cast<std::size_t>(arg.chunks) * kCurvatureChunkSites * arg.rhs, 0.0);
   for (int group = 0; group < groups; ++group) {
@@ -367,7 +418,7 @@ void CurvatureOnHost(const Arg& arg, int groups) {
       for (int lane = 0; lane < kCurvatureChunkSites; ++lane) {
         v[lane] = terms[(static_cast<std::size_t>(chunk) * kCurvatureChunkSites + lane) * arg.rhs + j];
       }
-      arg.curvature_partials[j * arg.chunks + chunk] = ChunkSum(v);
+      arg.partials[j * arg.chunks + chunk] = ChunkSum(v);
     }
   }
 }
@@ -376,12 +427,12 @@ template <Precision P, int kLong, bool kDagger, StaggeredEpilogue kEpilogue, int
 void LaunchVariant(const StaggeredDslashLaunch& l, bool on_host) {
   using Arg = StaggeredDslashArg<P, kLong, kDagger, kEpilogue, m>;
   constexpr bool kXpay = Arg::kXpay;
-  constexpr bool curvature = Arg::kCurvature;
+  constexpr bool sums = Arg::kSums;
   const Arg arg = ArgOf<Arg, P>(l);
   const int groups = (l.rhs + m - 1) / m;
   if (on_host) {
-    if constexpr (curvature) {
-      CurvatureOnHost(arg, groups);
+    if constexpr (sums) {
+      SumsOnHost(arg, groups);
     } else {
       for (int group = 0; group < groups; ++group) {
         for (int cb = 0; cb < arg.sites; ++cb) StaggeredDslashSite<Arg>{}(arg, cb, group * m);
@@ -397,11 +448,11 @@ void LaunchVariant(const StaggeredDslashLaunch& l, bool on_host) {
   cudaFuncAttributes attributes;
   LQCD_CUDA_CHECK(cudaFuncGetAttributes(&attributes, StaggeredDslashKernel<Arg>));
   const std::string key = TuneKey(l, m);
-  // With the curvature the tuner chooses the sites per block (multiples of 32) and a block has sites x groups
+  // With a fused sum the tuner chooses the sites per block (multiples of 32) and a block has sites x groups
   // threads, whole chunks of sites, and shared memory for the terms of its sites.
-  const int threads_per_candidate = curvature ? groups : 1;
+  const int threads_per_candidate = sums ? groups : 1;
   if (attributes.maxThreadsPerBlock / threads_per_candidate < 32) {
-    throw std::invalid_argument("ApplyStaggeredDslash: the fused curvature needs 32 sites x " + std::to_string(groups) +
+    throw std::invalid_argument("ApplyStaggeredDslash: a fused sum needs 32 sites x " + std::to_string(groups) +
                                 " groups of right-hand sides per block, above this kernel's " +
                                 std::to_string(attributes.maxThreadsPerBlock) + " threads; fewer right-hand sides per "
                                 "call or more per thread");
@@ -410,16 +461,16 @@ void LaunchVariant(const StaggeredDslashLaunch& l, bool on_host) {
     const long long threads = static_cast<long long>(arg.sites) * groups;  // below 2^31: checked above
     const int block = candidate * threads_per_candidate;
     const long long blocks = (threads + block - 1) / block;
-    const std::size_t shared = curvature ? sizeof(double) * static_cast<std::size_t>(candidate) * l.rhs : 0;
+    const std::size_t shared = sums ? sizeof(double) * static_cast<std::size_t>(candidate) * l.rhs : 0;
     StaggeredDslashKernel<Arg><<<static_cast<unsigned>(blocks), block, shared>>>(arg, groups);
     const std::string what = "launch of " + key + " with " + std::to_string(block) + " threads per block";
     CheckCuda(cudaGetLastError(), what.c_str(), __FILE__, __LINE__);
   };
-  // Outputs never alias the inputs (the host API refuses it); an xpay output may be its x, and then repeated
-  // timing launches would compound: the tuner saves and restores it.
+  // Outputs never alias the inputs (the host API refuses it); an xpay output may be its x, and the fused update
+  // reads its output, and then repeated timing launches would compound: the tuner saves and restores it.
   std::vector<std::pair<void*, std::size_t>> preserve;
   for (int j = 0; kXpay && j < l.rhs; ++j) {
-    if (l.x[j].data == l.out[j].data) {
+    if (l.x[j].data == l.out[j].data || kEpilogue == StaggeredEpilogue::kXpayAxpyNorm) {
       preserve.emplace_back(l.out[j].data, ColourVectorBytes(P, l.out[j].stride));
     }
   }
@@ -442,16 +493,28 @@ void WithFlag(bool value, F&& f) {
 template <class F>
 void WithEpilogue(const StaggeredDslashLaunch& l, F&& f) {
   using E = StaggeredEpilogue;
-  if (!l.xpay) return f(std::integral_constant<E, E::kNone>{});
-  if (l.curvature_partials == nullptr) return f(std::integral_constant<E, E::kXpay>{});
-  f(std::integral_constant<E, E::kXpayCurvature>{});
+  switch (l.sum) {
+    case StaggeredSum::kNone:
+      if (!l.xpay) return f(std::integral_constant<E, E::kNone>{});
+      return f(std::integral_constant<E, E::kXpay>{});
+    case StaggeredSum::kCurvature: return f(std::integral_constant<E, E::kXpayCurvature>{});
+    case StaggeredSum::kNormWithForwardX: return f(std::integral_constant<E, E::kNormWithForwardX>{});
+    case StaggeredSum::kAxpyNorm: return f(std::integral_constant<E, E::kXpayAxpyNorm>{});
+  }
+  throw std::invalid_argument("StaggeredDslash: unknown fused sum");
 }
 
 template <Precision P>
 void LaunchFor(const StaggeredDslashLaunch& l, bool on_host) {
-  if (l.curvature_partials != nullptr && (!l.xpay || l.dagger || P == Precision::kHalf)) {
-    throw std::invalid_argument(
-        "StaggeredDslash: the fused curvature is compiled for the xpay form of D in double and single only");
+  if (l.sum != StaggeredSum::kNone) {
+    if (l.dagger || P == Precision::kHalf || l.partials == nullptr) {
+      throw std::invalid_argument("StaggeredDslash: the fused sums are compiled for D (not D^dag) in double and single, "
+                                  "and need their partial sums' memory");
+    }
+    if (l.xpay != (l.sum != StaggeredSum::kNormWithForwardX)) {
+      throw std::invalid_argument("StaggeredDslash: the fused curvature and update belong to the xpay form, the fused "
+                                  "norm to the plain one");
+    }
   }
   // Measured (docs/staggered.md's data): in double and single at n = 4, 2 per thread beats 4 by up to 8% (one
   // row 0.3% behind); at n = 8, 4 per thread is at most 2% behind 2 and up to 11% ahead; at n = 16 it is 16-35%
@@ -464,11 +527,12 @@ void LaunchFor(const StaggeredDslashLaunch& l, bool on_host) {
         constexpr int kLong = decltype(long_reals)::value;
         constexpr bool kDagger = decltype(dagger)::value;
         constexpr StaggeredEpilogue kEpilogue = decltype(epilogue)::value;
-        // Half has no curvature variant: measured, its four right-hand sides per thread take 80 registers with
-        // it against 72 without, and the iterations ran 1-3% slower than with a separate ReDot (16 bytes per site
-        // and field); GpuStaggeredSchur<Half> takes the ReDot.
-        if constexpr (kEpilogue == StaggeredEpilogue::kXpayCurvature && (kDagger || P == Precision::kHalf)) {
-          throw std::logic_error("StaggeredDslash: no curvature with D^dag or in half");  // refused above
+        // Half has no fused sums: measured, its four right-hand sides per thread take 80 registers with the
+        // curvature against 72 without, and the iterations ran 1-3% slower than with a separate ReDot (16 bytes per
+        // site and field); GpuStaggeredSchur<Half> takes the ReDot.
+        constexpr bool kSums = kEpilogue != StaggeredEpilogue::kNone && kEpilogue != StaggeredEpilogue::kXpay;
+        if constexpr (kSums && (kDagger || P == Precision::kHalf)) {
+          throw std::logic_error("StaggeredDslash: no fused sums with D^dag or in half");  // refused above
         } else {
           switch (m) {
             case 1: return LaunchVariant<P, kLong, kDagger, kEpilogue, 1>(l, on_host);

@@ -137,6 +137,29 @@ void ApplyStaggeredDslashXpayCurvatureBlock(const std::vector<DeviceColourVector
                                             const FermionBoundary& boundary, double* partials, int rhs_per_thread = 0);
 int StaggeredCurvatureChunks(const DeviceStaggeredLinks& links);
 
+// CG's step with A p never stored (the Schur operator's ApplyCurvatureUpdateBlock), in two calls:
+// ApplyStaggeredDslashNormBlock: out_j = D_{p,p'} in_j (D, not D^dag) and, for each right-hand side j, the chunk sums of
+// |out_j(n)|^2 + weight |in_j(n + x^)|^2 over the stored out_j (each input site is the forward-x neighbour of exactly
+// one output site, so the sum is |out_j|^2 + weight |in_j|^2; for the first Dslash of M = 4m^2 - D_{p,p'} D_{p',p} on
+// p with weight 4m^2 it is (p, M p), D being antihermitian), at partials[j * StaggeredCurvatureChunks(links) + chunk].
+void ApplyStaggeredDslashNormBlock(const std::vector<DeviceColourVectorField*>& out, const DeviceStaggeredLinks& links,
+                                   const std::vector<const DeviceColourVectorField*>& in, double weight,
+                                   const FermionBoundary& boundary, double* partials, int rhs_per_thread = 0);
+// ApplyStaggeredDslashXpayAxpyNormBlock: r_j = r_j + c_j (a x_j + b D_{p,p'} in_j) with c_j = -(numerators[j] /
+// *denominators[j]) evaluated in double on the device (denominators: device memory, e.g. the slot a sum of the first
+// call's partials went to), rounded to the fields' precision, and y + c q formed as the vector kernels' AxpyNorm forms
+// it (one rounding per part); a x_j + b D in_j is not stored. Also the chunk sums of |r_j|^2 of the stored r_j, as
+// above. r_j is read and written at each site; it must differ from every in_k and from x_j.
+// Both: double and single links only; errors as the xpay call's, and a null `partials`, a non-finite weight or
+// numerator, a null denominator.
+void ApplyStaggeredDslashXpayAxpyNormBlock(const std::vector<DeviceColourVectorField*>& r,
+                                           const DeviceStaggeredLinks& links,
+                                           const std::vector<const DeviceColourVectorField*>& in,
+                                           const std::vector<const DeviceColourVectorField*>& x, double a, double b,
+                                           const std::vector<double>& numerators,
+                                           const std::vector<const double*>& denominators,
+                                           const FermionBoundary& boundary, double* partials, int rhs_per_thread = 0);
+
 // Flops and the kernel's byte model of one call on n right-hand sides (staggered_dslash_cost.h).
 KernelCost StaggeredDslashKernelCost(const DeviceStaggeredLinks& links, int rhs);
 

@@ -65,16 +65,20 @@ struct HostRun {
   std::vector<ColourVectorField<double>> stored_inputs;  // as the kernel sees them (single: rounded)
   std::vector<ColourVectorField<double>> stored_x;       // xpay: the x as stored
   std::vector<ColourVectorField<double>> outputs;
-  std::vector<double> curvature_partials;                // Xpay::curvature: n x CurvatureChunks(V / 2)
+  std::vector<ColourVectorField<double>> stored_r;       // Xpay::sum = kAxpyNorm: the updated fields as they were
+  std::vector<double> partials;                          // Xpay::sum: n x CurvatureChunks(V / 2)
 };
 
-// The xpay form out = a x + b D in when xpay; x_in_place: x is the output field itself; curvature: with the fused
-// curvature's chunk sums.
+// The xpay form out = a x + b D in when on; x_in_place: x is the output field itself; sum: with a fused sum's chunk
+// sums (kCurvature and kAxpyNorm with the xpay form, kNormWithForwardX without), its weight, or its numerators and
+// denominators (host memory; the kAxpyNorm outputs start as Gaussian fields r, of seed + 2000 + j).
 struct Xpay {
   bool on = false;
   double a = 0, b = 1;
   bool x_in_place = false;
-  bool curvature = false;
+  StaggeredSum sum = StaggeredSum::kNone;
+  double norm_weight = 0;
+  std::vector<double> numerators = {}, denominators = {};
 };
 
 // Long links in host memory in the 13- or 9-number layout (scale: X = L / scale unitary).
@@ -132,9 +136,16 @@ HostRun RunOnHost(const StaggeredLinks<double>& links, Precision precision, cons
     ColourVectorField<double> x(lattice, SubsetOf(out_parity));
     FillGaussian(x, seed + 1000 + j);
     x_bytes.push_back(PackColourVectors(x, precision, lattice.half_volume()));
-    // Outputs start as NaN (0xff bytes), so that a site the code does not write fails; or as x, in place.
+    // Outputs start as NaN (0xff bytes), so that a site the code does not write fails; or as x, in place; or as
+    // the r the fused update replaces.
     if (xpay.on && xpay.x_in_place) {
       out_bytes.push_back(x_bytes.back());
+    } else if (xpay.sum == StaggeredSum::kAxpyNorm) {
+      ColourVectorField<double> r(lattice, SubsetOf(out_parity));
+      FillGaussian(r, seed + 2000 + j);
+      out_bytes.push_back(PackColourVectors(r, precision, lattice.half_volume()));
+      run.stored_r.push_back(UnpackColourVectors(out_bytes.back().data(), precision, lattice.half_volume(), lattice,
+                                                 out_parity));
     } else {
       out_bytes.emplace_back(ColourVectorBytes(precision, lattice.half_volume()), 0xff);
     }
@@ -160,10 +171,16 @@ HostRun RunOnHost(const StaggeredLinks<double>& links, Precision precision, cons
   for (int mu = 0; mu < 4; ++mu) l.antiperiodic[mu] = boundary.WrapSign(mu) < 0;
   l.dagger = dagger == Dagger::kYes;
   l.rhs_per_thread = mapping;
-  if (xpay.curvature) {
-    run.curvature_partials.assign(static_cast<std::size_t>(n) * CurvatureChunks(lattice.half_volume()),
-                                  std::numeric_limits<double>::quiet_NaN());
-    l.curvature_partials = run.curvature_partials.data();
+  if (xpay.sum != StaggeredSum::kNone) {
+    run.partials.assign(static_cast<std::size_t>(n) * CurvatureChunks(lattice.half_volume()),
+                        std::numeric_limits<double>::quiet_NaN());
+    l.sum = xpay.sum;
+    l.partials = run.partials.data();
+    l.norm_weight = xpay.norm_weight;
+    for (std::size_t j = 0; j < xpay.numerators.size(); ++j) {
+      l.axpy_numerator[j] = xpay.numerators[j];
+      l.axpy_denominator[j] = &xpay.denominators[j];
+    }
   }
   RunStaggeredDslashOnHost(l);
   for (int j = 0; j < n; ++j) {
@@ -463,7 +480,7 @@ TEST(StaggeredDslashOnHost, TheFusedCurvatureSumsTheStoredOutputChunkByChunk) {
   double worst = 0;
   // Half has no fused form (GpuStaggeredSchur<Half> takes a separate ReDot): the launcher refuses it.
   EXPECT_THROW(RunOnHost(hisq, Precision::kHalf, FermionBoundary(), Parity::kEven, Dagger::kNo, 1, 0, 700,
-                         Xpay{true, four_m2, -1, false, true}),
+                         Xpay{true, four_m2, -1, false, StaggeredSum::kCurvature}),
                std::invalid_argument);
   for (const Precision precision : {Precision::kDouble, Precision::kSingle}) {
     for (const int n : {1, 3, 8}) {
@@ -471,22 +488,135 @@ TEST(StaggeredDslashOnHost, TheFusedCurvatureSumsTheStoredOutputChunkByChunk) {
         const std::string what = std::string(ToString(precision)) + " n " + std::to_string(n) + " mapping " +
                                   std::to_string(mapping);
         const HostRun fused = RunOnHost(hisq, precision, FermionBoundary(), Parity::kEven, Dagger::kNo, n, mapping,
-                                        700, Xpay{true, four_m2, -1, false, true});
+                                        700, Xpay{true, four_m2, -1, false, StaggeredSum::kCurvature});
         const HostRun plain = RunOnHost(hisq, precision, FermionBoundary(), Parity::kEven, Dagger::kNo, n, mapping,
-                                        700, Xpay{true, four_m2, -1, false, false});
+                                        700, Xpay{true, four_m2, -1, false});
         for (int j = 0; j < n; ++j) {
           for (int i = 0; i < fused.outputs[j].sites(); ++i) {
             ASSERT_EQ(std::memcmp(&fused.outputs[j][i], &plain.outputs[j][i], sizeof(plain.outputs[j][i])), 0)
                 << what << " rhs " << j << " site " << i;
           }
           worst = std::max(worst, testing::CheckCurvatureChunks(
-                                      &fused.curvature_partials[static_cast<std::size_t>(j) * chunks],
+                                      &fused.partials[static_cast<std::size_t>(j) * chunks],
                                       fused.stored_x[j], fused.outputs[j], what + " rhs " + std::to_string(j)));
         }
       }
     }
   }
   std::cout << "fused curvature: the largest error is " << worst << " of its bound\n";
+}
+
+TEST(StaggeredDslashOnHost, TheFusedNormSumsTheOutputAndTheForwardXInputs) {
+  // The first Dslash of CG's fused step: out = D in stored as the plain call stores it, and per chunk
+  // |out(n)|^2 + w |in(n + x^)|^2 within the derived bound; the chunks together give |out|^2 + w |in|^2.
+  const Lattice lattice(Coordinates{4, 6, 6, 6});
+  const StaggeredLinks<double> hisq = testing::RandomHisqLinks(lattice, 15);
+  const double four_m2 = 4 * 0.05 * 0.05;
+  const int chunks = CurvatureChunks(lattice.half_volume());
+  Xpay norm;
+  norm.sum = StaggeredSum::kNormWithForwardX;
+  norm.norm_weight = four_m2;
+  // Refused: half, the dagger, and the norm with the xpay form.
+  EXPECT_THROW(RunOnHost(hisq, Precision::kHalf, FermionBoundary(), Parity::kOdd, Dagger::kNo, 1, 0, 710, norm),
+               std::invalid_argument);
+  EXPECT_THROW(RunOnHost(hisq, Precision::kDouble, FermionBoundary(), Parity::kOdd, Dagger::kYes, 1, 0, 710, norm),
+               std::invalid_argument);
+  Xpay norm_with_xpay = norm;
+  norm_with_xpay.on = true;
+  EXPECT_THROW(RunOnHost(hisq, Precision::kDouble, FermionBoundary(), Parity::kOdd, Dagger::kNo, 1, 0, 710,
+                         norm_with_xpay),
+               std::invalid_argument);
+  double worst = 0;
+  for (const Precision precision : {Precision::kDouble, Precision::kSingle}) {
+    for (const Parity out_parity : {Parity::kEven, Parity::kOdd}) {
+      for (const int n : {1, 3, 8}) {
+        for (const int mapping : {0, 1, 2, 4}) {
+          const std::string what = std::string(ToString(precision)) + " out " + ToString(SubsetOf(out_parity)) +
+                                   " n " + std::to_string(n) + " mapping " + std::to_string(mapping);
+          const HostRun fused =
+              RunOnHost(hisq, precision, FermionBoundary::AntiperiodicTime(), out_parity, Dagger::kNo, n, mapping,
+                        710, norm);
+          const HostRun plain = RunOnHost(hisq, precision, FermionBoundary::AntiperiodicTime(), out_parity,
+                                          Dagger::kNo, n, mapping, 710);
+          for (int j = 0; j < n; ++j) {
+            for (int i = 0; i < fused.outputs[j].sites(); ++i) {
+              ASSERT_EQ(std::memcmp(&fused.outputs[j][i], &plain.outputs[j][i], sizeof(plain.outputs[j][i])), 0)
+                  << what << " rhs " << j << " site " << i;
+            }
+            const double* partials = &fused.partials[static_cast<std::size_t>(j) * chunks];
+            worst = std::max(worst, testing::CheckNormWithForwardXChunks(partials, fused.outputs[j],
+                                                                        fused.stored_inputs[j], four_m2,
+                                                                        what + " rhs " + std::to_string(j)));
+            // Every input site counted once: the chunks' total is |out|^2 + w |in|^2 (each chunk within 13 u of its
+            // non-negative sum, so the total within 13 u of the total; added here in long double).
+            const auto norm2 = [](const ColourVectorField<double>& v) {
+              long double sum = 0;
+              for (int i = 0; i < v.sites(); ++i) {
+                for (int c = 0; c < 3; ++c) sum += static_cast<long double>(std::norm(v[i](c)));
+              }
+              return sum;
+            };
+            long double total = 0;
+            for (int c = 0; c < chunks; ++c) total += partials[c];
+            const long double expected = norm2(fused.outputs[j]) + four_m2 * norm2(fused.stored_inputs[j]);
+            EXPECT_LE(std::abs(total - expected), 13 * 1.01 * 0x1p-53 * expected) << what;
+          }
+        }
+      }
+    }
+  }
+  std::cout << "fused norm: the largest error is " << worst << " of its bound\n";
+  EXPECT_GT(worst, 0);
+}
+
+TEST(StaggeredDslashOnHost, TheFusedUpdateIsTheSeparateAxpyBitForBitAndSumsItsNorm) {
+  // The second Dslash of CG's fused step: r + c (a x + b D in) with c = -(nu / delta), formed as the vector kernels'
+  // AxpyNorm forms y + c q from the stored q (one rounding per part in the fields' precision): the same bits as
+  // the plain xpay call followed by that update; and per chunk |r|^2 of the stored r within the curvature's bound.
+  const Lattice lattice(Coordinates{4, 6, 6, 6});
+  const StaggeredLinks<double> hisq = testing::RandomHisqLinks(lattice, 16);
+  const double four_m2 = 4 * 0.05 * 0.05;
+  const int chunks = CurvatureChunks(lattice.half_volume());
+  double worst = 0;
+  for (const Precision precision : {Precision::kDouble, Precision::kSingle}) {
+    for (const int n : {1, 3, 8}) {
+      for (const int mapping : {0, 1, 2, 4}) {
+        const std::string what = std::string(ToString(precision)) + " n " + std::to_string(n) + " mapping " +
+                                 std::to_string(mapping);
+        Xpay update{true, four_m2, -1, false, StaggeredSum::kAxpyNorm};
+        for (int j = 0; j < n; ++j) {
+          update.numerators.push_back(0.3 + 0.1 * j);   // rr
+          update.denominators.push_back(1.7 - 0.05 * j);  // (p, A p)
+        }
+        const HostRun fused =
+            RunOnHost(hisq, precision, FermionBoundary(), Parity::kEven, Dagger::kNo, n, mapping, 720, update);
+        const HostRun q = RunOnHost(hisq, precision, FermionBoundary(), Parity::kEven, Dagger::kNo, n, mapping, 720,
+                                    Xpay{true, four_m2, -1, false});
+        for (int j = 0; j < n; ++j) {
+          const double c = -(update.numerators[j] / update.denominators[j]);
+          for (int i = 0; i < fused.outputs[j].sites(); ++i) {
+            for (int k = 0; k < 3; ++k) {
+              const Complex<double> r = fused.stored_r[j][i](k), qk = q.outputs[j][i](k);
+              Complex<double> expected;
+              if (precision == Precision::kSingle) {
+                const float cf = static_cast<float>(c);
+                expected = {std::fmaf(cf, static_cast<float>(qk.real()), static_cast<float>(r.real())),
+                            std::fmaf(cf, static_cast<float>(qk.imag()), static_cast<float>(r.imag()))};
+              } else {
+                expected = {std::fma(c, qk.real(), r.real()), std::fma(c, qk.imag(), r.imag())};
+              }
+              ASSERT_EQ(fused.outputs[j][i](k), expected) << what << " rhs " << j << " site " << i << " colour " << k;
+            }
+          }
+          worst = std::max(worst, testing::CheckCurvatureChunks(&fused.partials[static_cast<std::size_t>(j) * chunks],
+                                                                fused.outputs[j], fused.outputs[j],
+                                                                what + " rhs " + std::to_string(j)));
+        }
+      }
+    }
+  }
+  std::cout << "fused update: the largest norm error is " << worst << " of its bound\n";
+  EXPECT_GT(worst, 0);
 }
 
 TEST(StaggeredDslashOnHost, EveryRightHandSideOfABlockIsTheSingleResultBitForBit) {

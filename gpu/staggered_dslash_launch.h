@@ -87,6 +87,15 @@ struct ConstColourVectorView {
         data(v.data) {}
 };
 
+// The sums a launch can fuse (StaggeredDslashLaunch::sum), each a term per output site n and right-hand side j:
+//   kCurvature (xpay):       Re (x_j, out_j)(n) of the stored out_j;
+//   kNormWithForwardX (D):   |out_j(n)|^2 + w |in_j(n + x^)|^2 of the stored out_j: each input site is the forward-x
+//                            neighbour of exactly one output site, so the sum is |out_j|^2 + w |in_j|^2;
+//   kAxpyNorm (xpay):        out_j is read first and replaced by out_j + c_j (a x_j + b D in_j) with
+//                            c_j = -(nu_j / delta_j) in double (delta_j read from device memory), as AxpyNorm forms
+//                            y + c q; the term is |out_j(n)|^2 of the stored result. a x_j + b D in_j is not stored.
+enum class StaggeredSum { kNone, kCurvature, kNormWithForwardX, kAxpyNorm };
+
 // out[j] = D_{p,p'} in[j] (or -that: dagger) for j < rhs, every field in the precision of out[0] (the links'
 // too: fat / long_links / long_links_u3 in double and single, fat_half / long_half in half); with xpay,
 // out[j] = a x[j] + b D_{p,p'} in[j] (x[j] on the output parity; it may be out[j]). Checked by the host API
@@ -107,10 +116,14 @@ struct StaggeredDslashLaunch {
   bool antiperiodic[4] = {false, false, false, true};
   bool dagger = false;
   int rhs_per_thread = 0;  // 0: chosen by the launcher; 1, 2 or 4: pinned (tests)
-  // xpay only, optional: the fused curvature. For each right-hand side j the sums of Re (x_j, out_j) over chunks of
-  // kCurvatureChunkSites consecutive output sites (in a fixed shuffle tree), at
-  // curvature_partials[j * CurvatureChunks(sites) + chunk]; device memory (host memory for RunStaggeredDslashOnHost).
-  double* curvature_partials = nullptr;
+  // Optional, CG's fused sums (double and single, not with the dagger): for each right-hand side j, a term per
+  // output site summed over chunks of kCurvatureChunkSites consecutive output sites (in a fixed shuffle tree), at
+  // partials[j * CurvatureChunks(sites) + chunk]; device memory (host memory for RunStaggeredDslashOnHost).
+  StaggeredSum sum = StaggeredSum::kNone;
+  double* partials = nullptr;
+  double norm_weight = 0;                                  // kNormWithForwardX: w
+  double axpy_numerator[kMaxStaggeredRhs] = {};            // kAxpyNorm: nu_j (host numbers)
+  const double* axpy_denominator[kMaxStaggeredRhs] = {};  // kAxpyNorm: where delta_j is (device memory)
 };
 
 // The fused curvature's chunks: kCurvatureChunkSites consecutive checkerboard sites each (the last may be short).

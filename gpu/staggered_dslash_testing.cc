@@ -244,4 +244,30 @@ double CheckCurvatureChunks(const double* partials, const ColourVectorField<doub
   return worst;
 }
 
+double CheckNormWithForwardXChunks(const double* partials, const ColourVectorField<double>& out,
+                                   const ColourVectorField<double>& in, double weight, const std::string& what) {
+  const Lattice& lattice = out.lattice();
+  const auto norm2 = [](const ColourVectorField<double>& v, int i) {
+    long double sum = 0;
+    for (int c = 0; c < 3; ++c) {
+      sum += static_cast<long double>(v[i](c).real()) * v[i](c).real() +
+             static_cast<long double>(v[i](c).imag()) * v[i](c).imag();
+    }
+    return sum;
+  };
+  double worst = 0;
+  for (int chunk = 0; chunk < CurvatureChunks(out.sites()); ++chunk) {
+    long double sum = 0;
+    for (int i = chunk * kCurvatureChunkSites; i < std::min((chunk + 1) * kCurvatureChunkSites, out.sites()); ++i) {
+      const int forward = Lattice::CheckerboardIndex(lattice.Forward(lattice.FullIndex(out.parity(), i), 0));
+      sum += norm2(out, i) + static_cast<long double>(weight) * norm2(in, forward);
+    }
+    const double bound = 13 * 1.01 * kUnitRoundoffDouble * static_cast<double>(sum);
+    const double error = std::abs(partials[chunk] - static_cast<double>(sum));
+    EXPECT_LE(error, bound) << what << " chunk " << chunk;
+    worst = std::max(worst, error / bound);
+  }
+  return worst;
+}
+
 }  // namespace lqcd::gpu::testing

@@ -94,4 +94,12 @@ ReDotTerms SumReDotTerms(const ColourVectorField<double>& x, const ColourVectorF
 double CheckCurvatureChunks(const double* partials, const ColourVectorField<double>& x,
                             const ColourVectorField<double>& out, const std::string& what);
 
+// The fused norm's partials (StaggeredSum::kNormWithForwardX) of one right-hand side against the terms
+// |out(n)|^2 + weight |in(n + x^)|^2 of the stored fields (out on the output parity, in on the other): each within
+// 13 u_double (x 1.01) of its chunk's sum, the terms being non-negative (per site 6 products and 5 additions for each
+// norm, the weight's product and one addition, then a tree of 5 levels over the chunk). One gtest failure per
+// offending chunk; returns the largest error / bound.
+double CheckNormWithForwardXChunks(const double* partials, const ColourVectorField<double>& out,
+                                   const ColourVectorField<double>& in, double weight, const std::string& what);
+
 }  // namespace lqcd::gpu::testing

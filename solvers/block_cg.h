@@ -141,6 +141,52 @@ std::vector<typename BlockOp::Backend::RealScalar> ApplyCurvatureToSystems(const
   return curvatures;
 }
 
+// Whether the block operator has the optional ApplyCurvatureUpdateBlock(p, r, rr) (README.md).
+template <typename Op, typename = void>
+struct HasApplyCurvatureUpdateBlock : std::false_type {};
+template <typename Op>
+struct HasApplyCurvatureUpdateBlock<Op, std::void_t<decltype(std::declval<const Op&>().ApplyCurvatureUpdateBlock(
+                                            std::declval<const std::vector<const typename Op::Field*>&>(),
+                                            std::declval<const std::vector<typename Op::Field*>&>(),
+                                            std::declval<const std::vector<double>&>()))>> : std::true_type {};
+
+// CG's step for the systems of `which`, queued, in their order: q(k) = A p(k), pAp = (p(k), q(k)),
+// alpha = rr(k) / pAp and r(k) -= alpha q(k) with |r(k)|^2 (the block form of cg.h's detail::ApplyCurvatureUpdate):
+// the operator's ApplyCurvatureUpdateBlock when it has one (q is then never stored), else ApplyCurvatureToSystems
+// and detail::QueueResidualUpdate of each system. Counts the application, the curvature's ReDot and the AxpyNorm
+// in each system's record (the same in both forms).
+template <typename BlockOp, typename Q, typename P, typename R, typename RR>
+std::vector<CurvatureUpdate<typename BlockOp::Backend::RealScalar>> ApplyCurvatureUpdateToSystems(
+    const BlockOp& A, const std::vector<std::size_t>& which, Q&& q, P&& p, R&& r, RR&& rr, BlockSolveResult& out) {
+  using B = typename BlockOp::Backend;
+  using Field = typename BlockOp::Field;
+  std::vector<CurvatureUpdate<typename B::RealScalar>> steps;
+  if (which.empty()) return steps;
+  if constexpr (HasApplyCurvatureUpdateBlock<BlockOp>::value) {
+    std::vector<const Field*> ps;
+    std::vector<Field*> rs;
+    std::vector<double> rrs;
+    for (std::size_t k : which) {
+      ps.push_back(&p(k));
+      rs.push_back(&r(k));
+      rrs.push_back(rr(k));
+    }
+    steps = A.ApplyCurvatureUpdateBlock(ps, rs, rrs);
+    CountBlockApplication(A, which, out);
+    for (std::size_t k : which) {
+      out.systems[k].flops += (vector_flops::kReDot + vector_flops::kAxpyNorm) * B::Reals(r(k));
+    }
+  } else {
+    const auto curvatures = ApplyCurvatureToSystems(A, which, q, p, out);
+    for (std::size_t index = 0; index < which.size(); ++index) {
+      const std::size_t k = which[index];
+      out.systems[k].flops += vector_flops::kReDot * B::Reals(r(k));
+      steps.push_back(detail::QueueResidualUpdate<B>(r(k), q(k), curvatures[index], rr(k), out.systems[k]));
+    }
+  }
+  return steps;
+}
+
 // The indices of the systems whose `phase` member equals `phase`, in order.
 template <typename System, typename Phase>
 std::vector<std::size_t> SystemsIn(const std::vector<System>& sys, Phase phase) {
@@ -248,7 +294,8 @@ BlockSolveResult BlockCg(const BlockOp& A, std::vector<typename BlockOp::Field>&
       detail::Conclude(out.systems[k], std::sqrt(sys[k].rr / sys[k].b_norm2), tol[k]);
       sys[k].phase = Phase::kDone;
     }
-    // One CG iteration of every iterating system: one batched q = A p, then detail::CgStep each.
+    // One CG iteration of every iterating system: one batched q = A p with the residual updates, then
+    // detail::CgStep each.
     std::vector<std::size_t> iterate;
     for (std::size_t k : systems_in(Phase::kIterate)) {
       if (detail::BudgetSpent(out.systems[k], params.max_iterations, sys[k].rr, sys[k].b_norm2)) {
@@ -258,15 +305,16 @@ BlockSolveResult BlockCg(const BlockOp& A, std::vector<typename BlockOp::Field>&
       }
     }
     if (iterate.empty() && systems_in(Phase::kVerify).empty() && systems_in(Phase::kConclude).empty()) break;
-    const auto curvatures = block_detail::ApplyCurvatureToSystems(
+    const auto steps = block_detail::ApplyCurvatureUpdateToSystems(
         A, iterate, [&](std::size_t k) -> typename BlockOp::Field& { return sys[k].q; },
-        [&](std::size_t k) -> const typename BlockOp::Field& { return sys[k].p; }, out);
+        [&](std::size_t k) -> const typename BlockOp::Field& { return sys[k].p; },
+        [&](std::size_t k) -> typename BlockOp::Field& { return sys[k].r; }, [&](std::size_t k) { return sys[k].rr; },
+        out);
     for (std::size_t index = 0; index < iterate.size(); ++index) {
       const std::size_t k = iterate[index];
       System& s = sys[k];
-      out.systems[k].flops += vector_flops::kReDot * B::Reals(s.p);
-      switch (detail::CgStep<B>(x[k], s.r, s.p, s.q, curvatures[index], s.rr, s.stop_rr, s.b_norm2,
-                                params.record_history, out.systems[k])) {
+      switch (detail::CgStep<B>(x[k], s.r, s.p, steps[index], s.rr, s.stop_rr, s.b_norm2, params.record_history,
+                                out.systems[k])) {
         case detail::StepOutcome::kContinue: break;
         case detail::StepOutcome::kConverged: s.phase = Phase::kVerify; break;
         case detail::StepOutcome::kFailed: s.phase = Phase::kConclude; break;

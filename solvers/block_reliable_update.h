@@ -164,13 +164,13 @@ void ApplyLow(const LowBlockOp& A_low, const std::vector<std::size_t>& which, To
   for (std::size_t k : which) out.systems[k].low_precision_applications += 1;
 }
 
-// ApplyCurvatureToSystems with the low block operator, counted as ApplyLow counts.
-template <typename LowBlockOp, typename To, typename From>
-auto ApplyLowCurvature(const LowBlockOp& A_low, const std::vector<std::size_t>& which, To&& to, From&& from,
-                       BlockSolveResult& out) {
-  auto curvatures = ApplyCurvatureToSystems(A_low, which, to, from, out);
+// ApplyCurvatureUpdateToSystems with the low block operator, counted as ApplyLow counts.
+template <typename LowBlockOp, typename Q, typename P, typename R, typename RR>
+auto ApplyLowCurvatureUpdate(const LowBlockOp& A_low, const std::vector<std::size_t>& which, Q&& q, P&& p, R&& r,
+                             RR&& rr, BlockSolveResult& out) {
+  auto steps = ApplyCurvatureUpdateToSystems(A_low, which, q, p, r, rr, out);
   for (std::size_t k : which) out.systems[k].low_precision_applications += 1;
-  return curvatures;
+  return steps;
 }
 
 }  // namespace block_detail
@@ -277,16 +277,17 @@ BlockSolveResult BlockReliableCg(const HighBlockOp& A, const LowBlockOp& A_low,
         B::Copy(s.p, s.r_low);
         s.rr_low = B::Norm2(s.r_low);
       },
-      [&](const std::vector<std::size_t>& which) {  // one CG iteration: q = A^ p and (p, q) (batched)
-        const auto curvatures = block_detail::ApplyLowCurvature(
+      [&](const std::vector<std::size_t>& which) {  // one CG iteration: q = A^ p, (p, q), r^ -= alpha q (batched)
+        const auto steps = block_detail::ApplyLowCurvatureUpdate(
             A_low, which, [&](std::size_t k) -> LowField& { return sys[k]->q; },
-            [&](std::size_t k) -> const LowField& { return sys[k]->p; }, out);
+            [&](std::size_t k) -> const LowField& { return sys[k]->p; },
+            [&](std::size_t k) -> LowField& { return sys[k]->r_low; }, [&](std::size_t k) { return sys[k]->rr_low; },
+            out);
         for (std::size_t index = 0; index < which.size(); ++index) {
           const std::size_t k = which[index];
           System& s = *sys[k];
           SolveResult& rec = out.systems[k];
-          rec.flops += vf::kReDot * B::Reals(s.r);
-          const auto step = detail::QueueResidualUpdate<B>(s.r_low, s.q, curvatures[index], s.rr_low, rec);
+          const auto& step = steps[index];
           if (detail::CgAdvance<B>(step, s.rr_new, s.b_norm2, params.record_history, rec,
                                    detail::CgUpdateX<B>(s.x_low, s.p, rec)) == detail::StepOutcome::kFailed) {
             s.phase = Phase::kFinish;

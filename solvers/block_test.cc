@@ -558,6 +558,74 @@ TEST(BlockMixedPrecision, TheCgSolversTakeTheLowOperatorsCurvatureBlock) {
   }
 }
 
+// A block operator with the optional ApplyCurvatureUpdateBlock (solvers/README.md), formed here as what the solvers do
+// without it: ApplyBlock into its own q fields, the backend's ReDot and the deferred AxpyNorm of each system. Every
+// record and solution must be the plain operator's bit for bit; a difference means a system got another's step, a
+// residual was updated twice or not at all, or the step was counted otherwise. `calls` shows the solver took it.
+template <typename BlockOp>
+struct WithCurvatureUpdateBlock : BlockOp {
+  using Field = typename BlockOp::Field;
+  using B = typename BlockOp::Backend;
+  explicit WithCurvatureUpdateBlock(const BlockOp& op) : BlockOp(op) {}
+  std::vector<CurvatureUpdate<double>> ApplyCurvatureUpdateBlock(const std::vector<const Field*>& p,
+                                                                 const std::vector<Field*>& r,
+                                                                 const std::vector<double>& rr) const {
+    ++calls;
+    while (q_.size() < p.size()) q_.push_back(this->NewField());
+    std::vector<Field*> q;
+    for (std::size_t k = 0; k < p.size(); ++k) q.push_back(&q_[k]);
+    this->ApplyBlock(q, p);
+    std::vector<CurvatureUpdate<double>> steps;
+    for (std::size_t k = 0; k < p.size(); ++k) {
+      const double pAp = B::DeferredReDot(*p[k], *q[k]);
+      const double alpha = rr[k] / pAp;
+      steps.push_back({pAp, alpha, B::DeferredAxpyNorm(-alpha, *q[k], *r[k])});
+    }
+    return steps;
+  }
+  mutable int calls = 0;
+  mutable std::vector<Field> q_;
+};
+
+TEST(BlockCg, AnOperatorsCurvatureUpdateBlockIsTakenSystemBySystem) {
+  const Lattice lattice(4, 4, 4, 4);
+  NormalFixture f(lattice);
+  const WithCurvatureUpdateBlock<BlockNormalOperator<CpuBlockWilson<double>>> hooked(f.block_a);
+  const std::vector<SpinorField<double>> b = GaussianBlock<double>(lattice, Subset::kFull, 4, 42);
+  std::vector<SpinorField<double>> x(4, SpinorField<double>(lattice));
+  FillGaussian(x[2], 99);  // systems that stop at different iterations: the block shrinks
+  std::vector<SpinorField<double>> x_plain = x;
+  const std::vector<double> tolerances = {1e-12, 1e-9, 1e-12, 1e-10};
+  const BlockSolveResult r = BlockCg(hooked, x, b, Tolerance(1e-12), tolerances);
+  const BlockSolveResult plain = BlockCg(f.block_a, x_plain, b, Tolerance(1e-12), tolerances);
+  EXPECT_GT(hooked.calls, 0);
+  ExpectSameBlockSolve(r, plain, x, x_plain);
+}
+
+// The reliable-update CG takes the low operator's ApplyCurvatureUpdateBlock the same way (the defect correction's
+// inner CG takes only ApplyCurvatureBlock).
+TEST(BlockMixedPrecision, ReliableCgTakesTheLowOperatorsCurvatureUpdateBlock) {
+  const Lattice lattice(4, 4, 4, 8);
+  const Problem pr(lattice, 44);
+  const MixedSchur op(pr);
+  const WithCurvatureUpdateBlock<BlockNormalOperator<CpuBlockWilsonSchur<float>>> hooked_low(op.block_normal_low);
+  const std::vector<SpinorField<double>> b = MixedTestSources(lattice, 172);
+  SolverParams params = Tolerance(1e-12);
+  params.delta = 0.1;
+  using Fields = std::vector<SpinorField<double>>;
+  Fields x(b.size(), SpinorField<double>(lattice, Subset::kEven)), x_plain = x;
+  const BlockSolveResult r = BlockReliableCg(op.block_normal, hooked_low, x, b, params, kMixedTolerances);
+  const BlockSolveResult plain =
+      BlockReliableCg(op.block_normal, op.block_normal_low, x_plain, b, params, kMixedTolerances);
+  EXPECT_GT(hooked_low.calls, 0);
+  ExpectSameBlockSolve(r, plain, x, x_plain);
+  for (std::size_t k = 0; k < r.systems.size(); ++k) {
+    if (k != 1) {
+      EXPECT_GE(r.systems[k].updates.size(), 2u) << "system " << k << ": the updates went untested";
+    }
+  }
+}
+
 // The even-odd block driver: n full-lattice systems, each reduced to M_ee, one block BiCGstab, each
 // reconstructed: every record and solution equal EvenOddBiCGstab's for that system alone (the CPU block operator
 // is bit for bit the single one), and a zero source is answered at once without entering the block. The sources
