@@ -40,29 +40,9 @@ void GpuStaggeredSchur<P>::Apply(Field& out, const Field& in) const {
   ApplyBlock({&out}, {&in});
 }
 
+// out[k] = M_pp in[k], in chunks of at most 16 right-hand sides.
 template <typename P>
 void GpuStaggeredSchur<P>::ApplyBlock(const std::vector<Field*>& out, const std::vector<const Field*>& in) const {
-  ApplyWithCurvatures(out, in, nullptr);
-}
-
-template <typename P>
-std::vector<DeviceReal> GpuStaggeredSchur<P>::ApplyCurvatureBlock(const std::vector<Field*>& out,
-                                                                  const std::vector<const Field*>& in) const {
-  std::vector<DeviceReal> curvatures;
-  if constexpr (std::is_same_v<P, solvers::Half>) {
-    // No fused form in half (ApplyStaggeredDslashXpayCurvatureBlock's comment): the block, then each ReDot.
-    ApplyBlock(out, in);
-    for (std::size_t k = 0; k < in.size(); ++k) curvatures.push_back(Backend::DeferredReDot(*in[k], *out[k]));
-  } else {
-    ApplyWithCurvatures(out, in, &curvatures);
-  }
-  return curvatures;
-}
-
-// out[k] = M_pp in[k]; with `curvatures`, also (in[k], out[k]) summed in the second Dslash, appended in order.
-template <typename P>
-void GpuStaggeredSchur<P>::ApplyWithCurvatures(const std::vector<Field*>& out, const std::vector<const Field*>& in,
-                                               std::vector<DeviceReal>* curvatures) const {
   solvers::block_detail::CheckBlock(out, in, Name() + "::ApplyBlock");
   for (std::size_t k = 0; k < in.size(); ++k) {
     for (const Field* f : {static_cast<const Field*>(out[k]), in[k]}) {
@@ -77,14 +57,6 @@ void GpuStaggeredSchur<P>::ApplyWithCurvatures(const std::vector<Field*>& out, c
         std::make_unique<DeviceColourVectorField>(links_->lattice(), Opposite(parity_), StaggeredPrecisionOf<P>()));
   }
   const double four_m2 = 4 * params_.mass * params_.mass;
-  const int chunks = StaggeredCurvatureChunks(*links_);
-  if (curvatures != nullptr) {
-    const std::size_t bytes =
-        sizeof(double) * static_cast<std::size_t>(chunks) * std::min<std::size_t>(in.size(), kMaxStaggeredRhs);
-    if (!curvature_partials_ || curvature_partials_->bytes() < bytes) {
-      curvature_partials_ = std::make_unique<DeviceBuffer>(bytes);
-    }
-  }
   for (std::size_t first = 0; first < in.size(); first += kMaxStaggeredRhs) {
     const std::size_t n = std::min<std::size_t>(kMaxStaggeredRhs, in.size() - first);
     std::vector<DeviceColourVectorField*> t, o;
@@ -95,17 +67,8 @@ void GpuStaggeredSchur<P>::ApplyWithCurvatures(const std::vector<Field*>& out, c
       o.push_back(&out[first + k]->device());
       i.push_back(&in[first + k]->device());
     }
-    ApplyStaggeredDslashBlock(t, *links_, i, params_.boundary);  // t = D_{p',p} in
-    if (curvatures == nullptr) {
-      ApplyStaggeredDslashXpayBlock(o, *links_, t_in, i, four_m2, -1.0, params_.boundary);  // 4m^2 in - D_{p,p'} t
-      continue;
-    }
-    double* partials = static_cast<double*>(curvature_partials_->data());
-    ApplyStaggeredDslashXpayCurvatureBlock(o, *links_, t_in, i, four_m2, -1.0, params_.boundary, partials);
-    // Queued before the next chunk's Dslash overwrites the partials (one stream).
-    for (const DeviceReal& c : blas::SumRealPartialsOfRanges(partials, chunks, static_cast<int>(n))) {
-      curvatures->push_back(c);
-    }
+    ApplyStaggeredDslashBlock(t, *links_, i, params_.boundary);                          // t = D_{p',p} in
+    ApplyStaggeredDslashXpayBlock(o, *links_, t_in, i, four_m2, -1.0, params_.boundary);  // 4m^2 in - D_{p,p'} t
   }
 }
 
@@ -114,8 +77,9 @@ void GpuStaggeredSchur<P>::RequireFields(const std::vector<const Field*>& fields
   for (const Field* f : fields) {
     if (f == nullptr) throw std::invalid_argument(Name() + "::" + where + ": a null field");
     if (f->lattice() != links_->lattice() || f->parity() != parity_) {
-      throw std::invalid_argument("GpuStaggeredSchur::" + where + ": needs " + std::string(ToString(SubsetOf(parity_))) +
-                                  "-parity fields on " + links_->lattice().ToString());
+      throw std::invalid_argument("GpuStaggeredSchur::" + where + ": needs " +
+                                  std::string(ToString(SubsetOf(parity_))) + "-parity fields on " +
+                                  links_->lattice().ToString());
     }
   }
 }
@@ -148,10 +112,8 @@ std::vector<solvers::CurvatureUpdate<DeviceReal>> GpuStaggeredSchur<P>::FusedCur
   const int chunks = StaggeredCurvatureChunks(*links_);
   const std::size_t bytes =
       sizeof(double) * static_cast<std::size_t>(chunks) * std::min<std::size_t>(p.size(), kMaxStaggeredRhs);
-  if (!curvature_partials_ || curvature_partials_->bytes() < bytes) {
-    curvature_partials_ = std::make_unique<DeviceBuffer>(bytes);
-  }
-  double* partials = static_cast<double*>(curvature_partials_->data());
+  if (!partials_ || partials_->bytes() < bytes) partials_ = std::make_unique<DeviceBuffer>(bytes);
+  double* partials = static_cast<double*>(partials_->data());
   std::vector<solvers::CurvatureUpdate<DeviceReal>> steps;
   for (std::size_t first = 0; first < p.size(); first += kMaxStaggeredRhs) {
     const std::size_t n = std::min<std::size_t>(kMaxStaggeredRhs, p.size() - first);

@@ -193,19 +193,13 @@ class GpuStaggeredSchur {
   // BytesPerApply(n): the kernel byte model of the two block Dslash calls plus the xpay's read of in.
   void ApplyBlock(const std::vector<Field*>& out, const std::vector<const Field*>& in) const;
   double BytesPerApply(int n) const;
-  // CG's optional fused forms (solvers/README.md): ApplyBlock and, for each k, the curvature (in[k], out[k]) as a
-  // deferred scalar, summed in the second Dslash's epilogue (ApplyStaggeredDslashXpayCurvatureBlock; no separate pass
-  // over in and out); ApplyCurvature for one field. out and in as ApplyBlock's. In half, ApplyBlock and then
-  // a ReDot of each pair (measured faster there: docs/staggered.md).
-  std::vector<DeviceReal> ApplyCurvatureBlock(const std::vector<Field*>& out, const std::vector<const Field*>& in) const;
-  DeviceReal ApplyCurvature(Field& out, const Field& in) const { return ApplyCurvatureBlock({&out}, {&in})[0]; }
   // CG's whole step with q = M p never stored (solvers/README.md, the optional ApplyCurvatureUpdateBlock), double and
   // single: for each k, (p_k, M p_k) = |D_{p',p} p_k|^2 + 4m^2 |p_k|^2 summed in the first Dslash
   // (ApplyStaggeredDslashNormBlock), alpha_k = rr[k] / that on the device, and r_k -= alpha_k M p_k with |r_k|^2 in
   // the second (ApplyStaggeredDslashXpayAxpyNormBlock): r_k read and written there instead of q_k stored and a
   // separate AxpyNorm reading r_k and q_k. r_k is the separate update's r_k bit for bit (the same c = -alpha_k and
   // the same fused multiply-add on the same q_k); the scalars are other roundings of the same sums. Half has no
-  // fused sums (ApplyCurvatureBlock's comment): there the solvers take ApplyCurvatureBlock and an AxpyNorm.
+  // fused sums (measured slower there: docs/staggered.md): the solvers take ApplyBlock, a ReDot and an AxpyNorm.
   template <typename Q = P, typename = std::enable_if_t<!std::is_same_v<Q, solvers::Half>>>
   std::vector<solvers::CurvatureUpdate<DeviceReal>> ApplyCurvatureUpdateBlock(const std::vector<const Field*>& p,
                                                                              const std::vector<Field*>& r,
@@ -232,9 +226,7 @@ class GpuStaggeredSchur {
   StaggeredParams params_;
   Parity parity_;
   mutable std::vector<std::unique_ptr<DeviceColourVectorField>> t_;  // D_{p',p} in[k], on parity p' (on first use)
-  mutable std::unique_ptr<DeviceBuffer> curvature_partials_;          // ApplyCurvatureBlock's chunk sums
-  void ApplyWithCurvatures(const std::vector<Field*>& out, const std::vector<const Field*>& in,
-                           std::vector<DeviceReal>* curvatures) const;
+  mutable std::unique_ptr<DeviceBuffer> partials_;                    // the fused sums' chunks
   std::vector<solvers::CurvatureUpdate<DeviceReal>> FusedCurvatureUpdates(const std::vector<const Field*>& p,
                                                                          const std::vector<Field*>& r,
                                                                          const std::vector<double>& rr) const;

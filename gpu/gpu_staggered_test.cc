@@ -8,8 +8,8 @@
 // in double, its sums in another order); the block solve (block CG on the block Dslash) against one solve at
 // a time; the reliable-update solves with single and half iterations, one source and a block; the Z2 noise made on
 // the device against the host's, bit for bit; the estimator's device-resident solves (noise, samples and true
-// residuals on the device) against the host path within derived rounding bounds; and the operator's fused sums
-// (the curvature, and CG's whole step with M p never stored) against the separate operations.
+// residuals on the device) against the host path within derived rounding bounds; and the operator's CG step with
+// M p never stored against the separate operations.
 #include "gpu/gpu_staggered.h"
 
 #include <gtest/gtest.h>
@@ -213,66 +213,6 @@ TEST_F(GpuStaggeredTest, TheEvenOddOperatorMatchesTheOracle) {
   }
 }
 
-// ApplyCurvatureBlock: the same outputs as ApplyBlock bit for bit, and each curvature (p_k, M_ee p_k) within its
-// derived bound of the sum of the stored fields' terms in long double: the chunks' own 11 u_double (per site 6
-// products and 5 additions, a tree of 5 levels; staggered_dslash_test) plus the fixed-order sum of the 9 chunks at
-// most 9 u_double more, relative to the sum of the terms' magnitudes. 18 sources: two chunks of the block Dslash.
-template <typename P>
-void CheckFusedCurvature(const std::shared_ptr<const DeviceStaggeredLinks>& links, const Lattice& lattice) {
-  StaggeredParams params;
-  params.mass = 0.05;
-  const GpuStaggeredSchur<P> op(links, params);
-  constexpr int kSources = 18;
-  std::vector<GpuColourVectorField<P>> p, q, plain;
-  for (int k = 0; k < kSources; ++k) {
-    ColourVectorField<double> host(lattice, Subset::kEven);
-    FillGaussian(host, 60 + k);
-    p.push_back(op.NewField());
-    q.push_back(op.NewField());
-    plain.push_back(op.NewField());
-    p.back().Upload(host);
-  }
-  std::vector<GpuColourVectorField<P>*> q_p, plain_p;
-  std::vector<const GpuColourVectorField<P>*> p_p;
-  for (int k = 0; k < kSources; ++k) {
-    q_p.push_back(&q[k]);
-    plain_p.push_back(&plain[k]);
-    p_p.push_back(&p[k]);
-  }
-  const std::vector<DeviceReal> curvatures = op.ApplyCurvatureBlock(q_p, p_p);
-  op.ApplyBlock(plain_p, p_p);
-  ASSERT_EQ(curvatures.size(), static_cast<std::size_t>(kSources));
-  ASSERT_EQ(StaggeredCurvatureChunks(*links), 9);  // V / 2 = 288
-  for (int k = 0; k < kSources; ++k) {
-    const ColourVectorField<double> ps = p[k].Download(), qs = q[k].Download(), ref = plain[k].Download();
-    for (int i = 0; i < qs.sites(); ++i) {
-      ASSERT_EQ(std::memcmp(&qs[i], &ref[i], sizeof(qs[i])), 0) << "source " << k << " site " << i;
-    }
-    if constexpr (std::is_same_v<P, solvers::Half>) {
-      // Half: ApplyBlock, then the library's ReDot of the pair (no fused form in half).
-      const double separate = GpuStaggeredBackend::DeferredReDot(p[k], q[k]).Host();
-      const double returned = curvatures[k].Host();
-      EXPECT_EQ(std::memcmp(&separate, &returned, sizeof(double)), 0) << "source " << k;
-    } else {
-      const testing::ReDotTerms terms = testing::SumReDotTerms(ps, qs, 0, qs.sites());
-      const double bound = (11 + 9) * 1.01 * 0x1p-53 * static_cast<double>(terms.magnitude);
-      EXPECT_LE(std::abs(curvatures[k].Host() - static_cast<double>(terms.sum)), bound) << "source " << k;
-    }
-    EXPECT_GT(curvatures[k].Host(), 0) << "M_ee is positive definite";
-  }
-  // The single-field form is the first system's.
-  const DeviceReal one = op.ApplyCurvature(q[0], p[0]);
-  EXPECT_EQ(one.Host(), curvatures[0].Host());
-}
-
-TEST_F(GpuStaggeredTest, TheFusedCurvatureIsTheStoredFieldsDotProduct) {
-  const StaggeredLinks<double> links = testing::RandomHisqLinks(lattice_, 23);
-  CheckFusedCurvature<double>(std::make_shared<const DeviceStaggeredLinks>(links, Precision::kDouble), lattice_);
-  CheckFusedCurvature<float>(std::make_shared<const DeviceStaggeredLinks>(links, Precision::kSingle), lattice_);
-  CheckFusedCurvature<solvers::Half>(
-      std::make_shared<const DeviceStaggeredLinks>(links, Precision::kHalf), lattice_);
-}
-
 // ApplyCurvatureUpdateBlock (CG's step with M p never stored): each r_k the separate step's bit for bit (ApplyBlock,
 // then the backend's AxpyNorm with the returned -alpha_k: the solvers' path without the hook); (p_k, M p_k) within
 // its derived bound of |t_k|^2 + 4m^2 |p_k|^2 in long double, t_k = D_oe p_k as the plain Dslash stores it (the fused
@@ -359,7 +299,7 @@ TEST_F(GpuStaggeredTest, TheFusedCurvatureUpdateIsTheSeparateStep) {
   u3.scale = HisqNaikCoefficient(0);
   CheckFusedCurvatureUpdate<float>(std::make_shared<const DeviceStaggeredLinks>(links, Precision::kSingle, u3),
                                    lattice_);
-  // Half has no fused form: the solvers take ApplyCurvatureBlock and an AxpyNorm.
+  // Half has no fused form: the solvers take ApplyBlock, a ReDot and an AxpyNorm.
   static_assert(!solvers::block_detail::HasApplyCurvatureUpdateBlock<GpuStaggeredSchur<solvers::Half>>::value);
   static_assert(solvers::block_detail::HasApplyCurvatureUpdateBlock<GpuStaggeredSchur<float>>::value);
 }

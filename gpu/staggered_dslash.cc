@@ -343,17 +343,6 @@ void ApplyStaggeredDslashXpayBlock(const std::vector<DeviceColourVectorField*>& 
   ApplyBlock(out, links, in, &x, a, b, boundary, dagger, rhs_per_thread);
 }
 
-void ApplyStaggeredDslashXpayCurvatureBlock(const std::vector<DeviceColourVectorField*>& out,
-                                            const DeviceStaggeredLinks& links,
-                                            const std::vector<const DeviceColourVectorField*>& in,
-                                            const std::vector<const DeviceColourVectorField*>& x, double a, double b,
-                                            const FermionBoundary& boundary, double* partials, int rhs_per_thread) {
-  FusedSum fused;
-  fused.sum = StaggeredSum::kCurvature;
-  fused.partials = partials;
-  ApplyBlock(out, links, in, &x, a, b, boundary, Dagger::kNo, rhs_per_thread, fused);
-}
-
 void ApplyStaggeredDslashNormBlock(const std::vector<DeviceColourVectorField*>& out, const DeviceStaggeredLinks& links,
                                    const std::vector<const DeviceColourVectorField*>& in, double weight,
                                    const FermionBoundary& boundary, double* partials, int rhs_per_thread) {

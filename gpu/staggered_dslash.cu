@@ -13,13 +13,13 @@
 // may be out_j: each thread reads x at its own site before it stores there). The even-odd operator is built of
 // these: 4m^2 in - D_{p,p'} (D_{p',p} in) and the source and solution maps of staggered_dslash.h.
 // With a fused sum (staggered_dslash_launch.h StaggeredSum), also one of CG's scalars for each right-hand side: a
-// term per output site (Re (x_j, out_j)(n); or |out_j(n)|^2 + w |in_j(n + x^)|^2; or |out_j(n)|^2 after the update
+// term per output site (|out_j(n)|^2 + w |in_j(n + x^)|^2; or |out_j(n)|^2 after the update
 // out_j += c_j (a x_j + b D in_j)), summed in double over chunks of 32 consecutive output sites in a fixed shuffle
 // tree, one partial sum per chunk (blas::SumRealPartials adds the chunks in its fixed order). A block then holds
 // whole chunks (the launcher makes its threads a multiple of 32 x groups, tuning the sites per block), so the
-// partials do not depend on the block size. For the Schur operator M = 4m^2 - D_{p,p'} D_{p',p} these are
-// (p, M p) in its second Dslash, or the same (p, M p) = |D_{p',p} p|^2 + 4m^2 |p|^2 (D is antihermitian) in its
-// first, and then |r - alpha M p|^2 in its second with r updated in place and M p never stored.
+// partials do not depend on the block size. For the Schur operator M = 4m^2 - D_{p,p'} D_{p',p} these are CG's
+// curvature (p, M p) = |D_{p',p} p|^2 + 4m^2 |p|^2 (D is antihermitian) in its first Dslash, and |r - alpha M p|^2 in
+// its second with r updated in place and M p never stored.
 //
 // Mapping: one thread per output site and group of kRhsPerThread right-hand sides, the group index running
 // fastest: thread t takes site t / groups and group t % groups. A thread loads each of its site's 16 links once
@@ -73,7 +73,7 @@ using EighteenRealLinks =
     std::conditional_t<P == Precision::kHalf, ScaledHalfLinkAccessor, GaugeAccessor<P, Reconstruct::k18, 4, true>>;
 // What a launch does after the hops: store D in; store a x + b D in; or one of those with a fused sum
 // (StaggeredSum; each a variant of its own, so that the plain two keep their registers).
-enum class StaggeredEpilogue { kNone, kXpay, kXpayCurvature, kNormWithForwardX, kXpayAxpyNorm };
+enum class StaggeredEpilogue { kNone, kXpay, kNormWithForwardX, kXpayAxpyNorm };
 
 template <Precision P, int kLongReals, bool kDaggerFlag, StaggeredEpilogue kEpilogueValue, int kRhsPerThreadValue>
 struct StaggeredDslashArg {
@@ -85,8 +85,7 @@ struct StaggeredDslashArg {
   static constexpr bool kLongLinks = kLongReals != 0;
   static constexpr bool kDagger = kDaggerFlag;
   static constexpr StaggeredEpilogue kEpilogue = kEpilogueValue;
-  static constexpr bool kXpay = kEpilogue == StaggeredEpilogue::kXpay || kEpilogue == StaggeredEpilogue::kXpayCurvature ||
-                                kEpilogue == StaggeredEpilogue::kXpayAxpyNorm;
+  static constexpr bool kXpay = kEpilogue == StaggeredEpilogue::kXpay || kEpilogue == StaggeredEpilogue::kXpayAxpyNorm;
   static constexpr bool kSums = kEpilogue != StaggeredEpilogue::kNone && kEpilogue != StaggeredEpilogue::kXpay;
   static_assert(!(kSums && kDaggerFlag), "CG's operators are Hermitian: no fused sums with D^dag");
   static constexpr int kRhsPerThread = kRhsPerThreadValue;
@@ -174,7 +173,7 @@ __host__ __device__ __forceinline__ void HopPair(const Arg& arg, const Links& li
   }
 }
 
-// Re (x, v) summed in double (the curvature's term of one site; the norm's with x = v).
+// Re (x, v) summed in double (a norm's term of one site with x = v).
 template <typename Real>
 __host__ __device__ __forceinline__ double ReDotTerm(const ColourVector<Real>& x, const ColourVector<Real>& v) {
   double sum = 0;
@@ -234,10 +233,6 @@ struct StaggeredDslashSite {
           const ColourVector<Real> x = arg.x[first + j].Load(cb);
 #pragma unroll
           for (int c = 0; c < 3; ++c) out[j].c[c] = arg.a * x.c[c] + arg.b * out[j].c[c];
-          if constexpr (Arg::kEpilogue == StaggeredEpilogue::kXpayCurvature) {
-            term[j] = ReDotTerm(x, arg.out[first + j].StoreSite(cb, out[j]));
-            continue;
-          }
           if constexpr (Arg::kEpilogue == StaggeredEpilogue::kXpayAxpyNorm) {
             // y + c q with c = -(nu / delta) evaluated as the deferred scalar -alpha is (scalar_program.h), the
             // old y read here before this thread stores the new one.
@@ -246,7 +241,8 @@ struct StaggeredDslashSite {
             const ColourVector<Real> y = arg.out[first + j].Load(cb);
 #pragma unroll
             for (int k = 0; k < 3; ++k) {
-              out[j].c[k] = {OneRoundingFma(c, out[j].c[k].re, y.c[k].re), OneRoundingFma(c, out[j].c[k].im, y.c[k].im)};
+              out[j].c[k] = {OneRoundingFma(c, out[j].c[k].re, y.c[k].re),
+                             OneRoundingFma(c, out[j].c[k].im, y.c[k].im)};
             }
             const ColourVector<Real> stored = arg.out[first + j].StoreSite(cb, out[j]);
             term[j] = ReDotTerm(stored, stored);
@@ -327,7 +323,7 @@ std::string TuneKey(const StaggeredDslashLaunch& l, int rhs_per_thread) {
   const std::string links = l.long_links_u3.data != nullptr ? " fat+long" + std::to_string(l.long_links_u3.numbers)
                             : has_long                      ? " fat+long"
                                                             : " fat";
-  const char* const sums[] = {"", " curvature", " norm+forward-x", " axpy-norm"};
+  const char* const sums[] = {"", " norm+forward-x", " axpy-norm"};
   const std::string epilogue = std::string(l.xpay ? " xpay" : "") + sums[static_cast<int>(l.sum)];
   std::string key = std::string("StaggeredDslash ") + ToString(l.out[0].precision) + links + (l.dagger ? " dagger" : "") +
                     epilogue + " rhs " + std::to_string(l.rhs) + "/" + std::to_string(rhs_per_thread) + " " +
@@ -497,7 +493,6 @@ void WithEpilogue(const StaggeredDslashLaunch& l, F&& f) {
     case StaggeredSum::kNone:
       if (!l.xpay) return f(std::integral_constant<E, E::kNone>{});
       return f(std::integral_constant<E, E::kXpay>{});
-    case StaggeredSum::kCurvature: return f(std::integral_constant<E, E::kXpayCurvature>{});
     case StaggeredSum::kNormWithForwardX: return f(std::integral_constant<E, E::kNormWithForwardX>{});
     case StaggeredSum::kAxpyNorm: return f(std::integral_constant<E, E::kXpayAxpyNorm>{});
   }
@@ -512,8 +507,8 @@ void LaunchFor(const StaggeredDslashLaunch& l, bool on_host) {
                                   "and need their partial sums' memory");
     }
     if (l.xpay != (l.sum != StaggeredSum::kNormWithForwardX)) {
-      throw std::invalid_argument("StaggeredDslash: the fused curvature and update belong to the xpay form, the fused "
-                                  "norm to the plain one");
+      throw std::invalid_argument("StaggeredDslash: the fused update belongs to the xpay form, the fused norm to the "
+                                  "plain one");
     }
   }
   // Measured (docs/staggered.md's data): in double and single at n = 4, 2 per thread beats 4 by up to 8% (one
@@ -527,9 +522,9 @@ void LaunchFor(const StaggeredDslashLaunch& l, bool on_host) {
         constexpr int kLong = decltype(long_reals)::value;
         constexpr bool kDagger = decltype(dagger)::value;
         constexpr StaggeredEpilogue kEpilogue = decltype(epilogue)::value;
-        // Half has no fused sums: measured, its four right-hand sides per thread take 80 registers with the
-        // curvature against 72 without, and the iterations ran 1-3% slower than with a separate ReDot (16 bytes per
-        // site and field); GpuStaggeredSchur<Half> takes the ReDot.
+        // Half has no fused sums: measured with an earlier fused curvature, its four right-hand sides per thread
+        // took 80 registers with the sum against 72 without, and the iterations ran 1-3% slower than with a separate
+        // ReDot (16 bytes per site and field); GpuStaggeredSchur<Half> leaves the sums to the vector kernels.
         constexpr bool kSums = kEpilogue != StaggeredEpilogue::kNone && kEpilogue != StaggeredEpilogue::kXpay;
         if constexpr (kSums && (kDagger || P == Precision::kHalf)) {
           throw std::logic_error("StaggeredDslash: no fused sums with D^dag or in half");  // refused above

@@ -123,22 +123,12 @@ void ApplyStaggeredDslashXpayBlock(const std::vector<DeviceColourVectorField*>& 
                                    const FermionBoundary& boundary, Dagger dagger = Dagger::kNo,
                                    int rhs_per_thread = 0);
 
-// ApplyStaggeredDslashXpayBlock (D, not D^dag) with CG's curvature fused into it: for each right-hand side j, the
-// sums of Re (x_j, out_j)(n) over the stored out_j in chunks of consecutive output sites, written to
-// partials[j * StaggeredCurvatureChunks(links) + chunk] (device memory, n x that many doubles); blas::SumRealPartials
-// adds one right-hand side's chunks. The chunks' sums do not depend on the launch's block size or mapping. For the
-// Schur operator (x_j = in_j of its first Dslash) the sum is (p, A p). Double and single links only (half's
-// iterations are faster with a separate ReDot: docs/staggered.md). Errors: those of the xpay call; a null
-// `partials`; half-precision links.
-void ApplyStaggeredDslashXpayCurvatureBlock(const std::vector<DeviceColourVectorField*>& out,
-                                            const DeviceStaggeredLinks& links,
-                                            const std::vector<const DeviceColourVectorField*>& in,
-                                            const std::vector<const DeviceColourVectorField*>& x, double a, double b,
-                                            const FermionBoundary& boundary, double* partials, int rhs_per_thread = 0);
-int StaggeredCurvatureChunks(const DeviceStaggeredLinks& links);
-
-// CG's step with A p never stored (the Schur operator's ApplyCurvatureUpdateBlock), in two calls:
-// ApplyStaggeredDslashNormBlock: out_j = D_{p,p'} in_j (D, not D^dag) and, for each right-hand side j, the chunk sums of
+// CG's step with A p never stored (the Schur operator's ApplyCurvatureUpdateBlock), in two calls that each sum a
+// term per output site and right-hand side j in chunks of consecutive output sites (in a fixed shuffle tree),
+// written to partials[j * StaggeredCurvatureChunks(links) + chunk] (device memory, n x that many doubles;
+// blas::SumRealPartialsOfRanges adds each right-hand side's chunks). The chunks' sums do not depend on the launch's
+// block size or mapping.
+// ApplyStaggeredDslashNormBlock: out_j = D_{p,p'} in_j (D, not D^dag) and the sums of
 // |out_j(n)|^2 + weight |in_j(n + x^)|^2 over the stored out_j (each input site is the forward-x neighbour of exactly
 // one output site, so the sum is |out_j|^2 + weight |in_j|^2; for the first Dslash of M = 4m^2 - D_{p,p'} D_{p',p} on
 // p with weight 4m^2 it is (p, M p), D being antihermitian), at partials[j * StaggeredCurvatureChunks(links) + chunk].
@@ -150,8 +140,9 @@ void ApplyStaggeredDslashNormBlock(const std::vector<DeviceColourVectorField*>& 
 // call's partials went to), rounded to the fields' precision, and y + c q formed as the vector kernels' AxpyNorm forms
 // it (one rounding per part); a x_j + b D in_j is not stored. Also the chunk sums of |r_j|^2 of the stored r_j, as
 // above. r_j is read and written at each site; it must differ from every in_k and from x_j.
-// Both: double and single links only; errors as the xpay call's, and a null `partials`, a non-finite weight or
-// numerator, a null denominator.
+// Both: double and single links only (half's iterations were faster with separate reductions: docs/staggered.md);
+// errors as the plain or xpay call's, and a null `partials`, half-precision links, a non-finite weight or numerator,
+// a null denominator.
 void ApplyStaggeredDslashXpayAxpyNormBlock(const std::vector<DeviceColourVectorField*>& r,
                                            const DeviceStaggeredLinks& links,
                                            const std::vector<const DeviceColourVectorField*>& in,
@@ -159,6 +150,7 @@ void ApplyStaggeredDslashXpayAxpyNormBlock(const std::vector<DeviceColourVectorF
                                            const std::vector<double>& numerators,
                                            const std::vector<const double*>& denominators,
                                            const FermionBoundary& boundary, double* partials, int rhs_per_thread = 0);
+int StaggeredCurvatureChunks(const DeviceStaggeredLinks& links);
 
 // Flops and the kernel's byte model of one call on n right-hand sides (staggered_dslash_cost.h).
 KernelCost StaggeredDslashKernelCost(const DeviceStaggeredLinks& links, int rhs);

@@ -70,7 +70,7 @@ struct HostRun {
 };
 
 // The xpay form out = a x + b D in when on; x_in_place: x is the output field itself; sum: with a fused sum's chunk
-// sums (kCurvature and kAxpyNorm with the xpay form, kNormWithForwardX without), its weight, or its numerators and
+// sums (kAxpyNorm with the xpay form, kNormWithForwardX without), its weight, or its numerators and
 // denominators (host memory; the kAxpyNorm outputs start as Gaussian fields r, of seed + 2000 + j).
 struct Xpay {
   bool on = false;
@@ -468,44 +468,6 @@ TEST(StaggeredDslashOnHost, TheXpayFormMatchesTheOracleInPlaceOrNot) {
   EXPECT_GT(worst, 0);
 }
 
-TEST(StaggeredDslashOnHost, TheFusedCurvatureSumsTheStoredOutputChunkByChunk) {
-  // V / 2 = 432: 13 chunks of 32 sites and a short one of 16. Each chunk's partial against the same terms summed from
-  // the stored fields, within the derived bound of testing::CheckCurvatureChunks. The outputs are the plain xpay's
-  // bit for bit.
-  const Lattice lattice(Coordinates{4, 6, 6, 6});
-  const StaggeredLinks<double> hisq = testing::RandomHisqLinks(lattice, 14);
-  const double four_m2 = 4 * 0.05 * 0.05;
-  const int chunks = CurvatureChunks(lattice.half_volume());
-  ASSERT_EQ(chunks, 14);
-  double worst = 0;
-  // Half has no fused form (GpuStaggeredSchur<Half> takes a separate ReDot): the launcher refuses it.
-  EXPECT_THROW(RunOnHost(hisq, Precision::kHalf, FermionBoundary(), Parity::kEven, Dagger::kNo, 1, 0, 700,
-                         Xpay{true, four_m2, -1, false, StaggeredSum::kCurvature}),
-               std::invalid_argument);
-  for (const Precision precision : {Precision::kDouble, Precision::kSingle}) {
-    for (const int n : {1, 3, 8}) {
-      for (const int mapping : {0, 1, 2, 4}) {
-        const std::string what = std::string(ToString(precision)) + " n " + std::to_string(n) + " mapping " +
-                                  std::to_string(mapping);
-        const HostRun fused = RunOnHost(hisq, precision, FermionBoundary(), Parity::kEven, Dagger::kNo, n, mapping,
-                                        700, Xpay{true, four_m2, -1, false, StaggeredSum::kCurvature});
-        const HostRun plain = RunOnHost(hisq, precision, FermionBoundary(), Parity::kEven, Dagger::kNo, n, mapping,
-                                        700, Xpay{true, four_m2, -1, false});
-        for (int j = 0; j < n; ++j) {
-          for (int i = 0; i < fused.outputs[j].sites(); ++i) {
-            ASSERT_EQ(std::memcmp(&fused.outputs[j][i], &plain.outputs[j][i], sizeof(plain.outputs[j][i])), 0)
-                << what << " rhs " << j << " site " << i;
-          }
-          worst = std::max(worst, testing::CheckCurvatureChunks(
-                                      &fused.partials[static_cast<std::size_t>(j) * chunks],
-                                      fused.stored_x[j], fused.outputs[j], what + " rhs " + std::to_string(j)));
-        }
-      }
-    }
-  }
-  std::cout << "fused curvature: the largest error is " << worst << " of its bound\n";
-}
-
 TEST(StaggeredDslashOnHost, TheFusedNormSumsTheOutputAndTheForwardXInputs) {
   // The first Dslash of CG's fused step: out = D in stored as the plain call stores it, and per chunk
   // |out(n)|^2 + w |in(n + x^)|^2 within the derived bound; the chunks together give |out|^2 + w |in|^2.
@@ -572,7 +534,8 @@ TEST(StaggeredDslashOnHost, TheFusedNormSumsTheOutputAndTheForwardXInputs) {
 TEST(StaggeredDslashOnHost, TheFusedUpdateIsTheSeparateAxpyBitForBitAndSumsItsNorm) {
   // The second Dslash of CG's fused step: r + c (a x + b D in) with c = -(nu / delta), formed as the vector kernels'
   // AxpyNorm forms y + c q from the stored q (one rounding per part in the fields' precision): the same bits as
-  // the plain xpay call followed by that update; and per chunk |r|^2 of the stored r within the curvature's bound.
+  // the plain xpay call followed by that update; and per chunk |r|^2 of the stored r within the bound of
+  // testing::CheckReDotChunks.
   const Lattice lattice(Coordinates{4, 6, 6, 6});
   const StaggeredLinks<double> hisq = testing::RandomHisqLinks(lattice, 16);
   const double four_m2 = 4 * 0.05 * 0.05;
@@ -608,7 +571,7 @@ TEST(StaggeredDslashOnHost, TheFusedUpdateIsTheSeparateAxpyBitForBitAndSumsItsNo
               ASSERT_EQ(fused.outputs[j][i](k), expected) << what << " rhs " << j << " site " << i << " colour " << k;
             }
           }
-          worst = std::max(worst, testing::CheckCurvatureChunks(&fused.partials[static_cast<std::size_t>(j) * chunks],
+          worst = std::max(worst, testing::CheckReDotChunks(&fused.partials[static_cast<std::size_t>(j) * chunks],
                                                                 fused.outputs[j], fused.outputs[j],
                                                                 what + " rhs " + std::to_string(j)));
         }

@@ -88,13 +88,12 @@ struct ConstColourVectorView {
 };
 
 // The sums a launch can fuse (StaggeredDslashLaunch::sum), each a term per output site n and right-hand side j:
-//   kCurvature (xpay):       Re (x_j, out_j)(n) of the stored out_j;
 //   kNormWithForwardX (D):   |out_j(n)|^2 + w |in_j(n + x^)|^2 of the stored out_j: each input site is the forward-x
 //                            neighbour of exactly one output site, so the sum is |out_j|^2 + w |in_j|^2;
 //   kAxpyNorm (xpay):        out_j is read first and replaced by out_j + c_j (a x_j + b D in_j) with
 //                            c_j = -(nu_j / delta_j) in double (delta_j read from device memory), as AxpyNorm forms
 //                            y + c q; the term is |out_j(n)|^2 of the stored result. a x_j + b D in_j is not stored.
-enum class StaggeredSum { kNone, kCurvature, kNormWithForwardX, kAxpyNorm };
+enum class StaggeredSum { kNone, kNormWithForwardX, kAxpyNorm };
 
 // out[j] = D_{p,p'} in[j] (or -that: dagger) for j < rhs, every field in the precision of out[0] (the links'
 // too: fat / long_links / long_links_u3 in double and single, fat_half / long_half in half); with xpay,
@@ -126,7 +125,7 @@ struct StaggeredDslashLaunch {
   const double* axpy_denominator[kMaxStaggeredRhs] = {};  // kAxpyNorm: where delta_j is (device memory)
 };
 
-// The fused curvature's chunks: kCurvatureChunkSites consecutive checkerboard sites each (the last may be short).
+// The fused sums' chunks: kCurvatureChunkSites consecutive checkerboard sites each (the last may be short).
 inline constexpr int kCurvatureChunkSites = 32;
 inline int CurvatureChunks(int sites) { return (sites + kCurvatureChunkSites - 1) / kCurvatureChunkSites; }
 

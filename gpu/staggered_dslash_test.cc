@@ -252,23 +252,30 @@ TEST_F(StaggeredDslashTest, TheXpayFormMatchesTheOracleInPlaceOrNot) {
   }
 }
 
-TEST_F(StaggeredDslashTest, TheFusedCurvatureSumsTheStoredOutputAndNoBlockSizeChangesIt) {
-  // The Schur operator's second half with (x_j, out_j) summed in chunks (V / 2 = 432: 13 chunks of 32 sites and
-  // one of 16). Each chunk's partial against its terms summed from the downloaded fields, within the derived bound
-  // of testing::CheckCurvatureChunks; the outputs are the plain xpay call's bit for bit; and pinning the sites per
-  // block to 32 or 96 gives the tuned launch's partials bit for bit.
+TEST_F(StaggeredDslashTest, TheFusedSumsOfCgsStepAreTheSeparateOperationsAndNoBlockSizeChangesThem) {
+  // CG's step in the Schur operator's two Dslash calls, V / 2 = 432 (13 chunks of 32 sites and one of 16):
+  // - the norm (ApplyStaggeredDslashNormBlock): out = D in as the plain call stores it, bit for bit, and each chunk
+  //   within the derived bound of testing::CheckNormWithForwardXChunks;
+  // - the update (ApplyStaggeredDslashXpayAxpyNormBlock): r + c (a x + b D in) with c = -(nu / delta), delta read
+  //   from device memory, the plain xpay's q updated with one fused multiply-add per part in the fields' precision,
+  //   bit for bit, and each chunk of |r|^2 within testing::CheckReDotChunks's bound;
+  // and for both, pinning the sites per block to 32 or 96 gives the tuned launch's partials (and r) bit for bit.
   const Lattice lattice(Coordinates{4, 6, 6, 6});
   const StaggeredLinks<double> hisq = RandomHisqLinks(lattice, 18);
   const double a = 4 * 0.05 * 0.05, b = -1;
   const int chunks = 14;
-  double worst = 0;
+  double worst_norm = 0, worst_update = 0;
   {
-    // Half has no fused form (the Schur operator takes a separate ReDot): refused before any launch.
+    // Half has no fused form (the Schur operator takes the separate vector kernels): refused before any launch.
     const DeviceStaggeredLinks links(hisq, Precision::kHalf);
-    DeviceColourVectorField in(lattice, Parity::kOdd, Precision::kHalf), out(lattice, Parity::kEven, Precision::kHalf);
+    DeviceColourVectorField in(lattice, Parity::kOdd, Precision::kHalf), out(lattice, Parity::kEven, Precision::kHalf),
+        x(lattice, Parity::kEven, Precision::kHalf);
     DeviceBuffer partials(sizeof(double) * chunks);
-    EXPECT_THROW(ApplyStaggeredDslashXpayCurvatureBlock({&out}, links, {&in}, {&out}, a, b, FermionBoundary(),
-                                                        static_cast<double*>(partials.data())),
+    double* sums = static_cast<double*>(partials.data());
+    EXPECT_THROW(ApplyStaggeredDslashNormBlock({&out}, links, {&in}, a, FermionBoundary(), sums),
+                 std::invalid_argument);
+    EXPECT_THROW(ApplyStaggeredDslashXpayAxpyNormBlock({&out}, links, {&in}, {&x}, a, b, {1.0}, {sums},
+                                                       FermionBoundary(), sums),
                  std::invalid_argument);
   }
   for (const Precision precision : {Precision::kDouble, Precision::kSingle}) {
@@ -276,55 +283,120 @@ TEST_F(StaggeredDslashTest, TheFusedCurvatureSumsTheStoredOutputAndNoBlockSizeCh
     ASSERT_EQ(StaggeredCurvatureChunks(links), chunks);
     for (const int n : {1, 3, 8, 16}) {
       const std::string what = std::string(ToString(precision)) + " n " + std::to_string(n);
-      std::vector<DeviceColourVectorField> in, x, out, plain;
+      std::vector<DeviceColourVectorField> in, x, out, plain, r;
+      std::vector<ColourVectorField<double>> r_host;
       for (int j = 0; j < n; ++j) {
         ColourVectorField<double> in_host(lattice, Subset::kOdd), x_host(lattice, Subset::kEven);
         FillGaussian(in_host, 100 + j);
         FillGaussian(x_host, 200 + j);
+        r_host.emplace_back(lattice, Subset::kEven);
+        FillGaussian(r_host.back(), 300 + j);
         in.emplace_back(lattice, Parity::kOdd, precision);
         x.emplace_back(lattice, Parity::kEven, precision);
         out.emplace_back(lattice, Parity::kEven, precision);
         plain.emplace_back(lattice, Parity::kEven, precision);
+        r.emplace_back(lattice, Parity::kEven, precision);
         in.back().Upload(in_host);
         x.back().Upload(x_host);
       }
-      std::vector<DeviceColourVectorField*> out_p, plain_p;
+      std::vector<DeviceColourVectorField*> out_p, plain_p, r_p;
       std::vector<const DeviceColourVectorField*> in_p, x_p;
       for (int j = 0; j < n; ++j) {
         out_p.push_back(&out[j]);
         plain_p.push_back(&plain[j]);
+        r_p.push_back(&r[j]);
         in_p.push_back(&in[j]);
         x_p.push_back(&x[j]);
       }
+      // The update's numerators and its denominators in device memory.
+      std::vector<double> numerators, denominators;
+      for (int j = 0; j < n; ++j) {
+        numerators.push_back(0.3 + 0.1 * j);
+        denominators.push_back(1.7 - 0.05 * j);
+      }
+      DeviceBuffer denominator_buffer(sizeof(double) * n);
+      denominator_buffer.CopyFromHost(denominators.data(), sizeof(double) * n);
+      std::vector<const double*> denominator_addresses;
+      for (int j = 0; j < n; ++j) {
+        denominator_addresses.push_back(static_cast<const double*>(denominator_buffer.data()) + j);
+      }
       DeviceBuffer partials(sizeof(double) * chunks * n);
-      auto run = [&] {
-        partials.Fill(0xff);
-        ApplyStaggeredDslashXpayCurvatureBlock(out_p, links, in_p, x_p, a, b, FermionBoundary(),
-                                               static_cast<double*>(partials.data()));
+      const auto download = [&] {
         std::vector<double> host(static_cast<std::size_t>(chunks) * n);
         partials.CopyToHost(host.data(), sizeof(double) * host.size());
         return host;
       };
-      const std::vector<double> tuned = run();
-      ApplyStaggeredDslashXpayBlock(plain_p, links, in_p, x_p, a, b, FermionBoundary());
+      const auto norm = [&] {
+        partials.Fill(0xff);
+        ApplyStaggeredDslashNormBlock(out_p, links, in_p, a, FermionBoundary(), static_cast<double*>(partials.data()));
+        return download();
+      };
+      const auto update = [&] {  // from the same r every time
+        for (int j = 0; j < n; ++j) r[j].Upload(r_host[j]);
+        partials.Fill(0xff);
+        ApplyStaggeredDslashXpayAxpyNormBlock(r_p, links, in_p, x_p, a, b, numerators, denominator_addresses,
+                                              FermionBoundary(), static_cast<double*>(partials.data()));
+        std::vector<double> sums = download();
+        for (int j = 0; j < n; ++j) {
+          const ColourVectorField<double> rj = r[j].Download();
+          for (int i = 0; i < rj.sites(); ++i) {
+            for (int c = 0; c < 3; ++c) sums.insert(sums.end(), {rj[i](c).real(), rj[i](c).imag()});
+          }
+        }
+        return sums;  // the partials, then every r's reals
+      };
+      const std::vector<double> norm_tuned = norm(), update_tuned = update();
       for (const int sites_per_block : {32, 96}) {
         LaunchTuner::Instance().ForceBlockSize(sites_per_block);
-        const std::vector<double> pinned = run();
+        const std::vector<double> norm_pinned = norm(), update_pinned = update();
         LaunchTuner::Instance().ClearForcedBlockSize();
-        EXPECT_EQ(std::memcmp(pinned.data(), tuned.data(), sizeof(double) * tuned.size()), 0)
-            << what << ", " << sites_per_block << " sites per block";
+        EXPECT_EQ(std::memcmp(norm_pinned.data(), norm_tuned.data(), sizeof(double) * norm_tuned.size()), 0)
+            << what << ", norm, " << sites_per_block << " sites per block";
+        EXPECT_EQ(std::memcmp(update_pinned.data(), update_tuned.data(), sizeof(double) * update_tuned.size()), 0)
+            << what << ", update, " << sites_per_block << " sites per block";
       }
+      // The norm's outputs and sums.
+      norm();
+      ApplyStaggeredDslashBlock(plain_p, links, in_p, FermionBoundary());
       for (int j = 0; j < n; ++j) {
-        const ColourVectorField<double> o = out[j].Download(), p = plain[j].Download(), xs = x[j].Download();
+        const ColourVectorField<double> o = out[j].Download(), p = plain[j].Download(), ins = in[j].Download();
         for (int i = 0; i < o.sites(); ++i) {
-          ASSERT_EQ(std::memcmp(&o[i], &p[i], sizeof(o[i])), 0) << what << " rhs " << j << " site " << i;
+          ASSERT_EQ(std::memcmp(&o[i], &p[i], sizeof(o[i])), 0) << what << " norm, rhs " << j << " site " << i;
         }
-        worst = std::max(worst, testing::CheckCurvatureChunks(&tuned[static_cast<std::size_t>(j) * chunks], xs, o,
-                                                              what + " rhs " + std::to_string(j)));
+        worst_norm = std::max(worst_norm, testing::CheckNormWithForwardXChunks(
+                                              &norm_tuned[static_cast<std::size_t>(j) * chunks], o, ins, a,
+                                              what + " norm, rhs " + std::to_string(j)));
+      }
+      // The update against the plain xpay's q and the AxpyNorm arithmetic.
+      update();
+      ApplyStaggeredDslashXpayBlock(plain_p, links, in_p, x_p, a, b, FermionBoundary());
+      for (int j = 0; j < n; ++j) {
+        const ColourVectorField<double> q = plain[j].Download(), rj = r[j].Download();
+        DeviceColourVectorField stored_r(lattice, Parity::kEven, precision);
+        stored_r.Upload(r_host[j]);
+        const ColourVectorField<double> r0 = stored_r.Download();
+        const double c = -(numerators[j] / denominators[j]);
+        for (int i = 0; i < rj.sites(); ++i) {
+          for (int k = 0; k < 3; ++k) {
+            Complex<double> expected;
+            if (precision == Precision::kSingle) {
+              const float cf = static_cast<float>(c);
+              expected = {std::fmaf(cf, static_cast<float>(q[i](k).real()), static_cast<float>(r0[i](k).real())),
+                          std::fmaf(cf, static_cast<float>(q[i](k).imag()), static_cast<float>(r0[i](k).imag()))};
+            } else {
+              expected = {std::fma(c, q[i](k).real(), r0[i](k).real()), std::fma(c, q[i](k).imag(), r0[i](k).imag())};
+            }
+            ASSERT_EQ(rj[i](k), expected) << what << " update, rhs " << j << " site " << i << " colour " << k;
+          }
+        }
+        worst_update = std::max(worst_update, testing::CheckReDotChunks(
+                                                  &update_tuned[static_cast<std::size_t>(j) * chunks], rj, rj,
+                                                  what + " update, rhs " + std::to_string(j)));
       }
     }
   }
-  std::cout << "fused curvature: the largest error is " << worst << " of its bound\n";
+  std::cout << "fused norm: the largest error is " << worst_norm << " of its bound; fused update's norm: "
+            << worst_update << "\n";
 }
 
 TEST_F(StaggeredDslashTest, TheDaggerIsMinusDBitForBit) {

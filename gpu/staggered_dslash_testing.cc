@@ -230,7 +230,7 @@ ReDotTerms SumReDotTerms(const ColourVectorField<double>& x, const ColourVectorF
   return t;
 }
 
-double CheckCurvatureChunks(const double* partials, const ColourVectorField<double>& x,
+double CheckReDotChunks(const double* partials, const ColourVectorField<double>& x,
                             const ColourVectorField<double>& out, const std::string& what) {
   double worst = 0;
   for (int chunk = 0; chunk < CurvatureChunks(out.sites()); ++chunk) {

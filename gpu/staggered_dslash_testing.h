@@ -81,17 +81,17 @@ ColourVectorField<double> HalfStorageBound(const ColourVectorField<double>& orac
                                            const ColourVectorField<double>& arithmetic);
 
 // Re (x, v) = sum of x.re v.re + x.im v.im over the sites [begin, end) of two fields, in long double, and the sum of
-// the terms' magnitudes (the fused curvature's bounds are relative to it).
+// the terms' magnitudes (the fused sums' bounds are relative to it).
 struct ReDotTerms {
   long double sum = 0, magnitude = 0;
 };
 ReDotTerms SumReDotTerms(const ColourVectorField<double>& x, const ColourVectorField<double>& v, int begin, int end);
 
-// The fused curvature's partials of one right-hand side (partials[chunk], chunks of kCurvatureChunkSites sites,
-// staggered_dslash_launch.h) against the terms of the stored x and out: each within 11 u_double (x 1.01) of its
-// chunk's magnitude (per site 6 products and 5 additions in double, then a tree of 5 levels over the chunk). One
-// gtest failure per offending chunk; returns the largest error / bound.
-double CheckCurvatureChunks(const double* partials, const ColourVectorField<double>& x,
+// Chunk sums of Re (x, out) of one right-hand side (partials[chunk], chunks of kCurvatureChunkSites sites,
+// staggered_dslash_launch.h; with x = out the fused update's |r|^2) against the terms of the stored x and out: each
+// within 11 u_double (x 1.01) of its chunk's magnitude (per site 6 products and 5 additions in double, then a tree of
+// 5 levels over the chunk). One gtest failure per offending chunk; returns the largest error / bound.
+double CheckReDotChunks(const double* partials, const ColourVectorField<double>& x,
                             const ColourVectorField<double>& out, const std::string& what);
 
 // The fused norm's partials (StaggeredSum::kNormWithForwardX) of one right-hand side against the terms

@@ -110,18 +110,8 @@ void ApplyToSystems(const BlockOp& A, const std::vector<std::size_t>& which, To&
   CountBlockApplication(A, which, out);
 }
 
-// Whether the block operator has the optional ApplyCurvatureBlock(out, in) (README.md).
-template <typename Op, typename = void>
-struct HasApplyCurvatureBlock : std::false_type {};
-template <typename Op>
-struct HasApplyCurvatureBlock<Op, std::void_t<decltype(std::declval<const Op&>().ApplyCurvatureBlock(
-                                      std::declval<const std::vector<typename Op::Field*>&>(),
-                                      std::declval<const std::vector<const typename Op::Field*>&>()))>>
-    : std::true_type {};
-
-// ApplyToSystems for CG: to(k) = A from(k) and the curvatures (from(k), to(k)) as deferred scalars, in the order
-// of `which`: the operator's ApplyCurvatureBlock when it has one (it may sum them in the application), else
-// ApplyBlock and B::DeferredReDot of each system. The caller counts the curvatures' flops.
+// ApplyToSystems for CG: to(k) = A from(k) and the curvatures (from(k), to(k)) as deferred scalars (B::DeferredReDot),
+// in the order of `which`. The caller counts the curvatures' flops.
 template <typename BlockOp, typename To, typename From>
 std::vector<typename BlockOp::Backend::RealScalar> ApplyCurvatureToSystems(const BlockOp& A,
                                                                            const std::vector<std::size_t>& which,
@@ -129,15 +119,8 @@ std::vector<typename BlockOp::Backend::RealScalar> ApplyCurvatureToSystems(const
                                                                            BlockSolveResult& out) {
   using B = typename BlockOp::Backend;
   std::vector<typename B::RealScalar> curvatures;
-  if (which.empty()) return curvatures;
-  if constexpr (HasApplyCurvatureBlock<BlockOp>::value) {
-    const auto a = ArgumentsOf<typename BlockOp::Field>(which, to, from);
-    curvatures = A.ApplyCurvatureBlock(a.out, a.in);
-    CountBlockApplication(A, which, out);
-  } else {
-    ApplyToSystems(A, which, to, from, out);
-    for (std::size_t k : which) curvatures.push_back(B::DeferredReDot(from(k), to(k)));
-  }
+  ApplyToSystems(A, which, to, from, out);
+  for (std::size_t k : which) curvatures.push_back(B::DeferredReDot(from(k), to(k)));
   return curvatures;
 }
 

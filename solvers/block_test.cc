@@ -485,24 +485,6 @@ TEST(BlockMixedPrecision, EachSystemIsTheSingleSolverAlone) {
   }
 }
 
-// A block operator with the optional ApplyCurvatureBlock (solvers/README.md), formed here as ApplyBlock and the
-// backend's ReDot of each system, which is what the solvers do without it: so every record and solution must be the
-// plain operator's bit for bit, and a difference means the hook's results went to the wrong system or its
-// application was counted otherwise. `calls` shows the solver took the hook.
-template <typename BlockOp>
-struct WithCurvatureBlock : BlockOp {
-  explicit WithCurvatureBlock(const BlockOp& op) : BlockOp(op) {}
-  std::vector<double> ApplyCurvatureBlock(const std::vector<typename BlockOp::Field*>& out,
-                                          const std::vector<const typename BlockOp::Field*>& in) const {
-    ++calls;
-    this->ApplyBlock(out, in);
-    std::vector<double> curvatures;
-    for (std::size_t k = 0; k < in.size(); ++k) curvatures.push_back(BlockOp::Backend::DeferredReDot(*in[k], *out[k]));
-    return curvatures;
-  }
-  mutable int calls = 0;
-};
-
 void ExpectSameBlockSolve(const BlockSolveResult& hooked, const BlockSolveResult& plain,
                           const std::vector<SpinorField<double>>& x_hooked,
                           const std::vector<SpinorField<double>>& x_plain) {
@@ -513,48 +495,6 @@ void ExpectSameBlockSolve(const BlockSolveResult& hooked, const BlockSolveResult
     SCOPED_TRACE("system " + std::to_string(k));
     ExpectSameRecord(hooked.systems[k], plain.systems[k]);
     EXPECT_EQ(MaxAbsDifference(x_hooked[k], x_plain[k]), 0.0);
-  }
-}
-
-TEST(BlockCg, AnOperatorsCurvatureBlockIsTakenSystemBySystem) {
-  const Lattice lattice(4, 4, 4, 4);
-  NormalFixture f(lattice);
-  const WithCurvatureBlock<BlockNormalOperator<CpuBlockWilson<double>>> hooked(f.block_a);
-  const std::vector<SpinorField<double>> b = GaussianBlock<double>(lattice, Subset::kFull, 4, 41);
-  std::vector<SpinorField<double>> x(4, SpinorField<double>(lattice));
-  FillGaussian(x[1], 98);  // systems that stop at different iterations: the block shrinks
-  std::vector<SpinorField<double>> x_plain = x;
-  const std::vector<double> tolerances = {1e-12, 1e-12, 1e-8, 1e-10};
-  const BlockSolveResult r = BlockCg(hooked, x, b, Tolerance(1e-12), tolerances);
-  const BlockSolveResult plain = BlockCg(f.block_a, x_plain, b, Tolerance(1e-12), tolerances);
-  EXPECT_GT(hooked.calls, 0);
-  ExpectSameBlockSolve(r, plain, x, x_plain);
-}
-
-// The reliable-update CG and the defect correction's CG take the low operator's ApplyCurvatureBlock the same way.
-TEST(BlockMixedPrecision, TheCgSolversTakeTheLowOperatorsCurvatureBlock) {
-  const Lattice lattice(4, 4, 4, 8);
-  const Problem pr(lattice, 43);
-  const MixedSchur op(pr);
-  const WithCurvatureBlock<BlockNormalOperator<CpuBlockWilsonSchur<float>>> hooked_low(op.block_normal_low);
-  const std::vector<SpinorField<double>> b = MixedTestSources(lattice, 171);
-  SolverParams params = Tolerance(1e-12);
-  params.delta = 0.1;
-  params.inner_tolerance = 1e-3;
-  using Fields = std::vector<SpinorField<double>>;
-  for (const bool reliable : {true, false}) {
-    SCOPED_TRACE(reliable ? "reliable-update CG" : "defect correction with CG");
-    Fields x(b.size(), SpinorField<double>(lattice, Subset::kEven)), x_plain = x;
-    const int calls_before = hooked_low.calls;
-    const BlockSolveResult r =
-        reliable ? BlockReliableCg(op.block_normal, hooked_low, x, b, params, kMixedTolerances)
-                 : BlockDefectCorrection(InnerSolver::kCg, op.block_normal, hooked_low, x, b, params, kMixedTolerances);
-    const BlockSolveResult plain =
-        reliable ? BlockReliableCg(op.block_normal, op.block_normal_low, x_plain, b, params, kMixedTolerances)
-                 : BlockDefectCorrection(InnerSolver::kCg, op.block_normal, op.block_normal_low, x_plain, b, params,
-                                         kMixedTolerances);
-    EXPECT_GT(hooked_low.calls, calls_before);
-    ExpectSameBlockSolve(r, plain, x, x_plain);
   }
 }
 
@@ -603,7 +543,7 @@ TEST(BlockCg, AnOperatorsCurvatureUpdateBlockIsTakenSystemBySystem) {
 }
 
 // The reliable-update CG takes the low operator's ApplyCurvatureUpdateBlock the same way (the defect correction's
-// inner CG takes only ApplyCurvatureBlock).
+// inner CG keeps the separate step).
 TEST(BlockMixedPrecision, ReliableCgTakesTheLowOperatorsCurvatureUpdateBlock) {
   const Lattice lattice(4, 4, 4, 8);
   const Problem pr(lattice, 44);
