@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <type_traits>
 
 #include "gpu/precision.h"
 #include "gpu/register_types.cuh"
@@ -48,6 +49,24 @@ template <typename Real>
 struct ColourVector {
   DeviceComplex<Real> c[3];
 };
+
+// a b + c with one rounding in Real: fmaf for float on both sides (a host compiler might otherwise pick the
+// double fma for float arguments and round twice), so the host emulations match the device bit for bit.
+template <typename Real>
+__host__ __device__ __forceinline__ Real FusedMultiplyAdd(Real a, Real b, Real c) {
+  if constexpr (std::is_same_v<Real, float>) {
+    return fmaf(a, b, c);
+  } else {
+    return fma(a, b, c);
+  }
+}
+
+// s u + v, one rounding per part: how the staggered vector kernels update a component (staggered_blas.cu), and how
+// the staggered Dslash's fused CG update forms r + c q (staggered_dslash.cu), so that the two give the same bits.
+template <typename Real>
+__host__ __device__ __forceinline__ DeviceComplex<Real> Fma(Real s, DeviceComplex<Real> u, DeviceComplex<Real> v) {
+  return {FusedMultiplyAdd(s, u.re, v.re), FusedMultiplyAdd(s, u.im, v.im)};
+}
 
 // a * b rounded once, never contracted with a following addition (on the device; the host compiler here does
 // not contract): how a half level becomes a value in the vector operations.

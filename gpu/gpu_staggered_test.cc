@@ -248,10 +248,7 @@ void CheckFusedCurvatureUpdate(const std::shared_ptr<const DeviceStaggeredLinks>
   const std::vector<solvers::CurvatureUpdate<DeviceReal>> steps = op.ApplyCurvatureUpdateBlock(p_p, r_p, rr);
   ASSERT_EQ(steps.size(), static_cast<std::size_t>(kSources));
   op.ApplyBlock(q_p, p_p);
-  std::vector<double> separate_norms;
-  for (int k = 0; k < kSources; ++k) {
-    separate_norms.push_back(GpuStaggeredBackend::DeferredAxpyNorm(-steps[k].alpha, q[k], r_separate[k]).Host());
-  }
+  for (int k = 0; k < kSources; ++k) GpuStaggeredBackend::DeferredAxpyNorm(-steps[k].alpha, q[k], r_separate[k]);
   GpuColourVectorField<P> t(lattice, Parity::kOdd);
   for (int k = 0; k < kSources; ++k) {
     SCOPED_TRACE("source " + std::to_string(k));
@@ -272,7 +269,6 @@ void CheckFusedCurvatureUpdate(const std::shared_ptr<const DeviceStaggeredLinks>
     EXPECT_LE(std::abs(pAp - curvature), (13 + 9) * 1.01 * 0x1p-53 * curvature);
     EXPECT_EQ(steps[k].alpha.Host(), rr[k] / pAp);
     EXPECT_LE(std::abs(steps[k].rr_new.Host() - r_norm), (11 + 9) * 1.01 * 0x1p-53 * r_norm);
-    EXPECT_LE(std::abs(separate_norms[k] - steps[k].rr_new.Host()), 1e-12 * r_norm) << "the separate AxpyNorm's norm";
   }
   // The one-field form is the block's first system.
   GpuColourVectorField<P> r_one = op.NewField();

@@ -29,22 +29,6 @@ struct ColourBlasArg {
   int items;  // the loop's items: the 3 V / 2 complex components in double and single, the V / 2 sites in half
 };
 
-// a b + c with one rounding in Real: fmaf for float on both sides (a host compiler might otherwise pick the
-// double fma for float arguments and round twice), so the host emulation matches the device bit for bit.
-template <typename Real>
-__host__ __device__ __forceinline__ Real FusedMultiplyAdd(Real a, Real b, Real c) {
-  if constexpr (std::is_same_v<Real, float>) {
-    return fmaf(a, b, c);
-  } else {
-    return fma(a, b, c);
-  }
-}
-
-template <typename Real>
-__host__ __device__ __forceinline__ DeviceComplex<Real> Fma(Real s, DeviceComplex<Real> u, DeviceComplex<Real> v) {
-  return {FusedMultiplyAdd(s, u.re, v.re), FusedMultiplyAdd(s, u.im, v.im)};  // s u + v, one rounding per part
-}
-
 // Which fields an operation reads besides x, and which it writes.
 __host__ __device__ constexpr bool ReadsY(ColourBlasOp op) {
   return op != ColourBlasOp::kNorm2 && op != ColourBlasOp::kNonFinite;

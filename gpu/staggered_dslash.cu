@@ -185,18 +185,6 @@ __host__ __device__ __forceinline__ double ReDotTerm(const ColourVector<Real>& x
   return sum;
 }
 
-// a b + c with one rounding in Real, fmaf for float on the host too (so the host run matches the device bit for
-// bit): the staggered vector kernels' AxpyNorm forms y + c q so (staggered_blas.cu), and the fused update must give
-// its bits.
-template <typename Real>
-__host__ __device__ __forceinline__ Real OneRoundingFma(Real a, Real b, Real c) {
-  if constexpr (std::is_same_v<Real, float>) {
-    return fmaf(a, b, c);
-  } else {
-    return fma(a, b, c);
-  }
-}
-
 // The site functor: output site cb for the right-hand sides first .. first + kRhsPerThread - 1 (those below n).
 // kSums: also term[j], the fused sum's term (StaggeredSum) of right-hand side first + j at this site.
 // A host function too: RunStaggeredDslashOnHost runs it on host memory (the check without a GPU).
@@ -240,10 +228,7 @@ struct StaggeredDslashSite {
                 -scalar_detail::Div(arg.axpy_numerator[first + j], *arg.axpy_denominator[first + j]));
             const ColourVector<Real> y = arg.out[first + j].Load(cb);
 #pragma unroll
-            for (int k = 0; k < 3; ++k) {
-              out[j].c[k] = {OneRoundingFma(c, out[j].c[k].re, y.c[k].re),
-                             OneRoundingFma(c, out[j].c[k].im, y.c[k].im)};
-            }
+            for (int k = 0; k < 3; ++k) out[j].c[k] = Fma(c, out[j].c[k], y.c[k]);  // AxpyNorm's y + c q
             const ColourVector<Real> stored = arg.out[first + j].StoreSite(cb, out[j]);
             term[j] = ReDotTerm(stored, stored);
             continue;
