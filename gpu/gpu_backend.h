@@ -382,6 +382,14 @@ class GpuWilsonSchur {
   void ApplyDaggerBlock(const std::vector<Field*>& out, const std::vector<const Field*>& in) const {
     RunBlock(out, in, Dagger::kYes);
   }
+  // The block form of ApplyDotNorm (solvers/README.md, the optional ApplyDotNormBlock): out[k] = M_pp in[k] and
+  // (out[k], w[k]), |out[k]|^2 of the stored out[k] for every k, the sums fused into the second multi-RHS Dslash
+  // (DeviceSchurOperator::ApplyDotNormBlock) and each right-hand side's partials added by one fixed-order reduction;
+  // partitioned (or after set_fused_dot_products(false)) ApplyBlock then blas::DotNormDeferred of each. w[k] must
+  // be no out[j].
+  std::vector<blas::DeferredDotAndNorm> ApplyDotNormBlock(const std::vector<Field*>& out,
+                                                          const std::vector<const Field*>& in,
+                                                          const std::vector<const Field*>& w) const;
   double BytesPerApply(int n) const { return op_.BlockCost(DevicePrecisionOf<P>::kValue, n).bytes; }
   Field NewField() const { return Field(gauge_->lattice(), SubsetOf(parity_), gauge_->layout().pad); }
   double FlopsPerApply() const {

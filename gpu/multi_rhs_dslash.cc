@@ -82,6 +82,11 @@ void CheckBlockAndLaunch(const char* where, const std::vector<WilsonDslashLaunch
       l.out[j] = single[first + j].out;
       l.in[j] = single[first + j].in;
       l.x[j] = single[first + j].x;
+      l.w[j] = single[first + j].w;
+    }
+    if (s.epilogue == DslashEpilogue::kXpayDotNorm) {  // right-hand side j's partials start at its own offset
+      l.partials = s.partials;
+      l.partial_groups = (s.out.sites + kDotNormGroup - 1) / kDotNormGroup;
     }
     Dispatch(l);
   }
@@ -117,6 +122,35 @@ void ApplyWilsonDslashXpayBlock(const std::vector<SpinorView>& out, const Device
                                 const std::vector<ConstSpinorView>& x, double a, double b,
                                 const FermionBoundary& boundary, MultiRhsMapping mapping) {
   CheckAndLaunch("ApplyWilsonDslashXpayBlock", out, gauge, in, dagger, &x, a, b, boundary, mapping);
+}
+
+void ApplyWilsonDslashXpayDotNormBlock(const std::vector<SpinorView>& out, const DeviceGaugeField& gauge,
+                                       const std::vector<ConstSpinorView>& in, const std::vector<ConstSpinorView>& x,
+                                       double a, double b, const std::vector<ConstSpinorView>& w, double* partials,
+                                       const FermionBoundary& boundary, MultiRhsMapping mapping) {
+  const char* where = "ApplyWilsonDslashXpayDotNormBlock";
+  CheckShape(where, out.size(), in.size(), x.size(), true, mapping);
+  if (w.size() != in.size()) Reject(where, std::to_string(w.size()) + " w fields for " + std::to_string(in.size()) + " inputs");
+  if (partials == nullptr) Reject(where, "no memory for the partial sums");
+  const int groups = (HalfVolume(gauge.View().extents) + kDotNormGroup - 1) / kDotNormGroup;
+  std::vector<WilsonDslashLaunch> single(in.size());
+  for (std::size_t j = 0; j < in.size(); ++j) {
+    const std::string name = RhsName(where, j);
+    single[j] = CheckedWilsonDslashLaunch(name.c_str(), out[j], gauge, in[j], Dagger::kNo, &x[j], a, b, boundary);
+    const ConstSpinorView& wj = w[j];
+    if (wj.data == nullptr || wj.precision != out[j].precision || wj.extents != out[j].extents ||
+        wj.parity != out[j].parity || wj.sites != out[j].sites || wj.stride < wj.sites ||
+        (wj.precision == Precision::kHalf && wj.norm == nullptr)) {
+      Reject(name.c_str(), "w must be a field of out's precision, lattice and parity");
+    }
+    for (const SpinorView& o : out) {
+      if (wj.data == o.data) Reject(name.c_str(), "w is the memory of an output");
+    }
+    single[j].epilogue = DslashEpilogue::kXpayDotNorm;
+    single[j].w = wj;
+    single[j].partials = partials + 3 * static_cast<std::size_t>(groups) * j;
+  }
+  CheckBlockAndLaunch(where, single, mapping);
 }
 
 void ApplyCloverDslashBlock(const std::vector<SpinorView>& out, const DeviceGaugeField& gauge,

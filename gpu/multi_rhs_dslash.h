@@ -61,6 +61,19 @@ void ApplyWilsonDslashXpayBlock(const std::vector<SpinorView>& out, const Device
                                 const FermionBoundary& boundary = FermionBoundary::AntiperiodicTime(),
                                 MultiRhsMapping mapping = {});
 
+// ApplyWilsonDslashXpayBlock (D, not D^dag) that also writes, for each right-hand side j and each group g of
+// kDotNormGroup = 32 consecutive output sites, Re (out[j], w[j]), Im (out[j], w[j]) and |out[j]|^2 of the STORED
+// out[j] into partials[3 (j G + g) .. 3 (j G + g) + 2], G = ceil(sites / 32): for each j the partials that
+// ApplyWilsonDslashXpayDotNorm writes (the same sums in the same order, whatever the mapping or block shape), so
+// blas::SumDotNormPartials(partials + 3 j G, G) gives right-hand side j's (out, w) and |out|^2. BiCGstab's fused
+// dot products on a block. w[j]: on the outputs' parity, in their precision and lattice, and no output's memory.
+// partials: device memory for n G x 3 doubles.
+void ApplyWilsonDslashXpayDotNormBlock(const std::vector<SpinorView>& out, const DeviceGaugeField& gauge,
+                                       const std::vector<ConstSpinorView>& in, const std::vector<ConstSpinorView>& x,
+                                       double a, double b, const std::vector<ConstSpinorView>& w, double* partials,
+                                       const FermionBoundary& boundary = FermionBoundary::AntiperiodicTime(),
+                                       MultiRhsMapping mapping = {});
+
 // The clover epilogue of ApplyCloverDslashBlock: wilson_dslash.h's CloverEpilogue with one x per right-hand side.
 struct CloverBlockEpilogue {
   DslashEpilogue kind = DslashEpilogue::kClover;  // kClover, kCloverXpay or kXpayClover

@@ -39,10 +39,21 @@ struct RhsEpilogue : DslashCloverTerm<P, UsesClover(kEpilogueKind)> {
   Real a, b;
 };
 
+// The second fields and the partial sums of the kXpayDotNorm epilogue, else nothing.
+template <Precision P, bool kWithDotNorm>
+struct MultiRhsDotNorm {};
+template <Precision P>
+struct MultiRhsDotNorm<P, true> {
+  SpinorAccessor<P> w[kMaxRhsPerLaunch];  // read only
+  double* partials;    // right-hand side j: 3 per group of kDotNormGroup sites from partials + 3 j groups
+  int partial_groups;  // ceil(sites / kDotNormGroup)
+};
+
 template <Precision P, Reconstruct R, bool kGaugeFixedFlag, bool kDaggerFlag, DslashEpilogue kEpilogueKind,
           int kRhsPerThreadValue>
 struct MultiRhsDslashArg : DslashDivisors<UsesFastIndexing(ProductionArithmetic(P), R)>,
-                           DslashCloverTerm<P, UsesClover(kEpilogueKind)> {
+                           DslashCloverTerm<P, UsesClover(kEpilogueKind)>,
+                           MultiRhsDotNorm<P, kEpilogueKind == DslashEpilogue::kXpayDotNorm> {
   using Real = typename SpinorStorage<P>::Real;
   static constexpr Precision kPrecision = P;
   static constexpr Reconstruct kReconstruct = R;
@@ -160,10 +171,13 @@ __device__ __forceinline__ void BlockTemporalHops(const Arg& arg, const SiteGeom
   }
 }
 
-// The site functor: site cb of right-hand sides first .. first + kRhsPerThread - 1 (those below n).
+// The site functor: site cb of right-hand sides first .. first + kRhsPerThread - 1 (those below n). kXpayDotNorm:
+// also adds each right-hand side's (out_j, w_j) and |out_j|^2 of the stored out_j to acc[j] (AddSiteDotNorm, the
+// single-RHS kernel's order).
 template <class Arg>
 struct MultiRhsDslashSite {
-  __device__ __forceinline__ void operator()(const Arg& arg, int cb, int first) const {
+  __device__ __forceinline__ void operator()(const Arg& arg, int cb, int first,
+                                             double (*acc)[3] = nullptr) const {
     using Real = typename Arg::Real;
     constexpr int m = Arg::kRhsPerThread;
     const int count = arg.rhs - first < m ? arg.rhs - first : m;
@@ -189,7 +203,11 @@ struct MultiRhsDslashSite {
         e.a = arg.a;
         e.b = arg.b;
         ApplyEpilogue(e, cb, out[j]);
-        arg.out[first + j].Store(cb, out[j]);
+        if constexpr (Arg::kEpilogue == DslashEpilogue::kXpayDotNorm) {
+          AddSiteDotNorm(acc[j], arg.out[first + j].StoreReturningStored(cb, out[j]), arg.w[first + j].Load(cb));
+        } else {
+          arg.out[first + j].Store(cb, out[j]);
+        }
       }
     }
   }
@@ -204,6 +222,50 @@ __global__ void MultiRhsDslashKernel(const Arg arg) {
   const int first = ((blockIdx.x % arg.chunks) * blockDim.y + threadIdx.y) * Arg::kRhsPerThread;
   if (cb >= arg.sites || first >= arg.rhs) return;
   MultiRhsDslashSite<Arg>{}(arg, cb, first);
+}
+
+// kXpayDotNorm, as the single-RHS WilsonDslashDotNormKernel for each right-hand side of the thread's group: the
+// block width is a multiple of 32 (the tuner's granularity), so a warp is the sites 32 g .. 32 g + 31 of one
+// group; every lane takes part in the shuffle trees (a site past the last adds nothing) and lane 0 writes the
+// group's three partials for each of its right-hand sides. The partials do not depend on the block shape or m.
+template <class Arg>
+__global__ void MultiRhsDslashDotNormKernel(const Arg arg) {
+  static_assert(Arg::kEpilogue == DslashEpilogue::kXpayDotNorm, "the xpay-dotnorm epilogue");
+  constexpr int m = Arg::kRhsPerThread;
+  const int cb = (blockIdx.x / arg.chunks) * blockDim.x + threadIdx.x;
+  const int first = ((blockIdx.x % arg.chunks) * blockDim.y + threadIdx.y) * m;
+  if (first >= arg.rhs) return;  // the whole warp: first is the same for its 32 lanes
+  double acc[m][3] = {};
+  if (cb < arg.sites) MultiRhsDslashSite<Arg>{}(arg, cb, first, acc);
+#pragma unroll
+  for (int j = 0; j < m; ++j) {
+#pragma unroll
+    for (int offset = kDotNormGroup / 2; offset > 0; offset /= 2) {
+#pragma unroll
+      for (int k = 0; k < 3; ++k) acc[j][k] += __shfl_down_sync(0xffffffffu, acc[j][k], offset);
+    }
+  }
+  const int group = cb / kDotNormGroup;
+  if (cb % kDotNormGroup == 0 && cb < arg.sites) {
+#pragma unroll
+    for (int j = 0; j < m; ++j) {
+      if (first + j < arg.rhs) {
+        double* partials = arg.partials + 3 * (static_cast<long>(first + j) * arg.partial_groups + group);
+#pragma unroll
+        for (int k = 0; k < 3; ++k) partials[k] = acc[j][k];
+      }
+    }
+  }
+}
+
+// The kernel of a variant.
+template <class Arg>
+constexpr auto MultiRhsKernelOf() {
+  if constexpr (Arg::kEpilogue == DslashEpilogue::kXpayDotNorm) {
+    return &MultiRhsDslashDotNormKernel<Arg>;
+  } else {
+    return &MultiRhsDslashKernel<Arg>;
+  }
 }
 
 }  // namespace lqcd::gpu

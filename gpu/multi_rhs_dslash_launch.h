@@ -20,12 +20,17 @@ struct MultiRhsDslashLaunch {
   GaugeView gauge;
   CloverView clover;  // clover epilogues only
   bool dagger = false;
-  DslashEpilogue epilogue = DslashEpilogue::kNone;  // kNone, kXpay or a clover epilogue
+  DslashEpilogue epilogue = DslashEpilogue::kNone;  // kNone, kXpay, kXpayDotNorm or a clover epilogue
   double a = 0, b = 0;
   std::array<bool, 4> antiperiodic{false, false, false, true};
   // Right-hand sides per thread (1, 2 or 4; 0: the tuner chooses them with the block shape). Benchmarks pin
   // it to measure each mapping.
   int rhs_per_thread = 0;
+  // kXpayDotNorm only: w[j], and for right-hand side j the partial sums Re (out_j, w_j), Im (out_j, w_j),
+  // |out_j|^2 per group of kDotNormGroup consecutive output sites at partials + 3 (j partial_groups + group).
+  std::array<ConstSpinorView, kMaxRhsPerLaunch> w{};
+  double* partials = nullptr;
+  int partial_groups = 0;
 };
 
 // The n whose tuning a launch on n right-hand sides shares: the smallest of 1, 2, 3, 4, 6, 8, 12, 16 that is at least
@@ -44,7 +49,7 @@ constexpr int MultiRhsTuneBucket(int rhs) {
   return rhs;  // beyond kMaxRhsPerLaunch: not launched as one block
 }
 
-// The epilogues kNone and kXpay (multi_rhs_dslash_{double,single,half}.cu).
+// The epilogues kNone, kXpay and kXpayDotNorm (D only) (multi_rhs_dslash_{double,single,half}.cu).
 void LaunchMultiRhsDslashDouble(const MultiRhsDslashLaunch& launch);
 void LaunchMultiRhsDslashSingle(const MultiRhsDslashLaunch& launch);
 void LaunchMultiRhsDslashHalf(const MultiRhsDslashLaunch& launch);

@@ -4,7 +4,8 @@
 //
 // Device-side header, instantiated per precision and per group of epilogues, so that they compile in parallel
 // and only those some operator uses exist:
-//   multi_rhs_dslash_{double,single,half}.cu          kNone, kXpay: 3 x 2 x 2 x 2 = 24 variants each;
+//   multi_rhs_dslash_{double,single,half}.cu          kNone, kXpay (D and D^dag), kXpayDotNorm (D only, for
+//                                                     BiCGstab's fused dot products): 3 x 2 x 5 = 30 variants each;
 //   multi_rhs_clover_dslash_{double,single,half}.cu   kClover, kCloverXpay (D and D^dag), kXpayClover (D only,
 //                                                     as in the single-RHS kernel): 3 x 2 x 5 = 30 variants each;
 // (reconstruction x gauge fixing x dagger x epilogue), each with m = 1, 2 and 4 right-hand sides per thread
@@ -69,6 +70,11 @@ struct MultiRhsLaunchOf {
       if (UsesX(E)) arg.x[j] = SpinorAccessorOf<P>(l.x[j]);
     }
     if constexpr (UsesClover(E)) arg.clover = CloverAccessorOf<P>(l.clover);
+    if constexpr (E == DslashEpilogue::kXpayDotNorm) {
+      for (int j = 0; j < l.rhs; ++j) arg.w[j] = SpinorAccessorOf<P>(l.w[j]);
+      arg.partials = l.partials;
+      arg.partial_groups = l.partial_groups;
+    }
     arg.gauge.data = static_cast<typename GaugeAccessor<P, R>::Word*>(l.gauge.data);
     arg.gauge.stride = l.gauge.stride;
     arg.rhs = l.rhs;
@@ -88,7 +94,7 @@ struct MultiRhsLaunchOf {
   static int MaxThreads() {
     static const int max_threads = [] {
       cudaFuncAttributes attributes;
-      LQCD_CUDA_CHECK(cudaFuncGetAttributes(&attributes, &MultiRhsDslashKernel<Arg>));
+      LQCD_CUDA_CHECK(cudaFuncGetAttributes(&attributes, MultiRhsKernelOf<Arg>()));
       return attributes.maxThreadsPerBlock;
     }();
     return max_threads;
@@ -101,7 +107,7 @@ struct MultiRhsLaunchOf {
     a.chunks = (groups + rows - 1) / rows;
     const dim3 block(width, rows);
     const dim3 grid(((arg.sites + width - 1) / width) * a.chunks);
-    MultiRhsDslashKernel<Arg><<<grid, block>>>(a);
+    MultiRhsKernelOf<Arg>()<<<grid, block>>>(a);
     const std::string what = "launch of " + key + " with " + std::to_string(width) + "x" + std::to_string(rows) +
                              " threads per block";
     CheckCuda(cudaGetLastError(), what.c_str(), __FILE__, __LINE__);
@@ -175,8 +181,10 @@ void LaunchMultiRhsDslashFor(const MultiRhsDslashLaunch& l) {
           constexpr bool kGaugeFixed = std::decay_t<decltype(gauge_fixed)>::value;
           constexpr bool kDagger = std::decay_t<decltype(dagger)>::value;
           constexpr DslashEpilogue kEpilogue = decltype(epilogue)::value;
-          if constexpr (kEpilogue == DslashEpilogue::kXpayClover && kDagger) {
-            throw std::logic_error("MultiRhsDslash: the xpay-clover epilogue is compiled for D only, not D^dag");
+          if constexpr ((kEpilogue == DslashEpilogue::kXpayClover || kEpilogue == DslashEpilogue::kXpayDotNorm) &&
+                        kDagger) {
+            throw std::logic_error(std::string("MultiRhsDslash: the ") + ToString(kEpilogue) +
+                                   " epilogue is compiled for D only, not D^dag");
           } else {
             LaunchMultiRhsVariant<P, kReconstruct, kGaugeFixed, kDagger, kEpilogue>(l);
           }

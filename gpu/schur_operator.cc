@@ -75,8 +75,8 @@ const double* DeviceSchurOperator::ApplyDaggerAxpyNorm(const SpinorView& r, cons
   return partials;
 }
 
-double* DeviceSchurOperator::Partials() const {
-  const std::size_t bytes = sizeof(double) * 3 * static_cast<std::size_t>(DotNormGroups());
+double* DeviceSchurOperator::Partials(std::size_t rhs) const {
+  const std::size_t bytes = sizeof(double) * 3 * static_cast<std::size_t>(DotNormGroups()) * rhs;
   if (!partials_ || partials_->bytes() < bytes) partials_ = std::make_unique<DeviceBuffer>(bytes);
   return static_cast<double*>(partials_->data());
 }
@@ -98,15 +98,39 @@ void DeviceSchurOperator::ApplyBlock(const std::vector<SpinorView>& out, const s
     for (std::size_t j = 0; j < in.size(); ++j) Apply(out[j], in[j], dagger);
     return;
   }
+  const std::vector<SpinorView> t = BlockTemporaries(in);
+  ApplyWilsonDslashBlock(t, gauge_, in, dagger, boundary_);
+  const std::vector<ConstSpinorView> t_in(t.begin(), t.end());
+  ApplyWilsonDslashXpayBlock(out, gauge_, t_in, dagger, in, 1.0, -kappa_ * kappa_, boundary_);
+}
+
+const double* DeviceSchurOperator::ApplyDotNormBlock(const std::vector<SpinorView>& out,
+                                                     const std::vector<ConstSpinorView>& in,
+                                                     const std::vector<ConstSpinorView>& w) const {
+  if (partitioned_ != nullptr) {
+    throw std::logic_error("DeviceSchurOperator::ApplyDotNormBlock: no fused reduction on a partitioned Dslash");
+  }
+  if (out.size() != in.size() || w.size() != in.size()) {
+    throw std::invalid_argument("DeviceSchurOperator::ApplyDotNormBlock: " + std::to_string(out.size()) +
+                                " outputs and " + std::to_string(w.size()) + " w fields for " +
+                                std::to_string(in.size()) + " inputs");
+  }
+  for (std::size_t j = 0; j < in.size(); ++j) RequireOperatorParity("ApplyDotNormBlock", out[j], in[j]);
+  double* partials = Partials(in.size());
+  const std::vector<SpinorView> t = BlockTemporaries(in);
+  ApplyWilsonDslashBlock(t, gauge_, in, Dagger::kNo, boundary_);
+  const std::vector<ConstSpinorView> t_in(t.begin(), t.end());
+  ApplyWilsonDslashXpayDotNormBlock(out, gauge_, t_in, in, 1.0, -kappa_ * kappa_, w, partials, boundary_);
+  return partials;
+}
+
+std::vector<SpinorView> DeviceSchurOperator::BlockTemporaries(const std::vector<ConstSpinorView>& in) const {
   if (block_other_parity_.size() < in.size()) block_other_parity_.resize(in.size());
   std::vector<SpinorView> t(in.size());
-  std::vector<ConstSpinorView> t_in(in.size());
   for (std::size_t j = 0; j < in.size(); ++j) {
     t[j] = Temporary(block_other_parity_[j], SubsetOf(Opposite(parity_)), in[j]).View();
-    t_in[j] = t[j];
   }
-  ApplyWilsonDslashBlock(t, gauge_, in, dagger, boundary_);
-  ApplyWilsonDslashXpayBlock(out, gauge_, t_in, dagger, in, 1.0, -kappa_ * kappa_, boundary_);
+  return t;
 }
 
 KernelCost DeviceSchurOperator::BlockCost(Precision precision, int rhs) const {

@@ -59,6 +59,12 @@ class DeviceSchurOperator {
   // returns it (3 doubles per group, DotNormGroups() groups), valid until the next call. in, out and w on
   // parity p, w not out. One GPU only: std::logic_error when partitioned().
   const double* ApplyDotNorm(const SpinorView& out, const ConstSpinorView& in, const ConstSpinorView& w) const;
+  // ApplyBlock (M_pp, not M_pp^dag) with ApplyDotNorm's partial sums for every right-hand side, fused into the
+  // second multi-RHS Dslash (multi_rhs_dslash.h, ApplyWilsonDslashXpayDotNormBlock): right-hand side j's
+  // DotNormGroups() groups of 3 doubles from the returned pointer + 3 j DotNormGroups(), in memory the operator
+  // owns, valid until the next call. w[j] on parity p, no out[k]. One GPU only: std::logic_error when partitioned().
+  const double* ApplyDotNormBlock(const std::vector<SpinorView>& out, const std::vector<ConstSpinorView>& in,
+                                  const std::vector<ConstSpinorView>& w) const;
   // r_p = r_p + c M_pp^dag in_p with c = *coefficient (a double on the device, read when the kernel runs), fused
   // into M^dag's second Dslash (wilson_dslash.h, ApplyWilsonDslashDaggerXpayAxpyNorm: M^dag in is not stored),
   // and the partial sums of |r|^2 of the stored r as ApplyDotNorm returns them (the dot slots 0), in the same
@@ -80,8 +86,10 @@ class DeviceSchurOperator {
  private:
   // std::invalid_argument naming `where` unless out and in are on the operator's parity.
   void RequireOperatorParity(const char* where, const SpinorView& out, const ConstSpinorView& in) const;
-  // The memory of the fused partial sums, DotNormGroups() x 3 doubles.
-  double* Partials() const;
+  // The memory of the fused partial sums, rhs x DotNormGroups() x 3 doubles.
+  double* Partials(std::size_t rhs = 1) const;
+  // The other-parity fields t[j] of a block application, one per right-hand side like in[j], reused across calls.
+  std::vector<SpinorView> BlockTemporaries(const std::vector<ConstSpinorView>& in) const;
   // A device field on `subset` matching `like`'s precision and padding, reused across calls.
   DeviceSpinorField& Temporary(std::unique_ptr<DeviceSpinorField>& slot, Subset subset,
                                const ConstSpinorView& like) const;

@@ -12,11 +12,14 @@
 #include <complex>
 #include <memory>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "gpu/blas.h"
+#include "gpu/device_buffer.h"
 #include "gpu/device.h"
+#include "gpu/multi_rhs_dslash.h"
 #include "gpu/oracle_comparison.h"
 #include "reference/spinor_field.h"
 #include "reference/wilson.h"
@@ -252,6 +255,136 @@ TEST_F(SchurOperatorTest, FusedDotProductsAreThoseOfTheStoredOutput) {
           EXPECT_LE(std::abs(fused_dot.real() - dot.real()), dot_bound);
           EXPECT_LE(std::abs(fused_dot.imag() - dot.imag()), dot_bound);
           EXPECT_LE(std::abs(d.norm2.Host() - norm2), norm_bound);
+        }
+      }
+    }
+  }
+}
+
+// ApplyDotNormBlock: each right-hand side's fused (out_j, w_j), |out_j|^2 within the bounds of the single-field test
+// above of the host's sums of the stored out_j; w_j a second field (v = A p, (v, r0)) or in_j itself (t = A s,
+// (t, s)). 17 right-hand sides: one launch of 16 and the single-RHS kernel for the 17th. Then 3 right-hand sides
+// with each mapping pinned, the outputs bit for bit the plain xpay call's with the same mapping (below; the tuned
+// calls may take different mappings for the two epilogues, and with 12 reals on values different mappings contract
+// the products into fma differently, so only pinned ones are compared bit for bit).
+TEST_F(SchurOperatorTest, FusedBlockDotProductsAreThoseOfTheStoredOutputs) {
+  const Lattice lattice(6, 6, 6, 4);
+  constexpr double kUd = 0x1p-53;
+  constexpr int kRhs = 17;
+  for (bool gauge_fixed : {false, true}) {
+    const GaugeField<double> u = testing::RandomLinks(lattice, 517, gauge_fixed);
+    std::vector<SpinorField<double>> in(kRhs, SpinorField<double>(lattice, Subset::kEven)), w = in;
+    for (int j = 0; j < kRhs; ++j) {
+      FillGaussian(in[j], 520 + j);
+      FillGaussian(w[j], 560 + j);
+    }
+    for (Precision precision : {Precision::kDouble, Precision::kSingle, Precision::kHalf}) {
+      for (Reconstruct reconstruct : {Reconstruct::k18, Reconstruct::k12, Reconstruct::k8}) {
+        SCOPED_TRACE(std::string(ToString(precision)) + "/" + ToString(reconstruct) + (gauge_fixed ? "/gf" : ""));
+        const DeviceGaugeField gauge(u, {precision, reconstruct, gauge_fixed, 0});
+        const DeviceSchurOperator m(gauge, kKappa, Parity::kEven);
+        std::vector<DeviceSpinorField> in_d, w_d, fused;
+        for (int j = 0; j < kRhs; ++j) {
+          for (auto* v : {&in_d, &w_d, &fused}) v->emplace_back(lattice, Subset::kEven, precision);
+          in_d.back().Upload(in[j]);
+          w_d.back().Upload(w[j]);
+          fused.back().FillBytes(0xff);
+        }
+        std::vector<SpinorView> fused_v;
+        std::vector<ConstSpinorView> in_v, w_v;
+        for (int j = 0; j < kRhs; ++j) {
+          fused_v.push_back(fused[j].View());
+          in_v.push_back(in_d[j].View());
+          w_v.push_back(w_d[j].View());
+        }
+        const int groups = m.DotNormGroups();
+        for (const bool second_is_in : {false, true}) {
+          const double* partials = m.ApplyDotNormBlock(fused_v, in_v, second_is_in ? in_v : w_v);
+          std::vector<blas::DeferredDotAndNorm> sums;
+          for (int j = 0; j < kRhs; ++j) sums.push_back(blas::SumDotNormPartials(partials + 3 * groups * j, groups));
+          for (int j = 0; j < kRhs; ++j) {
+            SCOPED_TRACE("rhs " + std::to_string(j) + (second_is_in ? ", w = in" : ", w a second field"));
+            const SpinorField<double> f = fused[j].Download(GammaBasis::kUkqcd);
+            const SpinorField<double> v = (second_is_in ? in_d[j] : w_d[j]).Download(GammaBasis::kUkqcd);
+            std::complex<double> dot = 0;
+            double norm2 = 0, dot_terms = 0;
+            for (int i = 0; i < f.sites(); ++i) {
+              for (int k = 0; k < 12; ++k) {
+                dot += std::conj(f[i](k)) * v[i](k);
+                norm2 += std::norm(f[i](k));
+                dot_terms += (std::abs(f[i](k).real()) + std::abs(f[i](k).imag())) *
+                             (std::abs(v[i](k).real()) + std::abs(v[i](k).imag()));
+              }
+            }
+            const double n = 24.0 * f.sites();
+            const double dot_bound = 2 * (n + 1) * kUd * dot_terms, norm_bound = 2 * (n + 1) * kUd * norm2;
+            const std::complex<double> fused_dot = sums[j].dot.Host();
+            EXPECT_LE(std::abs(fused_dot.real() - dot.real()), dot_bound);
+            EXPECT_LE(std::abs(fused_dot.imag() - dot.imag()), dot_bound);
+            EXPECT_LE(std::abs(sums[j].norm2.Host() - norm2), norm_bound);
+          }
+        }
+        // Three right-hand sides through the multi-RHS kernel with every compiled mapping (and the tuned one): the
+        // outputs are the plain xpay call's with the same mapping bit for bit, and each right-hand side's partials
+        // add up (in long double on the host) to the sums of its stored output within the bounds above. (The
+        // outputs of different mappings may differ in the last bits: with 12 reals on values the compiler
+        // contracts the products into fma differently per kernel, docs/multi_rhs.md, and the sums follow them.)
+        std::vector<DeviceSpinorField> t, plain3;
+        std::vector<SpinorView> t_v, plain3_v;
+        std::vector<ConstSpinorView> t_in;
+        for (int j = 0; j < 3; ++j) {
+          t.emplace_back(lattice, Subset::kOdd, precision);
+          plain3.emplace_back(lattice, Subset::kEven, precision);
+        }
+        for (int j = 0; j < 3; ++j) {
+          t_v.push_back(t[j].View());
+          t_in.push_back(t[j].View());
+          plain3_v.push_back(plain3[j].View());
+        }
+        const std::vector<ConstSpinorView> x3(in_v.begin(), in_v.begin() + 3), w3(w_v.begin(), w_v.begin() + 3);
+        ApplyWilsonDslashBlock(t_v, gauge, x3, Dagger::kNo);
+        const std::vector<SpinorView> out3(fused_v.begin(), fused_v.begin() + 3);
+        DeviceBuffer buffer(sizeof(double) * 3 * groups * 3);
+        double* p = static_cast<double*>(buffer.data());
+        for (const int per_thread : {0, 1, 2, 4}) {
+          if (precision == Precision::kDouble && per_thread == 4) continue;
+          SCOPED_TRACE(std::to_string(per_thread) + " right-hand sides per thread (0: tuned)");
+          buffer.Fill(0xff);
+          ApplyWilsonDslashXpayDotNormBlock(out3, gauge, t_in, x3, 1.0, -kKappa * kKappa, w3, p,
+                                            FermionBoundary::AntiperiodicTime(), MultiRhsMapping{per_thread});
+          ApplyWilsonDslashXpayBlock(plain3_v, gauge, t_in, Dagger::kNo, x3, 1.0, -kKappa * kKappa,
+                                     FermionBoundary::AntiperiodicTime(), MultiRhsMapping{per_thread});
+          std::vector<double> partials(3 * groups * 3);
+          buffer.CopyToHost(partials.data(), sizeof(double) * partials.size());
+          for (int j = 0; j < 3; ++j) {
+            const SpinorField<double> f = fused[j].Download(GammaBasis::kUkqcd);
+            const SpinorField<double> o = plain3[j].Download(GammaBasis::kUkqcd);
+            const SpinorField<double> v = w_d[j].Download(GammaBasis::kUkqcd);
+            int differing = 0;
+            std::complex<double> dot = 0;
+            double norm2 = 0, dot_terms = 0;
+            for (int i = 0; i < f.sites(); ++i) {
+              differing += o[i] == f[i] ? 0 : 1;
+              for (int k = 0; k < 12; ++k) {
+                dot += std::conj(f[i](k)) * v[i](k);
+                norm2 += std::norm(f[i](k));
+                dot_terms += (std::abs(f[i](k).real()) + std::abs(f[i](k).imag())) *
+                             (std::abs(v[i](k).real()) + std::abs(v[i](k).imag()));
+              }
+            }
+            if (per_thread != 0) {
+              EXPECT_EQ(differing, 0) << "rhs " << j;
+            }
+            long double sums[3] = {0, 0, 0};
+            for (int g = 0; g < groups; ++g) {
+              for (int k = 0; k < 3; ++k) sums[k] += partials[3 * (groups * j + g) + k];
+            }
+            const double n = 24.0 * f.sites();
+            const double dot_bound = 2 * (n + 1) * kUd * dot_terms, norm_bound = 2 * (n + 1) * kUd * norm2;
+            EXPECT_LE(std::abs(static_cast<double>(sums[0]) - dot.real()), dot_bound) << "rhs " << j;
+            EXPECT_LE(std::abs(static_cast<double>(sums[1]) - dot.imag()), dot_bound) << "rhs " << j;
+            EXPECT_LE(std::abs(static_cast<double>(sums[2]) - norm2), norm_bound) << "rhs " << j;
+          }
         }
       }
     }

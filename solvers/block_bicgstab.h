@@ -47,9 +47,44 @@ struct BicgstabSystemRef {
   double stop_rr, b_norm2;
 };
 
+// Whether the block operator has the optional ApplyDotNormBlock(out, in, w) (README.md).
+template <typename Op, typename = void>
+struct HasApplyDotNormBlock : std::false_type {};
+template <typename Op>
+struct HasApplyDotNormBlock<Op, std::void_t<decltype(std::declval<const Op&>().ApplyDotNormBlock(
+                                    std::declval<const std::vector<typename Op::Field*>&>(),
+                                    std::declval<const std::vector<const typename Op::Field*>&>(),
+                                    std::declval<const std::vector<const typename Op::Field*>&>()))>>
+    : std::true_type {};
+
+// ApplyToSystems for BiCGstab: to(k) = A from(k), and (to(k), w(k)) and |to(k)|^2 as deferred scalars, in the order
+// of `which` (the block form of bicgstab.h's detail::ApplyDotNorm): the operator's ApplyDotNormBlock when it has one
+// (it may sum them in the application), else ApplyBlock and B::DeferredDotNorm of each system. The caller counts
+// the dot products' flops.
+template <typename BlockOp, typename To, typename From, typename W>
+auto ApplyDotNormToSystems(const BlockOp& A, const std::vector<std::size_t>& which, To&& to, From&& from, W&& w,
+                           BlockSolveResult& out) {
+  using B = typename BlockOp::Backend;
+  using Field = typename BlockOp::Field;
+  std::vector<decltype(B::DeferredDotNorm(std::declval<const Field&>(), std::declval<const Field&>()))> sums;
+  if (which.empty()) return sums;
+  if constexpr (HasApplyDotNormBlock<BlockOp>::value) {
+    const auto a = ArgumentsOf<Field>(which, to, from);
+    std::vector<const Field*> ws;
+    for (std::size_t k : which) ws.push_back(&w(k));
+    sums = A.ApplyDotNormBlock(a.out, a.in, ws);
+    CountBlockApplication(A, which, out);
+  } else {
+    ApplyToSystems(A, which, to, from, out);
+    for (std::size_t k : which) sums.push_back(B::DeferredDotNorm(to(k), w(k)));
+  }
+  return sums;
+}
+
 // One iteration of detail::BicgstabAdvance for every system in `which`, in lockstep: v = A p and t = A s each as
-// ONE block application, apply(which, to, from) with BicgstabFields member pointers (&F::v, &F::p, then &F::t,
-// &F::r), and each system's halves exactly as the single solver runs them. system(k) gives system k's
+// ONE block application with its dot products, apply(which, to, from, w) with BicgstabFields member pointers
+// (&F::v, &F::p, &F::r0, then &F::t, &F::r, &F::r) returning each system's (to, w) and |to|^2
+// (ApplyDotNormToSystems), and each system's halves exactly as the single solver runs them. system(k) gives system k's
 // BicgstabSystemRef; then(k, outcome) runs right after system k's halves (kIterated: a whole iteration,
 // kConvergedOnHalfStep, kFailed), before the next system's, so each caller's next step is queued where the
 // single solver queues it. Used by BlockBiCGstab, the block reliable-update and defect-correction solvers.
@@ -57,17 +92,20 @@ template <typename B, typename Field, typename Apply, typename SystemOf, typenam
 void BicgstabBlockIteration(const std::vector<std::size_t>& which, Apply&& apply, SystemOf&& system,
                             bool record_history, BlockSolveResult& out, Then&& then) {
   using F = detail::BicgstabFields<Field>;
-  apply(which, &F::v, &F::p);  // v = A p
-  for (std::size_t k : which) {
+  const auto vr0 = apply(which, &F::v, &F::p, &F::r0);  // v = A p; (v, r0), |v|^2
+  for (std::size_t index = 0; index < which.size(); ++index) {
+    const std::size_t k = which[index];
     BicgstabSystemRef<B, Field> y = system(k);
-    detail::BicgstabQueueFirstHalf<B>(y.f, y.s, B::DeferredDotNorm(y.f.v, y.f.r0), out.systems[k]);
+    detail::BicgstabQueueFirstHalf<B>(y.f, y.s, vr0[index], out.systems[k]);
     out.systems[k].flops += vector_flops::kDotNorm * B::Reals(y.f.v);
   }
-  apply(which, &F::t, &F::r);  // t = A s, queued before the first half's host tests (detail::BicgstabAdvance)
-  for (std::size_t k : which) {
+  // t = A s; (t, s), |t|^2: queued before the first half's host tests (detail::BicgstabAdvance)
+  const auto ts_all = apply(which, &F::t, &F::r, &F::r);
+  for (std::size_t index = 0; index < which.size(); ++index) {
+    const std::size_t k = which[index];
     BicgstabSystemRef<B, Field> y = system(k);
     SolveResult& rec = out.systems[k];
-    const auto ts = B::DeferredDotNorm(y.f.t, y.f.r);  // (t, s), |t|^2
+    const auto& ts = ts_all[index];
     rec.flops += vector_flops::kDotNorm * B::Reals(y.f.t);
     detail::BicgstabOutcome o =
         detail::BicgstabCheckFirstHalf<B>(y.x, y.f, y.s, y.stop_rr, y.b_norm2, record_history, rec);
@@ -154,10 +192,11 @@ BlockSolveResult BlockBiCGstab(const BlockOp& A, std::vector<typename BlockOp::F
     using F = detail::BicgstabFields<Field>;
     block_detail::BicgstabBlockIteration<B, Field>(
         need_v,
-        [&](const std::vector<std::size_t>& which, Field F::*to, Field F::*from) {
-          block_detail::ApplyToSystems(
+        [&](const std::vector<std::size_t>& which, Field F::*to, Field F::*from, Field F::*w) {
+          return block_detail::ApplyDotNormToSystems(
               A, which, [&](std::size_t k) -> Field& { return sys[k].f.*to; },
-              [&](std::size_t k) -> const Field& { return sys[k].f.*from; }, out);
+              [&](std::size_t k) -> const Field& { return sys[k].f.*from; },
+              [&](std::size_t k) -> const Field& { return sys[k].f.*w; }, out);
         },
         [&](std::size_t k) {
           return block_detail::BicgstabSystemRef<B, Field>{x[k], sys[k].f, sys[k].s, sys[k].stop_rr, sys[k].b_norm2};

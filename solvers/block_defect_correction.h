@@ -95,10 +95,11 @@ BlockSolveResult BlockDefectCorrection(InnerSolver inner, const HighBlockOp& A, 
     block_detail::TrueResidualsOf(A, which, x, b, sys, out);
   };
   auto apply_low = [&](const std::vector<std::size_t>& which, LowField detail::BicgstabFields<LowField>::*to,
-                       LowField detail::BicgstabFields<LowField>::*from) {
-    block_detail::ApplyToSystems(
+                       LowField detail::BicgstabFields<LowField>::*from, LowField detail::BicgstabFields<LowField>::*w) {
+    return block_detail::ApplyDotNormToSystems(
         A_low, which, [&](std::size_t k) -> LowField& { return sys[k]->f.*to; },
-        [&](std::size_t k) -> const LowField& { return sys[k]->f.*from; }, out);
+        [&](std::size_t k) -> const LowField& { return sys[k]->f.*from; },
+        [&](std::size_t k) -> const LowField& { return sys[k]->f.*w; }, out);
   };
 
   residuals(started);

@@ -164,6 +164,15 @@ void ApplyLow(const LowBlockOp& A_low, const std::vector<std::size_t>& which, To
   for (std::size_t k : which) out.systems[k].low_precision_applications += 1;
 }
 
+// ApplyDotNormToSystems with the low block operator, counted as ApplyLow counts.
+template <typename LowBlockOp, typename To, typename From, typename W>
+auto ApplyLowDotNorm(const LowBlockOp& A_low, const std::vector<std::size_t>& which, To&& to, From&& from, W&& w,
+                     BlockSolveResult& out) {
+  auto sums = ApplyDotNormToSystems(A_low, which, to, from, w, out);
+  for (std::size_t k : which) out.systems[k].low_precision_applications += 1;
+  return sums;
+}
+
 // ApplyCurvatureUpdateToSystems with the low block operator, counted as ApplyLow counts.
 template <typename LowBlockOp, typename Q, typename P, typename R, typename RR>
 auto ApplyLowCurvatureUpdate(const LowBlockOp& A_low, const std::vector<std::size_t>& which, Q&& q, P&& p, R&& r,
@@ -211,8 +220,8 @@ BlockSolveResult BlockReliableBiCGstab(const HighBlockOp& A, const LowBlockOp& A
       [&](const std::vector<std::size_t>& which) {  // one BiCGstab iteration: v = A^ p, t = A^ s (batched)
         block_detail::BicgstabBlockIteration<B, LowField>(
             which,
-            [&](const std::vector<std::size_t>& w, LowField F::*to, LowField F::*from) {
-              block_detail::ApplyLow(A_low, w, field(to), field(from), out);
+            [&](const std::vector<std::size_t>& which_here, LowField F::*to, LowField F::*from, LowField F::*w) {
+              return block_detail::ApplyLowDotNorm(A_low, which_here, field(to), field(from), field(w), out);
             },
             [&](std::size_t k) {
               System& s = *sys[k];

@@ -566,6 +566,63 @@ TEST(BlockMixedPrecision, ReliableCgTakesTheLowOperatorsCurvatureUpdateBlock) {
   }
 }
 
+// A block operator with the optional ApplyDotNormBlock (solvers/README.md), formed here as what the solvers do
+// without it: ApplyBlock and the backend's deferred DotNorm of each system. Every record and solution must be the
+// plain operator's bit for bit; a difference means a system got another's sums or the application was counted
+// otherwise. `calls` shows the solver took it.
+template <typename BlockOp>
+struct WithDotNormBlock : BlockOp {
+  using Field = typename BlockOp::Field;
+  using B = typename BlockOp::Backend;
+  explicit WithDotNormBlock(const BlockOp& op) : BlockOp(op) {}
+  auto ApplyDotNormBlock(const std::vector<Field*>& out, const std::vector<const Field*>& in,
+                         const std::vector<const Field*>& w) const {
+    ++calls;
+    this->ApplyBlock(out, in);
+    std::vector<decltype(B::DeferredDotNorm(*out[0], *w[0]))> sums;
+    for (std::size_t k = 0; k < in.size(); ++k) sums.push_back(B::DeferredDotNorm(*out[k], *w[k]));
+    return sums;
+  }
+  mutable int calls = 0;
+};
+
+// BlockBiCGstab, the block reliable-update BiCGstab (low operator) and the block defect correction with BiCGstab
+// (low operator) take the hook for both applications of an iteration.
+TEST(BlockBiCGstab, TheSolversTakeAnOperatorsDotNormBlockSystemBySystem) {
+  const Lattice lattice(4, 4, 4, 8);
+  const Problem pr(lattice, 45);
+  const MixedSchur op(pr);
+  const std::vector<SpinorField<double>> b = MixedTestSources(lattice, 173);
+  using Fields = std::vector<SpinorField<double>>;
+  {
+    SCOPED_TRACE("BlockBiCGstab");
+    const WithDotNormBlock<CpuBlockWilsonSchur<double>> hooked(op.block);
+    Fields x(b.size(), SpinorField<double>(lattice, Subset::kEven)), x_plain = x;
+    const BlockSolveResult r = BlockBiCGstab(hooked, x, b, Tolerance(1e-12), kMixedTolerances);
+    const BlockSolveResult plain = BlockBiCGstab(op.block, x_plain, b, Tolerance(1e-12), kMixedTolerances);
+    EXPECT_GT(hooked.calls, 0);
+    ExpectSameBlockSolve(r, plain, x, x_plain);
+  }
+  const WithDotNormBlock<CpuBlockWilsonSchur<float>> hooked_low(op.block_low);
+  SolverParams params = Tolerance(1e-12);
+  params.delta = 0.1;
+  params.inner_tolerance = 1e-3;
+  for (const bool reliable : {true, false}) {
+    SCOPED_TRACE(reliable ? "reliable-update BiCGstab" : "defect correction with BiCGstab");
+    Fields x(b.size(), SpinorField<double>(lattice, Subset::kEven)), x_plain = x;
+    const int calls_before = hooked_low.calls;
+    const BlockSolveResult r =
+        reliable ? BlockReliableBiCGstab(op.block, hooked_low, x, b, params, kMixedTolerances)
+                 : BlockDefectCorrection(InnerSolver::kBiCGstab, op.block, hooked_low, x, b, params, kMixedTolerances);
+    const BlockSolveResult plain =
+        reliable ? BlockReliableBiCGstab(op.block, op.block_low, x_plain, b, params, kMixedTolerances)
+                 : BlockDefectCorrection(InnerSolver::kBiCGstab, op.block, op.block_low, x_plain, b, params,
+                                         kMixedTolerances);
+    EXPECT_GT(hooked_low.calls, calls_before);
+    ExpectSameBlockSolve(r, plain, x, x_plain);
+  }
+}
+
 // The even-odd block driver: n full-lattice systems, each reduced to M_ee, one block BiCGstab, each
 // reconstructed: every record and solution equal EvenOddBiCGstab's for that system alone (the CPU block operator
 // is bit for bit the single one), and a zero source is answered at once without entering the block. The sources
