@@ -130,7 +130,9 @@ void ApplyWilsonDslashXpayDotNormBlock(const std::vector<SpinorView>& out, const
                                        const FermionBoundary& boundary, MultiRhsMapping mapping) {
   const char* where = "ApplyWilsonDslashXpayDotNormBlock";
   CheckShape(where, out.size(), in.size(), x.size(), true, mapping);
-  if (w.size() != in.size()) Reject(where, std::to_string(w.size()) + " w fields for " + std::to_string(in.size()) + " inputs");
+  if (w.size() != in.size()) {
+    Reject(where, std::to_string(w.size()) + " w fields for " + std::to_string(in.size()) + " inputs");
+  }
   if (partials == nullptr) Reject(where, "no memory for the partial sums");
   const int groups = (HalfVolume(gauge.View().extents) + kDotNormGroup - 1) / kDotNormGroup;
   std::vector<WilsonDslashLaunch> single(in.size());

@@ -227,7 +227,9 @@ __global__ void MultiRhsDslashKernel(const Arg arg) {
 // kXpayDotNorm, as the single-RHS WilsonDslashDotNormKernel for each right-hand side of the thread's group: the
 // block width is a multiple of 32 (the tuner's granularity), so a warp is the sites 32 g .. 32 g + 31 of one
 // group; every lane takes part in the shuffle trees (a site past the last adds nothing) and lane 0 writes the
-// group's three partials for each of its right-hand sides. The partials do not depend on the block shape or m.
+// group's three partials for each of its right-hand sides. The partials, sums of the stored outputs in a fixed
+// order, do not depend on the block shape (with 12 reals on values the outputs themselves may differ in the last
+// bits between mappings m: the compiler contracts each kernel's products into fma its own way).
 template <class Arg>
 __global__ void MultiRhsDslashDotNormKernel(const Arg arg) {
   static_assert(Arg::kEpilogue == DslashEpilogue::kXpayDotNorm, "the xpay-dotnorm epilogue");
