@@ -31,12 +31,7 @@ GpuStaggeredSchur<P>::GpuStaggeredSchur(std::shared_ptr<const DeviceStaggeredLin
 template <typename P>
 void GpuStaggeredSchur<P>::Apply(Field& out, const Field& in) const {
   if (&out == &in) throw std::invalid_argument("GpuStaggeredSchur: out and in must be different fields");
-  for (const Field* f : {static_cast<const Field*>(&out), &in}) {
-    if (f->lattice() != links_->lattice() || f->parity() != parity_) {
-      throw std::invalid_argument("GpuStaggeredSchur::Apply: needs " + std::string(ToString(SubsetOf(parity_))) +
-                                  "-parity fields on " + links_->lattice().ToString());
-    }
-  }
+  RequireFields({&out, &in}, "Apply");
   ApplyBlock({&out}, {&in});
 }
 
@@ -44,14 +39,8 @@ void GpuStaggeredSchur<P>::Apply(Field& out, const Field& in) const {
 template <typename P>
 void GpuStaggeredSchur<P>::ApplyBlock(const std::vector<Field*>& out, const std::vector<const Field*>& in) const {
   solvers::block_detail::CheckBlock(out, in, Name() + "::ApplyBlock");
-  for (std::size_t k = 0; k < in.size(); ++k) {
-    for (const Field* f : {static_cast<const Field*>(out[k]), in[k]}) {
-      if (f->lattice() != links_->lattice() || f->parity() != parity_) {
-        throw std::invalid_argument("GpuStaggeredSchur::ApplyBlock: needs " + std::string(ToString(SubsetOf(parity_))) +
-                                    "-parity fields on " + links_->lattice().ToString());
-      }
-    }
-  }
+  RequireFields(std::vector<const Field*>(out.begin(), out.end()), "ApplyBlock");
+  RequireFields(in, "ApplyBlock");
   while (t_.size() < std::min<std::size_t>(in.size(), kMaxStaggeredRhs)) {
     t_.push_back(
         std::make_unique<DeviceColourVectorField>(links_->lattice(), Opposite(parity_), StaggeredPrecisionOf<P>()));
