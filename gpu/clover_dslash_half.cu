@@ -1,14 +1,15 @@
 // clover_dslash_half.cu: the half-precision Dslash kernels with the clover epilogues (wilson_dslash_launch.h's
 // kClover, kCloverXpay, kXpayClover; 90 variants of reconstruction x temporal gauge fixing x dagger x
-// epilogue x sites: all, partitioned interior, exterior).
+// epilogue x sites: all, partitioned interior, exterior), and on one GPU the fused forms the clover Schur
+// operators' BiCGstab uses: clover-xpay-dotnorm and xpay-clover-dotnorm for D, 6 variants each.
 // One file per precision so that they compile in parallel.
 #include "gpu/wilson_dslash_launcher.cuh"
 
 namespace lqcd::gpu {
 
 void LaunchCloverDslashHalf(const WilsonDslashLaunch& launch) {
-  LaunchDslashFor<Precision::kHalf, true, DslashEpilogue::kClover, DslashEpilogue::kCloverXpay, DslashEpilogue::kXpayClover>(
-      launch);
+  LaunchDslashFor<Precision::kHalf, true, DslashEpilogue::kClover, DslashEpilogue::kCloverXpay, DslashEpilogue::kXpayClover,
+                  DslashEpilogue::kCloverXpayDotNorm, DslashEpilogue::kXpayCloverDotNorm>(launch);
 }
 
 }  // namespace lqcd::gpu

@@ -47,6 +47,17 @@ std::shared_ptr<const PartitionedWilsonDslash> RequirePartitioned(std::shared_pt
   return dslash;
 }
 
+// A single-field clover epilogue for a block: the same kind, clover view and coefficients, x[j] per right-hand side.
+CloverBlockEpilogue BlockEpilogue(const CloverEpilogue& e, std::vector<ConstSpinorView> x) {
+  CloverBlockEpilogue b;
+  b.kind = e.kind;
+  b.clover = e.clover;
+  b.x = std::move(x);
+  b.a = e.a;
+  b.b = e.b;
+  return b;
+}
+
 }  // namespace
 
 template <typename P>
@@ -179,6 +190,36 @@ DeviceSpinorField& GpuCloverSchur<P>::Scratch(std::unique_ptr<DeviceSpinorField>
 }
 
 template <typename P>
+CloverEpilogue GpuCloverSchur<P>::FirstEpilogue() const {
+  CloverEpilogue e;
+  e.kind = DslashEpilogue::kClover;
+  e.clover = clover_.field->View(Opposite(parity_), /*inverse=*/true);
+  return e;
+}
+
+template <typename P>
+CloverEpilogue GpuCloverSchur<P>::SecondEpilogue() const {
+  CloverEpilogue e;
+  e.a = 1.0;
+  e.b = -0.25;
+  if (form_ == CloverSchurForm::kComplement) {  // T_pp in - (1/4) D t
+    e.kind = DslashEpilogue::kCloverXpay;
+    e.clover = clover_.field->View(parity_, /*inverse=*/false);
+  } else {  // in - (1/4) T_pp^{-1} D t
+    e.kind = DslashEpilogue::kXpayClover;
+    e.clover = clover_.field->View(parity_, /*inverse=*/true);
+  }
+  return e;
+}
+
+template <typename P>
+double* GpuCloverSchur<P>::Partials(std::size_t rhs) const {
+  const std::size_t bytes = sizeof(double) * 3 * static_cast<std::size_t>(DotNormGroups()) * rhs;
+  if (!partials_ || partials_->bytes() < bytes) partials_ = std::make_unique<DeviceBuffer>(bytes);
+  return static_cast<double*>(partials_->data());
+}
+
+template <typename P>
 void GpuCloverSchur<P>::Run(Field& out, const Field& in, Dagger dagger) const {
   if (&out == &in) throw std::invalid_argument(Name() + ": out and in must be different fields");
   RequireParity(in, "Apply");
@@ -186,9 +227,7 @@ void GpuCloverSchur<P>::Run(Field& out, const Field& in, Dagger dagger) const {
   const Parity other = Opposite(parity_);
   const FermionBoundary& boundary = clover_.params.boundary;
   DeviceSpinorField& t = Scratch(other_parity_, SubsetOf(other));
-  CloverEpilogue inverse_other;  // T_p'p'^{-1} D in
-  inverse_other.kind = DslashEpilogue::kClover;
-  inverse_other.clover = clover_.field->View(other, /*inverse=*/true);
+  const CloverEpilogue inverse_other = FirstEpilogue();  // T_p'p'^{-1} D in (D^dag for the dagger)
 
   if (form_ == CloverSchurForm::kUnitDiagonal && dagger == Dagger::kYes) {
     // Mhat^dag in = in - (1/4) D^dag T_p'p'^{-1} D^dag T_pp^{-1} in
@@ -200,18 +239,31 @@ void GpuCloverSchur<P>::Run(Field& out, const Field& in, Dagger dagger) const {
     return;
   }
   ApplyCloverDslashOn(partitioned_.get(), *gauge_, t.View(), in.device().View(), dagger, inverse_other, boundary);
-  CloverEpilogue second;
+  CloverEpilogue second = SecondEpilogue();
   second.x = in.device().View();
-  second.a = 1.0;
-  second.b = -0.25;
-  if (form_ == CloverSchurForm::kComplement) {  // T_pp in - (1/4) D t
-    second.kind = DslashEpilogue::kCloverXpay;
-    second.clover = clover_.field->View(parity_, /*inverse=*/false);
-  } else {  // in - (1/4) T_pp^{-1} D t
-    second.kind = DslashEpilogue::kXpayClover;
-    second.clover = clover_.field->View(parity_, /*inverse=*/true);
-  }
   ApplyCloverDslashOn(partitioned_.get(), *gauge_, out.device().View(), t.View(), dagger, second, boundary);
+}
+
+template <typename P>
+blas::DeferredDotAndNorm GpuCloverSchur<P>::ApplyDotNorm(Field& out, const Field& in, const Field& w) const {
+  if (&out == &in) throw std::invalid_argument(Name() + ": out and in must be different fields");
+  if (&out == &w) throw std::invalid_argument(Name() + "::ApplyDotNorm: w must differ from out");
+  RequireParity(in, "ApplyDotNorm");
+  RequireParity(out, "ApplyDotNorm");
+  RequireParity(w, "ApplyDotNorm");
+  if (partitioned_ != nullptr || !fused_dot_products_) {
+    Run(out, in, Dagger::kNo);
+    return blas::DotNormDeferred(out.device(), w.device());
+  }
+  // Run's two launches, the sums in the second.
+  const FermionBoundary& boundary = clover_.params.boundary;
+  DeviceSpinorField& t = Scratch(other_parity_, SubsetOf(Opposite(parity_)));
+  ApplyCloverDslash(t.View(), *gauge_, in.device().View(), Dagger::kNo, FirstEpilogue(), boundary);
+  CloverEpilogue second = SecondEpilogue();
+  second.x = in.device().View();
+  double* partials = Partials(1);
+  ApplyCloverDslashDotNorm(out.device().View(), *gauge_, t.View(), second, w.device().View(), partials, boundary);
+  return blas::SumDotNormPartials(partials, DotNormGroups());
 }
 
 template <typename P>
@@ -247,9 +299,7 @@ void GpuCloverSchur<P>::RunBlock(const std::vector<Field*>& out, const std::vect
   }
   const std::vector<SpinorView> t = BlockScratch(block_other_parity_, n, SubsetOf(other));
   const std::vector<ConstSpinorView> t_in(t.begin(), t.end());
-  CloverBlockEpilogue inverse_other;  // t_j = T_p'p'^{-1} D in_j
-  inverse_other.kind = DslashEpilogue::kClover;
-  inverse_other.clover = clover_.field->View(other, /*inverse=*/true);
+  const CloverBlockEpilogue inverse_other = BlockEpilogue(FirstEpilogue(), {});  // t_j = T_p'p'^{-1} D in_j
 
   if (form_ == CloverSchurForm::kUnitDiagonal && dagger == Dagger::kYes) {
     // Mhat^dag in_j = in_j - (1/4) D^dag T_p'p'^{-1} D^dag T_pp^{-1} in_j
@@ -261,18 +311,54 @@ void GpuCloverSchur<P>::RunBlock(const std::vector<Field*>& out, const std::vect
     return;
   }
   ApplyCloverDslashBlock(t, *gauge_, in_views, dagger, inverse_other, boundary);
-  CloverBlockEpilogue second;
-  second.x = in_views;
-  second.a = 1.0;
-  second.b = -0.25;
-  if (form_ == CloverSchurForm::kComplement) {  // T_pp in_j - (1/4) D t_j
-    second.kind = DslashEpilogue::kCloverXpay;
-    second.clover = clover_.field->View(parity_, /*inverse=*/false);
-  } else {  // in_j - (1/4) T_pp^{-1} D t_j
-    second.kind = DslashEpilogue::kXpayClover;
-    second.clover = clover_.field->View(parity_, /*inverse=*/true);
+  ApplyCloverDslashBlock(out_views, *gauge_, t_in, dagger, BlockEpilogue(SecondEpilogue(), in_views), boundary);
+}
+
+template <typename P>
+std::vector<blas::DeferredDotAndNorm> GpuCloverSchur<P>::ApplyDotNormBlock(const std::vector<Field*>& out,
+                                                                           const std::vector<const Field*>& in,
+                                                                           const std::vector<const Field*>& w) const {
+  const std::string where = Name() + "::ApplyDotNormBlock";
+  solvers::block_detail::CheckBlock(out, in, where);
+  if (w.size() != in.size()) {
+    throw std::invalid_argument(where + ": " + std::to_string(w.size()) + " w fields for " + std::to_string(in.size()) +
+                                " inputs");
   }
-  ApplyCloverDslashBlock(out_views, *gauge_, t_in, dagger, second, boundary);
+  const std::size_t n = in.size();
+  std::vector<SpinorView> out_views(n);
+  std::vector<ConstSpinorView> in_views(n), w_views(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    if (w[k] == nullptr) throw std::invalid_argument(where + ": a null w");
+    RequireParity(*in[k], "ApplyDotNormBlock");
+    RequireParity(*out[k], "ApplyDotNormBlock");
+    RequireParity(*w[k], "ApplyDotNormBlock");
+    for (const Field* o : out) {
+      if (w[k] == o) throw std::invalid_argument(where + ": a w is an output");
+    }
+    out_views[k] = out[k]->device().View();
+    in_views[k] = in[k]->device().View();
+    w_views[k] = w[k]->device().View();
+  }
+  std::vector<blas::DeferredDotAndNorm> sums;
+  if (partitioned_ != nullptr || !fused_dot_products_) {
+    RunBlock(out, in, Dagger::kNo);
+    for (std::size_t k = 0; k < n; ++k) sums.push_back(blas::DotNormDeferred(out[k]->device(), w[k]->device()));
+    return sums;
+  }
+  // RunBlock's two multi-RHS launches, the sums in the second.
+  const FermionBoundary& boundary = clover_.params.boundary;
+  const std::vector<SpinorView> t = BlockScratch(block_other_parity_, n, SubsetOf(Opposite(parity_)));
+  const std::vector<ConstSpinorView> t_in(t.begin(), t.end());
+  ApplyCloverDslashBlock(t, *gauge_, in_views, Dagger::kNo, BlockEpilogue(FirstEpilogue(), {}), boundary);
+  double* partials = Partials(n);
+  ApplyCloverDslashDotNormBlock(out_views, *gauge_, t_in, BlockEpilogue(SecondEpilogue(), in_views), w_views, partials,
+                                boundary);
+  const int groups = DotNormGroups();
+  // Each right-hand side's reduction is queued before the next call can overwrite the partials (one stream).
+  for (std::size_t k = 0; k < n; ++k) {
+    sums.push_back(blas::SumDotNormPartials(partials + 3 * static_cast<std::size_t>(groups) * k, groups));
+  }
+  return sums;
 }
 
 template <typename P>

@@ -49,6 +49,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/device_buffer.h"
 #include "gpu/device_clover_field.h"
 #include "gpu/device_gauge_field.h"
 #include "gpu/gpu_backend.h"
@@ -128,6 +129,24 @@ class GpuCloverSchur {
   void ApplyDaggerBlock(const std::vector<Field*>& out, const std::vector<const Field*>& in) const {
     RunBlock(out, in, Dagger::kYes);
   }
+  // out = A in and (out, w), |out|^2 of the stored out as deferred scalars (solvers/README.md, the optional
+  // ApplyDotNorm; A the operator's form, not its dagger): on one GPU the sums are fused into the second Dslash
+  // (wilson_dslash.h, ApplyCloverDslashDotNorm: per-warp partial sums, then one fixed-order reduction), saving the
+  // two field reads of a separate DotNorm; out is Apply's bit for bit. Partitioned (or after
+  // set_fused_dot_products(false)): Apply, then blas::DotNormDeferred (another summation order, the same bound).
+  // w must differ from out.
+  blas::DeferredDotAndNorm ApplyDotNorm(Field& out, const Field& in, const Field& w) const;
+  // The block form (solvers/README.md, the optional ApplyDotNormBlock): out[k] = A in[k] with (out[k], w[k]),
+  // |out[k]|^2 for every k, the sums fused into the second multi-RHS Dslash (multi_rhs_dslash.h,
+  // ApplyCloverDslashDotNormBlock) and each right-hand side's partials added by one fixed-order reduction; each
+  // out[k] is ApplyBlock's bit for bit when the two calls take the same mapping. Partitioned (or after
+  // set_fused_dot_products(false)) ApplyBlock, then blas::DotNormDeferred of each. No w[k] may be an out[j].
+  std::vector<blas::DeferredDotAndNorm> ApplyDotNormBlock(const std::vector<Field*>& out,
+                                                          const std::vector<const Field*>& in,
+                                                          const std::vector<const Field*>& w) const;
+  void set_fused_dot_products(bool fused) { fused_dot_products_ = fused; }
+  // Groups of kDotNormGroup sites whose partial sums the fused forms add up per right-hand side.
+  int DotNormGroups() const { return (gauge_->lattice().half_volume() + kDotNormGroup - 1) / kDotNormGroup; }
   // Flops and the byte model of one ApplyBlock (dagger: ApplyDaggerBlock) on n right-hand sides (wilson_dslash.h's
   // model, clover epilogues included): on one GPU each multi-RHS launch (at most kMaxRhsPerLaunch right-hand
   // sides) reads the links and the clover term once and the spinors per right-hand side, the unit-diagonal
@@ -149,6 +168,13 @@ class GpuCloverSchur {
   void RunBlock(const std::vector<Field*>& out, const std::vector<const Field*>& in, Dagger dagger) const;
   void RequireFull(const Field& f, const char* where) const;
   void RequireParity(const Field& f, const char* where) const;
+  // The epilogues of the two Dslash launches of A (and of A^dag for kComplement; the launch says D or D^dag): the
+  // first t = T_p'p'^{-1} D in, the second without its x (= in) T_pp x - D t / 4 (kComplement) or
+  // x - T_pp^{-1} D t / 4 (kUnitDiagonal).
+  CloverEpilogue FirstEpilogue() const;
+  CloverEpilogue SecondEpilogue() const;
+  // Device memory for rhs x DotNormGroups() x 3 partial sums, kept across calls.
+  double* Partials(std::size_t rhs) const;
   // A field of this operator's precision and padding on `subset`, kept across calls.
   DeviceSpinorField& Scratch(std::unique_ptr<DeviceSpinorField>& slot, Subset subset) const;
   // Views of the first n fields of a block of such fields, grown to n as needed and kept across calls.
@@ -163,6 +189,8 @@ class GpuCloverSchur {
   mutable std::unique_ptr<DeviceSpinorField> same_parity_;   // s = T^{-1} in (the unit-diagonal dagger)
   mutable std::vector<std::unique_ptr<DeviceSpinorField>> block_other_parity_;  // ApplyBlock's t_j
   mutable std::vector<std::unique_ptr<DeviceSpinorField>> block_same_parity_;   // its s_j (unit-diagonal dagger)
+  mutable std::unique_ptr<DeviceBuffer> partials_;  // the fused forms' partial sums
+  bool fused_dot_products_ = true;
 };
 
 }  // namespace lqcd::gpu

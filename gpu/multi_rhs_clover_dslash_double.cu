@@ -1,14 +1,15 @@
 // multi_rhs_clover_dslash_double.cu: the double-precision multi-RHS Dslash kernels with the clover epilogues the
-// clover Schur operator uses (wilson_dslash_launch.h's kClover, kCloverXpay for D and D^dag, kXpayClover for D;
-// reconstruction x temporal gauge fixing x dagger x epilogue x right-hand sides per thread). One file per
-// precision so that they compile in parallel.
+// clover Schur operators use (wilson_dslash_launch.h's kClover, kCloverXpay for D and D^dag, kXpayClover for D,
+// and the dot-norm forms kCloverXpayDotNorm, kXpayCloverDotNorm for D; reconstruction x temporal gauge fixing x
+// dagger x epilogue x right-hand sides per thread). One file per precision so that they compile in parallel.
 #include "gpu/multi_rhs_dslash_launcher.cuh"
 
 namespace lqcd::gpu {
 
 void LaunchMultiRhsCloverDslashDouble(const MultiRhsDslashLaunch& launch) {
   LaunchMultiRhsDslashFor<Precision::kDouble, DslashEpilogue::kClover, DslashEpilogue::kCloverXpay,
-                          DslashEpilogue::kXpayClover>(launch);
+                          DslashEpilogue::kXpayClover, DslashEpilogue::kCloverXpayDotNorm,
+                          DslashEpilogue::kXpayCloverDotNorm>(launch);
 }
 
 }  // namespace lqcd::gpu

@@ -16,8 +16,8 @@
 //     shrink (scratch kept across calls); the block refusals; the block byte model (links and clover term once
 //     per launch of at most 16);
 //   - block BiCGstab on GpuCloverSchur<double>: every system's record and solution equal those of BiCGstab on
-//     that system alone (the same backend calls in the same order; the block operator's bits are checked to be
-//     Apply's first, which is what makes the records equal).
+//     that system alone (the same backend calls in the same order; the block operator's bits and its fused dot
+//     products are checked to be Apply's and ApplyDotNorm's first, which is what makes the records equal).
 // Every GPU test skips itself without a GPU.
 #include <gtest/gtest.h>
 
@@ -487,9 +487,11 @@ TEST_F(MultiRhsCloverDslashTest, SchurBlockRefusalsAndCostModel) {
 }
 
 // Block BiCGstab on the Schur complement in double with 18 reals: the operator's block application is Apply bit
-// for bit (checked first, for every block size the solve can meet), and GpuCloverSchur has no fused ApplyDotNorm,
-// so each system's lockstep solve makes the backend calls of its single solve in the same order: the same record
-// and the same solution, bit for bit. One system with its own looser tolerance stops early.
+// for bit, and its fused block dot products (ApplyDotNormBlock) are ApplyDotNorm's output and sums bit for bit
+// (both checked first, for every block size the solve can meet: the same products summed in the same shuffle
+// trees), so each system's lockstep solve makes the backend calls of its single solve in the same order and gets
+// the same numbers: the same record and the same solution, bit for bit. One system with its own looser tolerance
+// stops early.
 TEST_F(MultiRhsCloverDslashTest, BlockBiCGstabEqualsSeparateSolves) {
   const Lattice lat(4, 4, 4, 8);
   const GaugeField<double> u = testing::RandomLinks(lat, 3201, false);
@@ -527,6 +529,20 @@ TEST_F(MultiRhsCloverDslashTest, BlockBiCGstabEqualsSeparateSolves) {
         ASSERT_EQ(DifferingSites(block[k].Download(GammaBasis::kUkqcd), single[k].Download(GammaBasis::kUkqcd)), 0)
             << "block of " << size << ", rhs " << k << (dagger == Dagger::kYes ? ", dagger" : "")
             << ": the block operator is not Apply bit for bit, so the records cannot be compared";
+      }
+    }
+    // BiCGstab's two fused forms: w a second field ((v, r0)) and w = in ((t, s)).
+    for (const bool w_is_in : {false, true}) {
+      const std::vector<const GpuSpinorField<double>*> w = w_is_in ? in : ConstPointers(single);
+      std::vector<GpuSpinorField<double>> alone;
+      for (int k = 0; k < size; ++k) alone.push_back(schur.NewField());
+      const std::vector<blas::DeferredDotAndNorm> sums = schur.ApplyDotNormBlock(Pointers(block), in, w);
+      for (int k = 0; k < size; ++k) {
+        const blas::DeferredDotAndNorm d = schur.ApplyDotNorm(alone[k], *in[k], *w[k]);
+        ASSERT_EQ(DifferingSites(block[k].Download(GammaBasis::kUkqcd), alone[k].Download(GammaBasis::kUkqcd)), 0)
+            << "block of " << size << ", rhs " << k << ": ApplyDotNormBlock is not ApplyDotNorm bit for bit";
+        ASSERT_EQ(sums[k].dot.Host(), d.dot.Host()) << "block of " << size << ", rhs " << k;
+        ASSERT_EQ(sums[k].norm2.Host(), d.norm2.Host()) << "block of " << size << ", rhs " << k;
       }
     }
   }

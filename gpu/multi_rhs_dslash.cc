@@ -84,7 +84,7 @@ void CheckBlockAndLaunch(const char* where, const std::vector<WilsonDslashLaunch
       l.x[j] = single[first + j].x;
       l.w[j] = single[first + j].w;
     }
-    if (s.epilogue == DslashEpilogue::kXpayDotNorm) {  // right-hand side j's partials start at its own offset
+    if (SumsDotNorm(s.epilogue)) {  // right-hand side j's partials start at its own offset
       l.partials = s.partials;
       l.partial_groups = (s.out.sites + kDotNormGroup - 1) / kDotNormGroup;
     }
@@ -109,6 +109,55 @@ void CheckAndLaunch(const char* where, const std::vector<SpinorView>& out, const
   CheckBlockAndLaunch(where, single, mapping);
 }
 
+// Turns checked launches of kXpay, kCloverXpay or kXpayClover (D) into their dot-norm form: w[j] and right-hand
+// side j's partials at partials + 3 j G, G = ceil(sites / kDotNormGroup).
+void AttachDotNorm(const char* where, std::vector<WilsonDslashLaunch>& single, const std::vector<ConstSpinorView>& w,
+                   double* partials) {
+  if (w.size() != single.size()) {
+    Reject(where, std::to_string(w.size()) + " w fields for " + std::to_string(single.size()) + " inputs");
+  }
+  if (partials == nullptr) Reject(where, "no memory for the partial sums");
+  const int groups = (single[0].out.sites + kDotNormGroup - 1) / kDotNormGroup;
+  for (std::size_t j = 0; j < single.size(); ++j) {
+    const std::string name = RhsName(where, j);
+    const ConstSpinorView& wj = w[j];
+    const SpinorView& out = single[j].out;
+    if (wj.data == nullptr || wj.precision != out.precision || wj.extents != out.extents || wj.parity != out.parity ||
+        wj.sites != out.sites || wj.stride < wj.sites || (wj.precision == Precision::kHalf && wj.norm == nullptr)) {
+      Reject(name.c_str(), "w must be a field of out's precision, lattice and parity");
+    }
+    for (const WilsonDslashLaunch& o : single) {
+      if (wj.data == o.out.data) Reject(name.c_str(), "w is the memory of an output");
+    }
+    single[j].epilogue = DotNormForm(single[j].epilogue);
+    single[j].w = wj;
+    single[j].partials = partials + 3 * static_cast<std::size_t>(groups) * j;
+  }
+}
+
+// The checked single launches of a clover block call (the shape, then each right-hand side as ApplyCloverDslash).
+std::vector<WilsonDslashLaunch> CheckedCloverLaunches(const char* where, const std::vector<SpinorView>& out,
+                                                      const DeviceGaugeField& gauge,
+                                                      const std::vector<ConstSpinorView>& in, Dagger dagger,
+                                                      const CloverBlockEpilogue& epilogue,
+                                                      const FermionBoundary& boundary, MultiRhsMapping mapping) {
+  if (!UsesClover(epilogue.kind)) {
+    Reject(where, std::string("epilogue ") + ToString(epilogue.kind) + " has no clover term");
+  }
+  CheckShape(where, out.size(), in.size(), epilogue.x.size(), UsesX(epilogue.kind), mapping);
+  std::vector<WilsonDslashLaunch> single(in.size());
+  for (std::size_t j = 0; j < in.size(); ++j) {
+    CloverEpilogue e;
+    e.kind = epilogue.kind;
+    e.clover = epilogue.clover;
+    if (UsesX(epilogue.kind)) e.x = epilogue.x[j];
+    e.a = epilogue.a;
+    e.b = epilogue.b;
+    single[j] = CheckedCloverDslashLaunch(RhsName(where, j).c_str(), out[j], gauge, in[j], dagger, e, boundary);
+  }
+  return single;
+}
+
 }  // namespace
 
 void ApplyWilsonDslashBlock(const std::vector<SpinorView>& out, const DeviceGaugeField& gauge,
@@ -130,28 +179,12 @@ void ApplyWilsonDslashXpayDotNormBlock(const std::vector<SpinorView>& out, const
                                        const FermionBoundary& boundary, MultiRhsMapping mapping) {
   const char* where = "ApplyWilsonDslashXpayDotNormBlock";
   CheckShape(where, out.size(), in.size(), x.size(), true, mapping);
-  if (w.size() != in.size()) {
-    Reject(where, std::to_string(w.size()) + " w fields for " + std::to_string(in.size()) + " inputs");
-  }
-  if (partials == nullptr) Reject(where, "no memory for the partial sums");
-  const int groups = (HalfVolume(gauge.View().extents) + kDotNormGroup - 1) / kDotNormGroup;
   std::vector<WilsonDslashLaunch> single(in.size());
   for (std::size_t j = 0; j < in.size(); ++j) {
-    const std::string name = RhsName(where, j);
-    single[j] = CheckedWilsonDslashLaunch(name.c_str(), out[j], gauge, in[j], Dagger::kNo, &x[j], a, b, boundary);
-    const ConstSpinorView& wj = w[j];
-    if (wj.data == nullptr || wj.precision != out[j].precision || wj.extents != out[j].extents ||
-        wj.parity != out[j].parity || wj.sites != out[j].sites || wj.stride < wj.sites ||
-        (wj.precision == Precision::kHalf && wj.norm == nullptr)) {
-      Reject(name.c_str(), "w must be a field of out's precision, lattice and parity");
-    }
-    for (const SpinorView& o : out) {
-      if (wj.data == o.data) Reject(name.c_str(), "w is the memory of an output");
-    }
-    single[j].epilogue = DslashEpilogue::kXpayDotNorm;
-    single[j].w = wj;
-    single[j].partials = partials + 3 * static_cast<std::size_t>(groups) * j;
+    single[j] = CheckedWilsonDslashLaunch(RhsName(where, j).c_str(), out[j], gauge, in[j], Dagger::kNo, &x[j], a, b,
+                                          boundary);
   }
+  AttachDotNorm(where, single, w, partials);
   CheckBlockAndLaunch(where, single, mapping);
 }
 
@@ -159,20 +192,22 @@ void ApplyCloverDslashBlock(const std::vector<SpinorView>& out, const DeviceGaug
                             const std::vector<ConstSpinorView>& in, Dagger dagger, const CloverBlockEpilogue& epilogue,
                             const FermionBoundary& boundary, MultiRhsMapping mapping) {
   const char* where = "ApplyCloverDslashBlock";
-  if (!UsesClover(epilogue.kind)) {
-    Reject(where, std::string("epilogue ") + ToString(epilogue.kind) + " has no clover term");
+  CheckBlockAndLaunch(where, CheckedCloverLaunches(where, out, gauge, in, dagger, epilogue, boundary, mapping),
+                      mapping);
+}
+
+void ApplyCloverDslashDotNormBlock(const std::vector<SpinorView>& out, const DeviceGaugeField& gauge,
+                                   const std::vector<ConstSpinorView>& in, const CloverBlockEpilogue& epilogue,
+                                   const std::vector<ConstSpinorView>& w, double* partials,
+                                   const FermionBoundary& boundary, MultiRhsMapping mapping) {
+  const char* where = "ApplyCloverDslashDotNormBlock";
+  if (epilogue.kind != DslashEpilogue::kCloverXpay && epilogue.kind != DslashEpilogue::kXpayClover) {
+    Reject(where, std::string("epilogue ") + ToString(epilogue.kind) +
+                      " has no fused dot products (clover-xpay, xpay-clover)");
   }
-  CheckShape(where, out.size(), in.size(), epilogue.x.size(), UsesX(epilogue.kind), mapping);
-  std::vector<WilsonDslashLaunch> single(in.size());
-  for (std::size_t j = 0; j < in.size(); ++j) {
-    CloverEpilogue e;
-    e.kind = epilogue.kind;
-    e.clover = epilogue.clover;
-    if (UsesX(epilogue.kind)) e.x = epilogue.x[j];
-    e.a = epilogue.a;
-    e.b = epilogue.b;
-    single[j] = CheckedCloverDslashLaunch(RhsName(where, j).c_str(), out[j], gauge, in[j], dagger, e, boundary);
-  }
+  std::vector<WilsonDslashLaunch> single =
+      CheckedCloverLaunches(where, out, gauge, in, Dagger::kNo, epilogue, boundary, mapping);
+  AttachDotNorm(where, single, w, partials);
   CheckBlockAndLaunch(where, single, mapping);
 }
 

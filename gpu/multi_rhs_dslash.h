@@ -9,6 +9,9 @@
 //                                    kClover      out[j] = C D in[j]             (even-odd clover: T^{-1} D in)
 //                                    kCloverXpay  out[j] = a C x[j] + b D in[j]  (Schur complement: T in - D t / 4)
 //                                    kXpayClover  out[j] = a x[j] + b C D in[j]  (D only; the unit-diagonal form)
+//     ApplyWilsonDslashXpayDotNormBlock, ApplyCloverDslashDotNormBlock: the xpay and the two clover-xpay forms
+//                                  (D only) with the per-right-hand-side partial sums of (out[j], w[j]), |out[j]|^2
+//                                  (BiCGstab's dot products fused into the operator's second Dslash)
 // Each out[j] is computed by the formula of ApplyWilsonDslash / ApplyWilsonDslashXpay / ApplyCloverDslash in the
 // same order (so within the same error bound; the compiler may contract products into fma differently in the two
 // kernels, so the bits may differ). Blocks of more than kMaxRhsPerLaunch = 16 are applied in launches of at most 16;
@@ -86,5 +89,14 @@ void ApplyCloverDslashBlock(const std::vector<SpinorView>& out, const DeviceGaug
                             const std::vector<ConstSpinorView>& in, Dagger dagger, const CloverBlockEpilogue& epilogue,
                             const FermionBoundary& boundary = FermionBoundary::AntiperiodicTime(),
                             MultiRhsMapping mapping = {});
+
+// ApplyCloverDslashBlock (D, not D^dag) with kind kCloverXpay or kXpayClover that also writes, for each right-hand
+// side j, the partial sums of ApplyWilsonDslashXpayDotNormBlock (the layout and the rules for w and partials as
+// there): the clover Schur operators' fused BiCGstab dot products on a block.
+void ApplyCloverDslashDotNormBlock(const std::vector<SpinorView>& out, const DeviceGaugeField& gauge,
+                                   const std::vector<ConstSpinorView>& in, const CloverBlockEpilogue& epilogue,
+                                   const std::vector<ConstSpinorView>& w, double* partials,
+                                   const FermionBoundary& boundary = FermionBoundary::AntiperiodicTime(),
+                                   MultiRhsMapping mapping = {});
 
 }  // namespace lqcd::gpu

@@ -39,7 +39,7 @@ struct RhsEpilogue : DslashCloverTerm<P, UsesClover(kEpilogueKind)> {
   Real a, b;
 };
 
-// The second fields and the partial sums of the kXpayDotNorm epilogue, else nothing.
+// The second fields and the partial sums of the dot-norm epilogues (SumsDotNorm), else nothing.
 template <Precision P, bool kWithDotNorm>
 struct MultiRhsDotNorm {};
 template <Precision P>
@@ -53,7 +53,7 @@ template <Precision P, Reconstruct R, bool kGaugeFixedFlag, bool kDaggerFlag, Ds
           int kRhsPerThreadValue>
 struct MultiRhsDslashArg : DslashDivisors<UsesFastIndexing(ProductionArithmetic(P), R)>,
                            DslashCloverTerm<P, UsesClover(kEpilogueKind)>,
-                           MultiRhsDotNorm<P, kEpilogueKind == DslashEpilogue::kXpayDotNorm> {
+                           MultiRhsDotNorm<P, SumsDotNorm(kEpilogueKind)> {
   using Real = typename SpinorStorage<P>::Real;
   static constexpr Precision kPrecision = P;
   static constexpr Reconstruct kReconstruct = R;
@@ -171,8 +171,8 @@ __device__ __forceinline__ void BlockTemporalHops(const Arg& arg, const SiteGeom
   }
 }
 
-// The site functor: site cb of right-hand sides first .. first + kRhsPerThread - 1 (those below n). kXpayDotNorm:
-// also adds each right-hand side's (out_j, w_j) and |out_j|^2 of the stored out_j to acc[j] (AddSiteDotNorm, the
+// The site functor: site cb of right-hand sides first .. first + kRhsPerThread - 1 (those below n). A dot-norm
+// epilogue also adds each right-hand side's (out_j, w_j) and |out_j|^2 of the stored out_j to acc[j] (AddSiteDotNorm, the
 // single-RHS kernel's order).
 template <class Arg>
 struct MultiRhsDslashSite {
@@ -203,7 +203,7 @@ struct MultiRhsDslashSite {
         e.a = arg.a;
         e.b = arg.b;
         ApplyEpilogue(e, cb, out[j]);
-        if constexpr (Arg::kEpilogue == DslashEpilogue::kXpayDotNorm) {
+        if constexpr (SumsDotNorm(Arg::kEpilogue)) {
           AddSiteDotNorm(acc[j], arg.out[first + j].StoreReturningStored(cb, out[j]), arg.w[first + j].Load(cb));
         } else {
           arg.out[first + j].Store(cb, out[j]);
@@ -224,7 +224,7 @@ __global__ void MultiRhsDslashKernel(const Arg arg) {
   MultiRhsDslashSite<Arg>{}(arg, cb, first);
 }
 
-// kXpayDotNorm, as the single-RHS WilsonDslashDotNormKernel for each right-hand side of the thread's group: the
+// The dot-norm epilogues, as the single-RHS WilsonDslashDotNormKernel for each right-hand side of the thread's group: the
 // block width is a multiple of 32 (the tuner's granularity), so a warp is the sites 32 g .. 32 g + 31 of one
 // group; every lane takes part in the shuffle trees (a site past the last adds nothing) and lane 0 writes the
 // group's three partials for each of its right-hand sides. The partials, sums of the stored outputs in a fixed
@@ -232,7 +232,7 @@ __global__ void MultiRhsDslashKernel(const Arg arg) {
 // bits between mappings m: the compiler contracts each kernel's products into fma its own way).
 template <class Arg>
 __global__ void MultiRhsDslashDotNormKernel(const Arg arg) {
-  static_assert(Arg::kEpilogue == DslashEpilogue::kXpayDotNorm, "the xpay-dotnorm epilogue");
+  static_assert(SumsDotNorm(Arg::kEpilogue), "a dot-norm epilogue");
   constexpr int m = Arg::kRhsPerThread;
   const int cb = (blockIdx.x / arg.chunks) * blockDim.x + threadIdx.x;
   const int first = ((blockIdx.x % arg.chunks) * blockDim.y + threadIdx.y) * m;
@@ -263,7 +263,7 @@ __global__ void MultiRhsDslashDotNormKernel(const Arg arg) {
 // The kernel of a variant.
 template <class Arg>
 constexpr auto MultiRhsKernelOf() {
-  if constexpr (Arg::kEpilogue == DslashEpilogue::kXpayDotNorm) {
+  if constexpr (SumsDotNorm(Arg::kEpilogue)) {
     return &MultiRhsDslashDotNormKernel<Arg>;
   } else {
     return &MultiRhsDslashKernel<Arg>;

@@ -20,14 +20,15 @@ struct MultiRhsDslashLaunch {
   GaugeView gauge;
   CloverView clover;  // clover epilogues only
   bool dagger = false;
-  DslashEpilogue epilogue = DslashEpilogue::kNone;  // kNone, kXpay, kXpayDotNorm or a clover epilogue
+  DslashEpilogue epilogue = DslashEpilogue::kNone;  // kNone, kXpay, a clover epilogue, or a dot-norm form of those
   double a = 0, b = 0;
   std::array<bool, 4> antiperiodic{false, false, false, true};
   // Right-hand sides per thread (1, 2 or 4; 0: the tuner chooses them with the block shape). Benchmarks pin
   // it to measure each mapping.
   int rhs_per_thread = 0;
-  // kXpayDotNorm only: w[j], and for right-hand side j the partial sums Re (out_j, w_j), Im (out_j, w_j),
-  // |out_j|^2 per group of kDotNormGroup consecutive output sites at partials + 3 (j partial_groups + group).
+  // Dot-norm epilogues only (SumsDotNorm): w[j], and for right-hand side j the partial sums Re (out_j, w_j),
+  // Im (out_j, w_j), |out_j|^2 per group of kDotNormGroup consecutive output sites at
+  // partials + 3 (j partial_groups + group).
   std::array<ConstSpinorView, kMaxRhsPerLaunch> w{};
   double* partials = nullptr;
   int partial_groups = 0;
@@ -53,7 +54,8 @@ constexpr int MultiRhsTuneBucket(int rhs) {
 void LaunchMultiRhsDslashDouble(const MultiRhsDslashLaunch& launch);
 void LaunchMultiRhsDslashSingle(const MultiRhsDslashLaunch& launch);
 void LaunchMultiRhsDslashHalf(const MultiRhsDslashLaunch& launch);
-// The clover epilogues kClover, kCloverXpay and kXpayClover (multi_rhs_clover_dslash_{double,single,half}.cu).
+// The clover epilogues kClover, kCloverXpay, kXpayClover and the dot-norm forms of the last two (D only)
+// (multi_rhs_clover_dslash_{double,single,half}.cu).
 void LaunchMultiRhsCloverDslashDouble(const MultiRhsDslashLaunch& launch);
 void LaunchMultiRhsCloverDslashSingle(const MultiRhsDslashLaunch& launch);
 void LaunchMultiRhsCloverDslashHalf(const MultiRhsDslashLaunch& launch);

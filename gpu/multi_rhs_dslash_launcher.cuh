@@ -7,7 +7,9 @@
 //   multi_rhs_dslash_{double,single,half}.cu          kNone, kXpay (D and D^dag), kXpayDotNorm (D only, for
 //                                                     BiCGstab's fused dot products): 3 x 2 x 5 = 30 variants each;
 //   multi_rhs_clover_dslash_{double,single,half}.cu   kClover, kCloverXpay (D and D^dag), kXpayClover (D only,
-//                                                     as in the single-RHS kernel): 3 x 2 x 5 = 30 variants each;
+//                                                     as in the single-RHS kernel), kCloverXpayDotNorm and
+//                                                     kXpayCloverDotNorm (D only, the clover Schur operators' fused
+//                                                     dot products): 3 x 2 x 7 = 42 variants each;
 // (reconstruction x gauge fixing x dagger x epilogue), each with m = 1, 2 and 4 right-hand sides per thread
 // (MaxRhsPerThread: 1 and 2 in double and with the clover epilogues).
 //
@@ -70,7 +72,7 @@ struct MultiRhsLaunchOf {
       if (UsesX(E)) arg.x[j] = SpinorAccessorOf<P>(l.x[j]);
     }
     if constexpr (UsesClover(E)) arg.clover = CloverAccessorOf<P>(l.clover);
-    if constexpr (E == DslashEpilogue::kXpayDotNorm) {
+    if constexpr (SumsDotNorm(E)) {
       for (int j = 0; j < l.rhs; ++j) arg.w[j] = SpinorAccessorOf<P>(l.w[j]);
       arg.partials = l.partials;
       arg.partial_groups = l.partial_groups;
@@ -181,8 +183,7 @@ void LaunchMultiRhsDslashFor(const MultiRhsDslashLaunch& l) {
           constexpr bool kGaugeFixed = std::decay_t<decltype(gauge_fixed)>::value;
           constexpr bool kDagger = std::decay_t<decltype(dagger)>::value;
           constexpr DslashEpilogue kEpilogue = decltype(epilogue)::value;
-          if constexpr ((kEpilogue == DslashEpilogue::kXpayClover || kEpilogue == DslashEpilogue::kXpayDotNorm) &&
-                        kDagger) {
+          if constexpr ((kEpilogue == DslashEpilogue::kXpayClover || SumsDotNorm(kEpilogue)) && kDagger) {
             throw std::logic_error(std::string("MultiRhsDslash: the ") + ToString(kEpilogue) +
                                    " epilogue is compiled for D only, not D^dag");
           } else {

@@ -450,7 +450,8 @@ void RequireSizes(const Lattice& lat, const EpilogueBoundInputs& in) {
       throw std::invalid_argument("DslashEpilogueErrors: a clover epilogue needs the blocks of every site");
     }
   }
-  if (in.epilogue == DslashEpilogue::kCloverXpay || in.epilogue == DslashEpilogue::kXpayClover) {
+  const DslashEpilogue stored = StoredForm(in.epilogue);
+  if (stored == DslashEpilogue::kCloverXpay || stored == DslashEpilogue::kXpayClover) {
     need(in.clover_magnitude, v, "clover_magnitude");
   }
 }
@@ -494,14 +495,16 @@ SiteErrors DslashEpilogueErrors(const Lattice& lat, const EpilogueBoundInputs& i
         out.oracle = OracleError(blocks, in.d_magnitude[site]) + OracleRowSum(blocks) * d.oracle;
         break;
       }
-      case DslashEpilogue::kCloverXpay: {  // a (C x) + b (D in)
+      case DslashEpilogue::kCloverXpay:
+      case DslashEpilogue::kCloverXpayDotNorm: {  // a (C x) + b (D in)
         const CloverSiteBlocks& blocks = (*in.clover)[site];
         const Parts cx{DeviceCloverError(p, blocks, x_size, x.device), OracleError(blocks, x_size)};
         const double cx_size = in.clover_magnitude[site] + kSqrt2 * cx.oracle;
         out = Combination(uc, in.a, in.b, cx_size, cx, d_size, d);
         break;
       }
-      case DslashEpilogue::kXpayClover: {  // a x + b (C D in)
+      case DslashEpilogue::kXpayClover:
+      case DslashEpilogue::kXpayCloverDotNorm: {  // a x + b (C D in)
         const CloverSiteBlocks& blocks = (*in.clover)[site];
         const Parts cd{DeviceCloverError(p, blocks, d_size, d.device),
                        OracleError(blocks, in.d_magnitude[site]) + OracleRowSum(blocks) * d.oracle};

@@ -1,15 +1,25 @@
 // solver_throughput_benchmark: the rate of the solvers next to the rate of the matrix-vector product they are
 // built on, the paper's Table 2 analogue, for every precision (double, single, half) x link reconstruction
 // (18, 12, 8) on the even-odd Wilson operator M_ee = 1 - kappa^2 D_eo D_oe (GpuWilsonSchur, even parity,
-// antiperiodic in t, periodic in space).
+// antiperiodic in t, periodic in space), or with --fermion=clover on the Schur complement of the Wilson-clover
+// matrix S_ee = T_ee - D_eo T_oo^{-1} D_oe / 4 (GpuCloverSchur, m-normalised: the same solves up to the factor
+// 2 kappa; c_sw = --csw, traceless field strength, the clover term built once per lattice on the host).
 //
 //   solver_throughput_benchmark [--lattices=24x24x24x48,32x32x32x32] [--kappa=0.24] [--repetitions=50]
 //                               [--iterations=200] [--solver-repetitions=3] [--seed=1] [--gauge=PATH] [--csv=PATH]
+//                               [--fermion=wilson|clover] [--csw=0.1] [--fused=on|off|both]
+//
+// --fused=off switches the operator's fused reductions off (set_fused_dot_products(false): ApplyDotNorm is Apply
+// then a separate DotNorm, ApplyDaggerAxpyNorm ApplyDagger then a separate AxpyNorm), so that one binary measures
+// the solvers with and without them in one run; "both" measures every row twice, fused first. The clover term's
+// values do not change the work of any kernel; on Haar-random links |A| <= 4 c_sw, so a small --csw keeps T
+// well conditioned at kappa near the Wilson critical value (an ill-conditioned T is refused naming kappa and c_sw).
 //
 // Per lattice and row (one precision x reconstruction; every field and the links in that precision):
 //   M_ee      median of --repetitions Apply calls, each between CUDA events after a warm-up call (which tunes
-//             the Dslash launches). GFLOPS = FlopsPerApply() (2 x 1320 + 48 per even site) / time; GB/s =
-//             Cost().bytes (the Dslash byte model of gpu/wilson_dslash.h, both launches) / time.
+//             the Dslash launches). GFLOPS = FlopsPerApply() (2 x 1320 + 48 per even site; the clover Schur
+//             complement 3696) / time; GB/s = Cost().bytes (the Dslash byte model of gpu/wilson_dslash.h, both
+//             launches, clover terms included) / time.
 //   CG        solvers::ConjugateGradient on solvers::NormalOperator<M_ee> (A = M_ee^dag M_ee, applied as M_ee then
 //             M_ee^dag: two M_ee-type applications, 2 x FlopsPerApply; M_ee^dag runs the dagger Dslash variants,
 //             which the M_ee column does not time), the source a Gaussian even field, x0 = 0.
@@ -32,9 +42,11 @@
 //                         into M_ee^dag (NormalOperator::ApplyCurvatureUpdate: r read and written there, q
 //                         never written: net + 1 on the operator's model), CgSolutionDirection (x += alpha p,
 //                         p = r + beta p) 3 + 2                                                   =  6 fields
+//                         (clover: no fused update, so AxpyNorm 2 + 1 instead of the net + 1   =  8 fields)
 //               BiCGstab: (v, r0), |v|^2 fused into v = M_ee p (r0 read once), CaxpyNorm 2 + 1, (t, s), |t|^2
 //                         fused into t = M_ee s (nothing more), BicgstabResidual 3 + 1, BicgstabSolution 3 + 1,
 //                         BicgstabDirection 3 + 1                                                 = 16 fields
+//               --fused=off: each fused sum is a DotNorm reading two fields (CG 10 fields, BiCGstab 19).
 //             (solvers/cg.h and bicgstab.h: x is updated in its own kernel after the host has tested the
 //             scalars, so no kernel waits for the host).
 //   us/it = solve seconds / iterations; GB/s = model bytes per iteration / us/it; % copy = that GB/s over the
@@ -62,7 +74,9 @@
 #include "gpu/copy_bandwidth.h"
 #include "gpu/device.h"
 #include "gpu/gpu_backend.h"
+#include "gpu/gpu_clover.h"
 #include "reference/cli/command_line.h"
+#include "reference/clover.h"
 #include "reference/io/gauge_io.h"
 #include "solvers/bicgstab.h"
 #include "solvers/cg.h"
@@ -82,27 +96,42 @@ struct Options {
   int solver_repetitions = 3;
   std::uint64_t seed = 1;
   std::string gauge, csv;
+  bool clover = false;
+  double c_sw = 0.1;                 // clover only
+  std::vector<bool> fused = {true};  // --fused: on {true}, off {false}, both {true, false}
 };
 
-// Bytes of one iteration under the model of the file comment.
-double CgBytes(double operator_bytes, Precision precision, double sites) {
-  auto bytes = [&](blas::Operation op) { return blas::Cost(op, precision, sites).bytes; };
-  using blas::Operation;
-  // (p, q) = (p, M^dag M p) = |M p|^2 is fused into M p: no field pass. r -= alpha q is fused into M^dag's second
-  // Dslash (NormalOperator::ApplyCurvatureUpdate): r read and written there instead of q written, one field more
-  // than the operator's model.
-  const double one_field = bytes(Operation::kNorm2);  // one field read once
-  const double vectors = one_field + bytes(Operation::kCgSolutionDirection);
-  return 2 * operator_bytes + vectors;
+// The clover parameters of --kappa and --csw; std::invalid_argument naming both if they are refused.
+CloverParams CloverParamsOf(const Options& o) {
+  try {
+    return CloverParams::FromKappa(o.kappa, o.c_sw);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("--csw=" + std::to_string(o.c_sw) + " at --kappa=" + std::to_string(o.kappa) + ": " +
+                                e.what());
+  }
 }
 
-double BicgstabBytes(double operator_bytes, Precision precision, double sites) {
+// Bytes of one iteration under the model of the file comment. curvature_update: the operator fuses CG's
+// r -= alpha q into M^dag (Wilson); fused: the operator's fused sums are on.
+double CgBytes(double operator_bytes, Precision precision, double sites, bool fused, bool curvature_update) {
   auto bytes = [&](blas::Operation op) { return blas::Cost(op, precision, sites).bytes; };
   using blas::Operation;
-  // The dot products are fused into M_ee (GpuWilsonSchur::ApplyDotNorm): (v, r0), |v|^2 read r0 once more, (t, s)
-  // and |t|^2 re-read s at the site the xpay has just read (a cache hit, not counted).
-  const double one_field = bytes(Operation::kNorm2);  // one field read once
-  const double vectors = one_field + bytes(Operation::kCaxpyNorm) + bytes(Operation::kBicgstabResidual) +
+  const double solution_direction = bytes(Operation::kCgSolutionDirection);
+  if (!fused) return 2 * operator_bytes + bytes(Operation::kDotNorm) + bytes(Operation::kAxpyNorm) + solution_direction;
+  // (p, q) = (p, M^dag M p) = |M p|^2 is fused into M p: no field pass. With the curvature update r -= alpha q is
+  // fused into M^dag's second Dslash (NormalOperator::ApplyCurvatureUpdate): r read and written there instead of q
+  // written, one field more than the operator's model; without it a separate AxpyNorm.
+  const double update = curvature_update ? bytes(Operation::kNorm2) : bytes(Operation::kAxpyNorm);
+  return 2 * operator_bytes + update + solution_direction;
+}
+
+double BicgstabBytes(double operator_bytes, Precision precision, double sites, bool fused) {
+  auto bytes = [&](blas::Operation op) { return blas::Cost(op, precision, sites).bytes; };
+  using blas::Operation;
+  // Fused into the operator (ApplyDotNorm): (v, r0), |v|^2 read r0 once more, (t, s) and |t|^2 re-read s at the
+  // site the xpay has just read (a cache hit, not counted). Not fused: two DotNorms of two fields each.
+  const double sums = fused ? bytes(Operation::kNorm2) : 2 * bytes(Operation::kDotNorm);
+  const double vectors = sums + bytes(Operation::kCaxpyNorm) + bytes(Operation::kBicgstabResidual) +
                          bytes(Operation::kBicgstabSolution) + bytes(Operation::kBicgstabDirection);
   return 2 * operator_bytes + vectors;
 }
@@ -131,20 +160,22 @@ SolverRate RateOf(const SolveResult& r, double bytes) {
 struct Row {
   Precision precision = Precision::kDouble;
   Reconstruct links = Reconstruct::k18;
+  bool fused = true;
   double mee_gflops = 0, mee_gbs = 0;
   SolverRate cg, bicgstab;
   std::string error;  // non-empty: the row could not be measured
 };
 
-template <typename P>
-Row Measure(const GaugeField<double>& u, const SpinorField<double>& source, Reconstruct links, const Options& o) {
+// The row of operator m (GpuWilsonSchur<P> or GpuCloverSchur<P>, even parity) with its fused sums on or off.
+template <typename Op>
+Row MeasureOperator(Op& m, const SpinorField<double>& source, const Options& o, bool fused) {
+  using P = typename Op::Precision;
+  using Field = typename Op::Field;
   Row row;
   row.precision = DevicePrecisionOf<P>::kValue;
-  row.links = links;
-  GpuOperatorLayout layout;
-  layout.reconstruct = links;
-  const GpuWilsonSchur<P> m(UploadGauge<P>(u, layout), WilsonParams::FromKappa(o.kappa), Parity::kEven);
-  GpuSpinorField<P> b = m.NewField(), out = m.NewField();
+  row.fused = fused;
+  m.set_fused_dot_products(fused);
+  Field b = m.NewField(), out = m.NewField();
   b.Upload(source);
 
   const double ms = MedianMilliseconds(o.repetitions, [&] { m.Apply(out, b); });
@@ -157,60 +188,86 @@ Row Measure(const GaugeField<double>& u, const SpinorField<double>& source, Reco
   params.max_iterations = o.iterations;
   params.max_restarts = 0;
   params.record_history = false;
-  const double sites = u.lattice().half_volume();
-  const solvers::NormalOperator<GpuWilsonSchur<P>> normal(m);
+  const double sites = source.lattice().half_volume();
+  const solvers::NormalOperator<Op> normal(m);
   row.cg = RateOf(MedianSolve(o.solver_repetitions,
                               [&] {
-                                GpuSpinorField<P> x = m.NewField();
+                                Field x = m.NewField();
                                 return solvers::ConjugateGradient(normal, x, b, params);
                               }),
-                  CgBytes(cost.bytes, row.precision, sites));
+                  CgBytes(cost.bytes, row.precision, sites, fused, /*curvature_update=*/!o.clover));
   row.bicgstab = RateOf(MedianSolve(o.solver_repetitions,
                                     [&] {
-                                      GpuSpinorField<P> x = m.NewField();
+                                      Field x = m.NewField();
                                       return solvers::BiCGstab(m, x, b, params);
                                     }),
-                        BicgstabBytes(cost.bytes, row.precision, sites));
+                        BicgstabBytes(cost.bytes, row.precision, sites, fused));
   return row;
 }
 
+// The rows of one precision x reconstruction, one per --fused value, on the Wilson or (clover != null) the clover
+// operator.
+template <typename P>
+std::vector<Row> Measure(const GaugeField<double>& u, const CloverField<double>* clover,
+                         const SpinorField<double>& source, Reconstruct links, const Options& o) {
+  GpuOperatorLayout layout;
+  layout.reconstruct = links;
+  const auto gauge = UploadGauge<P>(u, layout);
+  std::vector<Row> rows;
+  if (clover != nullptr) {
+    GpuCloverSchur<P> m(gauge, UploadClover<P>(*clover), CloverSchurForm::kComplement, Parity::kEven);
+    for (bool fused : o.fused) rows.push_back(MeasureOperator(m, source, o, fused));
+  } else {
+    GpuWilsonSchur<P> m(gauge, WilsonParams::FromKappa(o.kappa), Parity::kEven);
+    for (bool fused : o.fused) rows.push_back(MeasureOperator(m, source, o, fused));
+  }
+  for (Row& r : rows) r.links = links;
+  return rows;
+}
+
 void PrintHeader() {
-  const char* format = "%-6s %5s %9s %8s %9s %6s %9s %6s | %5s %10s %8s %7s %6s | %5s %10s %8s %7s %6s\n";
-  std::printf(format, "", "", "M_ee", "M_ee", "CG", "CG/", "BiCGstab", "BiCG/", "CG", "CG MB/it", "CG", "CG", "CG %",
-              "BiCG", "BiCG MB/it", "BiCG", "BiCG", "BiCG %");
-  std::printf(format, "prec", "links", "GFLOPS", "GB/s", "GFLOPS", "M_ee", "GFLOPS", "M_ee", "iters", "model", "us/it",
-              "GB/s", "copy", "iters", "model", "us/it", "GB/s", "copy");
+  const char* format = "%-6s %5s %5s %9s %8s %9s %6s %9s %6s | %5s %10s %8s %7s %6s | %5s %10s %8s %7s %6s\n";
+  std::printf(format, "", "", "", "M_ee", "M_ee", "CG", "CG/", "BiCGstab", "BiCG/", "CG", "CG MB/it", "CG", "CG",
+              "CG %", "BiCG", "BiCG MB/it", "BiCG", "BiCG", "BiCG %");
+  std::printf(format, "prec", "links", "fused", "GFLOPS", "GB/s", "GFLOPS", "M_ee", "GFLOPS", "M_ee", "iters", "model",
+              "us/it", "GB/s", "copy", "iters", "model", "us/it", "GB/s", "copy");
 }
 
 void PrintRow(const Row& r, double copy_gbs) {
+  const char* fused = r.fused ? "on" : "off";
   if (!r.error.empty()) {
-    std::printf("%-6s %5s error: %s\n", ToString(r.precision), ToString(r.links), r.error.c_str());
+    std::printf("%-6s %5s %5s error: %s\n", ToString(r.precision), ToString(r.links), fused, r.error.c_str());
     return;
   }
   const SolverRate& c = r.cg;
   const SolverRate& b = r.bicgstab;
   std::printf(
-      "%-6s %5s %9.1f %8.1f %9.1f %6.3f %9.1f %6.3f | %5d %10.1f %8.1f %7.1f %5.1f%% | %5d %10.1f %8.1f %7.1f "
+      "%-6s %5s %5s %9.1f %8.1f %9.1f %6.3f %9.1f %6.3f | %5d %10.1f %8.1f %7.1f %5.1f%% | %5d %10.1f %8.1f %7.1f "
       "%5.1f%%\n",
-      ToString(r.precision), ToString(r.links), r.mee_gflops, r.mee_gbs, c.gflops, c.gflops / r.mee_gflops, b.gflops,
-      b.gflops / r.mee_gflops, c.result.iterations, c.bytes / 1e6, c.us_per_iteration, c.gbs, 100 * c.gbs / copy_gbs,
-      b.result.iterations, b.bytes / 1e6, b.us_per_iteration, b.gbs, 100 * b.gbs / copy_gbs);
+      ToString(r.precision), ToString(r.links), fused, r.mee_gflops, r.mee_gbs, c.gflops, c.gflops / r.mee_gflops,
+      b.gflops, b.gflops / r.mee_gflops, c.result.iterations, c.bytes / 1e6, c.us_per_iteration, c.gbs,
+      100 * c.gbs / copy_gbs, b.result.iterations, b.bytes / 1e6, b.us_per_iteration, b.gbs, 100 * b.gbs / copy_gbs);
 }
 
 template <typename P>
-void MeasureAll(const GaugeField<double>& u, const SpinorField<double>& source, const Options& o, double copy_gbs,
-                std::vector<Row>& rows) {
+void MeasureAll(const GaugeField<double>& u, const CloverField<double>* clover, const SpinorField<double>& source,
+                const Options& o, double copy_gbs, std::vector<Row>& rows) {
   for (Reconstruct links : {Reconstruct::k18, Reconstruct::k12, Reconstruct::k8}) {
+    std::vector<Row> measured;
     try {
-      rows.push_back(Measure<P>(u, source, links, o));
+      measured = Measure<P>(u, clover, source, links, o);
     } catch (const std::exception& e) {  // the row says why; go on with the next
       Row row;
       row.precision = DevicePrecisionOf<P>::kValue;
       row.links = links;
+      row.fused = o.fused.front();
       row.error = e.what();
-      rows.push_back(row);
+      measured = {row};
     }
-    PrintRow(rows.back(), copy_gbs);
+    for (const Row& r : measured) {
+      rows.push_back(r);
+      PrintRow(r, copy_gbs);
+    }
     std::fflush(stdout);
   }
 }
@@ -220,7 +277,7 @@ constexpr const char* kCsvHeader =
     "bicgstab_over_mee,cg_status,cg_iterations,cg_bytes_per_iteration,"
     "cg_us_per_iteration,cg_gbs,cg_percent_of_copy,bicgstab_status,bicgstab_iterations,"
     "bicgstab_bytes_per_iteration,bicgstab_us_per_iteration,bicgstab_gbs,"
-    "bicgstab_percent_of_copy,copy_gbs,error\n";
+    "bicgstab_percent_of_copy,copy_gbs,error,fermion,csw,fused\n";
 
 void CsvRow(std::ofstream& csv, const Lattice& lattice, const Options& o, const std::string& links_source, const Row& r,
             double copy_gbs) {
@@ -236,19 +293,23 @@ void CsvRow(std::ofstream& csv, const Lattice& lattice, const Options& o, const 
         << "," << c.bytes << "," << c.us_per_iteration << "," << c.gbs << ","
         << 100 * c.gbs / copy_gbs << "," << solvers::ToString(b.result.status) << "," << b.result.iterations << ","
         << b.bytes << "," << b.us_per_iteration << "," << b.gbs << ","
-        << 100 * b.gbs / copy_gbs << "," << copy_gbs << ",\n";
+        << 100 * b.gbs / copy_gbs << "," << copy_gbs << ",";
   } else {
     std::string what = r.error;
     std::replace(what.begin(), what.end(), ',', ';');
     std::replace(what.begin(), what.end(), '\n', ' ');
-    csv << std::string(18, ',') << copy_gbs << "," << what << "\n";
+    csv << std::string(18, ',') << copy_gbs << "," << what;
   }
+  csv << "," << (o.clover ? "clover" : "wilson") << ",";
+  if (o.clover) csv << o.c_sw;
+  csv << "," << (r.fused ? "on" : "off") << "\n";
 }
 
 // Under the table: every solve that did not run its full budget, and every row that failed.
 void PrintNotes(const std::vector<Row>& rows, int iterations) {
   for (const Row& r : rows) {
-    const std::string name = std::string(ToString(r.precision)) + "/" + ToString(r.links);
+    const std::string name =
+        std::string(ToString(r.precision)) + "/" + ToString(r.links) + (r.fused ? "" : " (fusion off)");
     if (!r.error.empty()) continue;  // already in its row
     for (const SolverRate* s : {&r.cg, &r.bicgstab}) {
       if (s->result.status == solvers::SolveStatus::kMaxIterations && s->result.iterations == iterations) continue;
@@ -264,12 +325,19 @@ int RunLattice(const GaugeField<double>& u, const std::string& links_source, con
   const Lattice& lattice = u.lattice();
   SpinorField<double> source(lattice, Subset::kEven);
   FillGaussian(source, o.seed + 1);
+  std::unique_ptr<CloverField<double>> clover;
+  if (o.clover) clover = std::make_unique<CloverField<double>>(u, CloverParamsOf(o));
   std::printf(
       "\nlattice %s (%d even sites), kappa %g, boundary %s (x y z t; A = antiperiodic), links %s, "
       "Gaussian source (seed %llu)\n",
       lattice.ToString().c_str(), lattice.half_volume(), o.kappa,
       WilsonParams::FromKappa(o.kappa).boundary.ToString().c_str(), links_source.c_str(),
       static_cast<unsigned long long>(o.seed + 1));
+  if (clover) {
+    std::printf("Wilson-clover, c_sw %g (traceless F): M_ee below is the Schur complement T_ee - D T_oo^-1 D / 4, "
+                "T's eigenvalues in [%.3f, %.3f]\n",
+                o.c_sw, clover->min_eigenvalue(), clover->max_eigenvalue());
+  }
   std::printf(
       "M_ee: median of %d; CG (on M_ee^dag M_ee) and BiCGstab (on M_ee): %d iterations from x = 0, median of "
       "%d after a warm-up solve; %% copy of %.0f GB/s\n",
@@ -277,9 +345,9 @@ int RunLattice(const GaugeField<double>& u, const std::string& links_source, con
   PrintHeader();
   std::fflush(stdout);
   std::vector<Row> rows;
-  MeasureAll<double>(u, source, o, copy_gbs, rows);
-  MeasureAll<float>(u, source, o, copy_gbs, rows);
-  MeasureAll<Half>(u, source, o, copy_gbs, rows);
+  MeasureAll<double>(u, clover.get(), source, o, copy_gbs, rows);
+  MeasureAll<float>(u, clover.get(), source, o, copy_gbs, rows);
+  MeasureAll<Half>(u, clover.get(), source, o, copy_gbs, rows);
   PrintNotes(rows, o.iterations);
   int failed = 0;
   for (const Row& r : rows) {
@@ -314,7 +382,30 @@ int main(int argc, char** argv) {
     flags.String("gauge", &o.gauge, "PATH",
                  "read the links from this configuration file (NERSC, LIME or MILC) instead of Haar-random ones");
     flags.String("csv", &o.csv, "PATH", "also write every row to this CSV file");
+    std::string fermion = "wilson", fused = "on";
+    flags.String("fermion", &fermion, "wilson|clover",
+                 "the even-odd Wilson operator, or the Schur complement of the Wilson-clover matrix");
+    flags.Double("csw", &o.c_sw, "clover coefficient (--fermion=clover)", command_line::Range::Open(0, 1e3));
+    flags.String("fused", &fused, "on|off|both",
+                 "the operators' fused reductions on, off (a separate DotNorm / AxpyNorm), or each row both ways");
     if (!flags.Parse(argc, argv, std::cout)) return 0;
+    if (fermion != "wilson" && fermion != "clover") {
+      throw std::invalid_argument("--fermion=" + fermion + ": wilson or clover");
+    }
+    o.clover = fermion == "clover";
+    if (flags.Given("csw") && !o.clover) {
+      throw std::invalid_argument("--csw needs --fermion=clover (the Wilson action has no clover term)");
+    }
+    if (fused == "on") {
+      o.fused = {true};
+    } else if (fused == "off") {
+      o.fused = {false};
+    } else if (fused == "both") {
+      o.fused = {true, false};
+    } else {
+      throw std::invalid_argument("--fused=" + fused + ": on, off or both");
+    }
+    if (o.clover) CloverParamsOf(o);  // refused before any work
 
     // The configuration file is read, and its lattice checked, before the GPU is looked for.
     std::unique_ptr<GaugeConfiguration> file;

@@ -88,6 +88,18 @@ void Launch(const char* where, const SpinorView& out, const DeviceGaugeField& ga
   LaunchWilsonDslash(CheckedLaunch(where, out, gauge, in, dagger, epilogue, x, a, b, clover, boundary));
 }
 
+// A checked launch of kXpay, kCloverXpay or kXpayClover (D) turned into its dot-norm form with w and partials.
+void LaunchWithDotNorm(const char* where, WilsonDslashLaunch l, const ConstSpinorView& w, double* partials) {
+  CheckSpinor(where, "w", w, l.gauge);
+  if (w.parity != l.out.parity) Reject(where, "w must be on the parity of out");
+  if (w.data == l.out.data) Reject(where, "w and out are the same memory");
+  if (partials == nullptr) Reject(where, "no memory for the partial sums");
+  l.epilogue = DotNormForm(l.epilogue);
+  l.w = w;
+  l.partials = partials;
+  LaunchWilsonDslash(l);
+}
+
 }  // namespace
 
 WilsonDslashLaunch CheckedWilsonDslashLaunch(const char* where, const SpinorView& out, const DeviceGaugeField& gauge,
@@ -158,15 +170,9 @@ void ApplyWilsonDslashXpayDotNorm(const SpinorView& out, const DeviceGaugeField&
                                   const ConstSpinorView& x, double a, double b, const ConstSpinorView& w,
                                   double* partials, const FermionBoundary& boundary) {
   const char* where = "ApplyWilsonDslashXpayDotNorm";
-  WilsonDslashLaunch l =
-      CheckedLaunch(where, out, gauge, in, Dagger::kNo, DslashEpilogue::kXpayDotNorm, &x, a, b, nullptr, boundary);
-  CheckSpinor(where, "w", w, l.gauge);
-  if (w.parity != out.parity) Reject(where, "w must be on the parity of out");
-  if (w.data == out.data) Reject(where, "w and out are the same memory");
-  if (partials == nullptr) Reject(where, "no memory for the partial sums");
-  l.w = w;
-  l.partials = partials;
-  LaunchWilsonDslash(l);
+  LaunchWithDotNorm(where,
+                    CheckedLaunch(where, out, gauge, in, Dagger::kNo, DslashEpilogue::kXpay, &x, a, b, nullptr, boundary),
+                    w, partials);
 }
 
 void ApplyWilsonDslashDaggerXpayAxpyNorm(const SpinorView& out, const DeviceGaugeField& gauge,
@@ -203,6 +209,16 @@ WilsonDslashLaunch CheckedCloverDslashLaunch(const char* where, const SpinorView
 void ApplyCloverDslash(const SpinorView& out, const DeviceGaugeField& gauge, const ConstSpinorView& in, Dagger dagger,
                        const CloverEpilogue& e, const FermionBoundary& boundary) {
   LaunchWilsonDslash(CheckedCloverDslashLaunch("ApplyCloverDslash", out, gauge, in, dagger, e, boundary));
+}
+
+void ApplyCloverDslashDotNorm(const SpinorView& out, const DeviceGaugeField& gauge, const ConstSpinorView& in,
+                              const CloverEpilogue& e, const ConstSpinorView& w, double* partials,
+                              const FermionBoundary& boundary) {
+  const char* where = "ApplyCloverDslashDotNorm";
+  if (e.kind != DslashEpilogue::kCloverXpay && e.kind != DslashEpilogue::kXpayClover) {
+    Reject(where, std::string("epilogue ") + ToString(e.kind) + " has no fused dot products (clover-xpay, xpay-clover)");
+  }
+  LaunchWithDotNorm(where, CheckedCloverDslashLaunch(where, out, gauge, in, Dagger::kNo, e, boundary), w, partials);
 }
 
 }  // namespace lqcd::gpu

@@ -103,6 +103,13 @@ struct CloverEpilogue {
 void ApplyCloverDslash(const SpinorView& out, const DeviceGaugeField& gauge, const ConstSpinorView& in, Dagger dagger,
                        const CloverEpilogue& epilogue,
                        const FermionBoundary& boundary = FermionBoundary::AntiperiodicTime());
+// ApplyCloverDslash (D, not D^dag) with kind kCloverXpay or kXpayClover that also writes the partial sums of
+// ApplyWilsonDslashXpayDotNorm: per group of kDotNormGroup consecutive output sites Re (out, w), Im (out, w) and
+// |out|^2 of the STORED out (the clover Schur operators' fused BiCGstab dot products). w: on out's parity, not out
+// itself. One GPU only.
+void ApplyCloverDslashDotNorm(const SpinorView& out, const DeviceGaugeField& gauge, const ConstSpinorView& in,
+                              const CloverEpilogue& epilogue, const ConstSpinorView& w, double* partials,
+                              const FermionBoundary& boundary = FermionBoundary::AntiperiodicTime());
 
 // For the partitioned Dslash (partitioned_dslash.h), which launches the kernel twice per call with its halo:
 // the checked launch of ApplyWilsonDslash (x = nullptr) or ApplyWilsonDslashXpay, or of ApplyCloverDslash

@@ -81,7 +81,7 @@ struct DslashCloverTerm<P, true> {
   CloverAccessor<P> clover;
 };
 
-// The second field and the partial sums of the kXpayDotNorm epilogue, else nothing.
+// The second field and the partial sums of the dot-norm epilogues (SumsDotNorm), else nothing.
 template <Precision P, bool kWithDotNorm>
 struct DslashDotNorm {};
 template <Precision P>
@@ -125,7 +125,7 @@ template <Precision P, Reconstruct R, bool kGaugeFixedFlag, bool kDaggerFlag, Ds
           DslashArithmetic kArithmetic = ProductionArithmetic(P), DslashSites kSitesKind = DslashSites::kAll>
 struct WilsonDslashArg : DslashDivisors<UsesFastIndexing(kArithmetic, R)>,
                          DslashCloverTerm<P, UsesClover(kEpilogueKind)>,
-                         DslashDotNorm<P, kEpilogueKind == DslashEpilogue::kXpayDotNorm>,
+                         DslashDotNorm<P, SumsDotNorm(kEpilogueKind)>,
                          DslashAxpyNorm<kEpilogueKind == DslashEpilogue::kXpayAxpyNorm>,
                          DslashHalo<P, R, kSitesKind> {
   static_assert(kArithmetic == DslashArithmetic::kValues || P == Precision::kHalf, "levels exist in half only");
@@ -439,22 +439,23 @@ __device__ __forceinline__ ColorSpinor<Real> LinearCombination(Real a, const Col
   return r;
 }
 
-// The epilogue (wilson_dslash_launch.h's DslashEpilogue) on d = D in at site cb; C = arg.clover.
+// The epilogue (wilson_dslash_launch.h's DslashEpilogue) on d = D in at site cb; C = arg.clover. A dot-norm
+// epilogue forms what its StoredForm forms (the sums are the site functor's).
 template <class Arg>
 __device__ __forceinline__ void ApplyEpilogue(const Arg& arg, int cb, ColorSpinor<typename Arg::Real>& d) {
   using Real = typename Arg::Real;
   using X = decltype(arg.x);
-  if constexpr (Arg::kEpilogue == DslashEpilogue::kXpay || Arg::kEpilogue == DslashEpilogue::kXpayDotNorm ||
-                Arg::kEpilogue == DslashEpilogue::kXpayAxpyNorm) {
+  constexpr DslashEpilogue kForm = StoredForm(Arg::kEpilogue);
+  if constexpr (kForm == DslashEpilogue::kXpay || kForm == DslashEpilogue::kXpayAxpyNorm) {
     // a x = (a * raw scale) * raw x: the scale of a half x joins a (exactly a when the scale is 1).
     const ColorSpinor<Real> x = X::RawToReal(arg.x.LoadRaw(cb));
     const Real a = X::kScaled ? arg.a * arg.x.RawScale(cb) : arg.a;
     d = LinearCombination(a, x, arg.b, d);
-  } else if constexpr (Arg::kEpilogue == DslashEpilogue::kClover) {
+  } else if constexpr (kForm == DslashEpilogue::kClover) {
     d = arg.clover.Apply(cb, d);
-  } else if constexpr (Arg::kEpilogue == DslashEpilogue::kCloverXpay) {
+  } else if constexpr (kForm == DslashEpilogue::kCloverXpay) {
     d = LinearCombination(arg.a, arg.clover.Apply(cb, arg.x.Load(cb)), arg.b, d);
-  } else if constexpr (Arg::kEpilogue == DslashEpilogue::kXpayClover) {
+  } else if constexpr (kForm == DslashEpilogue::kXpayClover) {
     d = LinearCombination(arg.a, arg.x.Load(cb), arg.b, arg.clover.Apply(cb, d));
   }
 }
@@ -494,7 +495,7 @@ __device__ __forceinline__ void AddSiteNorm(double& acc, const ColorSpinor<Real>
 
 // The site functor: computes and stores the output spinor of the site of thread `thread`: checkerboard
 // index cb = thread, or for a partitioned exterior launch the thread-th exterior site (an interior launch
-// skips the exterior sites). kXpayDotNorm adds the site's (out, w) and |out|^2 of the stored out to acc;
+// skips the exterior sites). The dot-norm epilogues add the site's (out, w) and |out|^2 of the stored out to acc;
 // kXpayAxpyNorm stores out + c q instead of q and adds |out|^2 of the stored out to acc[2].
 template <class Arg>
 struct WilsonDslashSite {
@@ -517,7 +518,7 @@ struct WilsonDslashSite {
     SpatialHops<2>(arg, site, cb, out);
     TemporalHops(arg, site, cb, out);
     ApplyEpilogue(arg, cb, out);
-    if constexpr (Arg::kEpilogue == DslashEpilogue::kXpayDotNorm) {
+    if constexpr (SumsDotNorm(Arg::kEpilogue)) {
       AddSiteDotNorm(acc, arg.out.StoreReturningStored(cb, out), arg.w.Load(cb));
     } else if constexpr (Arg::kEpilogue == DslashEpilogue::kXpayAxpyNorm) {
       // As blas::AxpyNorm does it: the coefficient rounded to Real, y + c q in Real, |y|^2 of the stored y.
@@ -545,7 +546,7 @@ __global__ void WilsonDslashKernel(const Arg arg) {
   WilsonDslashSite<Arg>{}(arg, thread);
 }
 
-// kXpayDotNorm and kXpayAxpyNorm: every thread of a warp takes part (a thread past the last site adds nothing); the warp's 32
+// The dot-norm epilogues and kXpayAxpyNorm: every thread of a warp takes part (a thread past the last site adds nothing); the warp's 32
 // sites are summed in a fixed shuffle tree and lane 0 writes the group's partials. Block sizes are multiples
 // of 32 (tune.h), so a warp is always the group of sites 32 g .. 32 g + 31: the partials do not depend on the
 // block size, and gpu/blas.cu sums them in a fixed order.

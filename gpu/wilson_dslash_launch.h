@@ -23,18 +23,43 @@ enum class DslashEpilogue {
   kXpayAxpyNorm,  // q = a x + b D in, then out = out + c q with c = *axpy_coefficient (a value on the device), and
                   // per 32 consecutive output sites |out|^2 of the stored out into `partials` (as kXpayDotNorm's
                   // third number; the dot slots hold 0): CG's r -= alpha M^dag M p without storing M^dag M p
+  kCloverXpayDotNorm,  // kCloverXpay with kXpayDotNorm's sums (the clover Schur complement's fused dot products)
+  kXpayCloverDotNorm,  // kXpayClover with kXpayDotNorm's sums (the unit-diagonal form's)
 };
+// The epilogues that also sum (out, w) and |out|^2 of the stored out per kDotNormGroup sites.
+constexpr bool SumsDotNorm(DslashEpilogue e) {
+  return e == DslashEpilogue::kXpayDotNorm || e == DslashEpilogue::kCloverXpayDotNorm ||
+         e == DslashEpilogue::kXpayCloverDotNorm;
+}
+// What a dot-norm epilogue stores (kXpay, kCloverXpay, kXpayClover); any other epilogue itself.
+constexpr DslashEpilogue StoredForm(DslashEpilogue e) {
+  switch (e) {
+    case DslashEpilogue::kXpayDotNorm: return DslashEpilogue::kXpay;
+    case DslashEpilogue::kCloverXpayDotNorm: return DslashEpilogue::kCloverXpay;
+    case DslashEpilogue::kXpayCloverDotNorm: return DslashEpilogue::kXpayClover;
+    default: return e;
+  }
+}
+// The dot-norm form of kXpay, kCloverXpay or kXpayClover (kNone for the others, which have none).
+constexpr DslashEpilogue DotNormForm(DslashEpilogue e) {
+  switch (e) {
+    case DslashEpilogue::kXpay: return DslashEpilogue::kXpayDotNorm;
+    case DslashEpilogue::kCloverXpay: return DslashEpilogue::kCloverXpayDotNorm;
+    case DslashEpilogue::kXpayClover: return DslashEpilogue::kXpayCloverDotNorm;
+    default: return DslashEpilogue::kNone;
+  }
+}
 constexpr bool UsesClover(DslashEpilogue e) {
-  return e == DslashEpilogue::kClover || e == DslashEpilogue::kCloverXpay || e == DslashEpilogue::kXpayClover;
+  const DslashEpilogue s = StoredForm(e);
+  return s == DslashEpilogue::kClover || s == DslashEpilogue::kCloverXpay || s == DslashEpilogue::kXpayClover;
 }
 constexpr bool UsesX(DslashEpilogue e) {
-  return e == DslashEpilogue::kXpay || e == DslashEpilogue::kCloverXpay || e == DslashEpilogue::kXpayClover ||
-         e == DslashEpilogue::kXpayDotNorm || e == DslashEpilogue::kXpayAxpyNorm;
+  const DslashEpilogue s = StoredForm(e);
+  return s == DslashEpilogue::kXpay || s == DslashEpilogue::kCloverXpay || s == DslashEpilogue::kXpayClover ||
+         s == DslashEpilogue::kXpayAxpyNorm;
 }
 // The epilogues that write kDotNormGroup partial sums.
-constexpr bool WritesPartials(DslashEpilogue e) {
-  return e == DslashEpilogue::kXpayDotNorm || e == DslashEpilogue::kXpayAxpyNorm;
-}
+constexpr bool WritesPartials(DslashEpilogue e) { return SumsDotNorm(e) || e == DslashEpilogue::kXpayAxpyNorm; }
 // Sites per partial sum of kXpayDotNorm: one warp, summed in a fixed shuffle tree, so the partials and their
 // order depend only on the site numbering, not on the tuned block size (a multiple of 32).
 inline constexpr int kDotNormGroup = 32;
@@ -54,6 +79,8 @@ inline const char* ToString(DslashEpilogue e) {
     case DslashEpilogue::kXpayClover: return "xpay-clover";
     case DslashEpilogue::kXpayDotNorm: return "xpay-dotnorm";
     case DslashEpilogue::kXpayAxpyNorm: return "xpay-axpynorm";
+    case DslashEpilogue::kCloverXpayDotNorm: return "clover-xpay-dotnorm";
+    case DslashEpilogue::kXpayCloverDotNorm: return "xpay-clover-dotnorm";
   }
   return "unknown";
 }

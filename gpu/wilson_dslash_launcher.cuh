@@ -9,8 +9,9 @@
 //                                            kXpayDotNorm (D) and kXpayAxpyNorm (D^dag), 6 each
 //   clover_dslash_{double,single,half}.cu   kClover, kCloverXpay (D and D^dag), kXpayClover (D only: the
 //                                            unit-diagonal form's dagger is built otherwise); all sites, or
-//                                            a partitioned interior or exterior   90 each
-// (reconstruction x gauge fixing x dagger x epilogue x sites; 522 kernels in all); the teaching ladder
+//                                            a partitioned interior or exterior   90 each; and on one GPU
+//                                            kCloverXpayDotNorm and kXpayCloverDotNorm (D), 6 each
+// (reconstruction x gauge fixing x dagger x epilogue x sites; 558 kernels in all); the teaching ladder
 // instantiates the one variant of its rung 9a itself (dslash_ladder_kernels.cu).
 #pragma once
 
@@ -80,8 +81,8 @@ inline std::string DslashTuneKey(const WilsonDslashLaunch& l, DslashArithmetic a
   return key;
 }
 
-// The kernel of a variant: the plain one, or the one that sums kXpayDotNorm's or kXpayAxpyNorm's partials per
-// warp.
+// The kernel of a variant: the plain one, or the one that sums the partials of a dot-norm epilogue or of
+// kXpayAxpyNorm per warp.
 template <class Arg>
 auto DslashKernelOf() {
   if constexpr (WritesPartials(Arg::kEpilogue)) {
@@ -101,7 +102,7 @@ void LaunchWilsonDslashVariant(const WilsonDslashLaunch& l) {
   arg.in = SpinorAccessorOf<P>(l.in);
   arg.x = UsesX(E) ? SpinorAccessorOf<P>(l.x) : SpinorAccessor<P>{};
   if constexpr (UsesClover(E)) arg.clover = CloverAccessorOf<P>(l.clover);
-  if constexpr (E == DslashEpilogue::kXpayDotNorm) {
+  if constexpr (SumsDotNorm(E)) {
     arg.w = SpinorAccessorOf<P>(l.w);
     arg.partials = l.partials;
   } else if constexpr (E == DslashEpilogue::kXpayAxpyNorm) {
@@ -170,8 +171,9 @@ void LaunchDslashFor(const WilsonDslashLaunch& l) {
             [[maybe_unused]] constexpr bool kPartitioned = kSites != DslashSites::kAll;
             if constexpr (kEpilogue == DslashEpilogue::kXpayClover && kDagger) {
               throw std::logic_error("Dslash: the xpay-clover epilogue is compiled for D only, not D^dag");
-            } else if constexpr (kEpilogue == DslashEpilogue::kXpayDotNorm && (kDagger || kPartitioned)) {
-              throw std::logic_error("Dslash: the xpay-dotnorm epilogue is compiled for D on one GPU only");
+            } else if constexpr (SumsDotNorm(kEpilogue) && (kDagger || kPartitioned)) {
+              throw std::logic_error(std::string("Dslash: the ") + ToString(kEpilogue) +
+                                     " epilogue is compiled for D on one GPU only");
             } else if constexpr (kEpilogue == DslashEpilogue::kXpayAxpyNorm && (!kDagger || kPartitioned)) {
               throw std::logic_error("Dslash: the xpay-axpynorm epilogue is compiled for D^dag on one GPU only");
             } else if constexpr (kPartitioned && !kWithHalo) {
