@@ -13,10 +13,13 @@
 //   - GpuCloverSchur::ApplyDotNorm is Apply bit for bit with those sums, both forms, both parities, fused and
 //     with the fusion switched off; ApplyDotNormBlock on one right-hand side is ApplyDotNorm bit for bit (sums
 //     included), on 5 and 17 each right-hand side's sums are those of its stored output;
+//   - GpuCloverSchur::ApplyDaggerAxpyNorm (CG's r += c A^dag p with A^dag p never stored, both forms) against
+//     ApplyDagger followed by blas::AxpyNorm: bit for bit in double and single, within the derived bound in half;
 //   - bad arguments are refused with std::invalid_argument before any launch.
 // 432 sites per parity (6^3 x 4), so the last group of 32 sites is partial. Every test skips itself without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdio>
@@ -330,6 +333,85 @@ TEST_F(CloverDotNormTest, SchurApplyDotNormIsApplyWithTheSumsOfItsOutput) {
   CheckSchurDotNorm<Half>(lattice_);
 }
 
+// GpuCloverSchur<P>::ApplyDaggerAxpyNorm: r = r + c A^dag in with A^dag in never stored, both forms (the complement
+// through the clover-xpay-axpynorm epilogue, the unit-diagonal form through the Wilson xpay-axpynorm one), both
+// parities. Against the separate path (ApplyDagger into q, then blas::AxpyNorm(c, q, r)), as schur_operator_test's
+// Wilson case argues: in double and single the stored q is the computed q and both form r + c q as one fused
+// multiply-add in the same Real, so r is bit for bit the same; in half the separate path rounds q to half first
+// (within 0.5 N_q / 32767 per real, N_q the site's largest |real| of q), so before r's own rounding the two differ by
+// at most |c| 0.5 N_q / 32767 plus one float rounding of each side's r + c q (u_f (|r| + |c q|)), and each side's
+// storage adds at most 0.5 N / 32767 with N its site's largest |real|. The fused |r|^2 is the sum of the stored r
+// within the bound of the tests above. With the fusion off the result is the separate path's bit for bit.
+template <typename P>
+void CheckSchurDaggerAxpyNorm(const Lattice& lat) {
+  constexpr double kUf = 0x1p-24, kLevel = 0.5 / 32767;
+  const Precision precision = DevicePrecisionOf<P>::kValue;
+  const double c = -0.37;
+  const GaugeField<double> u = testing::RandomLinks(lat, 661, true);
+  const CloverField<double> clover(u, Params());
+  const auto gauge = UploadGauge<P>(u, {Reconstruct::k12, true, 0});
+  const GpuCloverTerm term = UploadClover<P>(clover);
+  for (CloverSchurForm form : {CloverSchurForm::kComplement, CloverSchurForm::kUnitDiagonal}) {
+    for (Parity parity : {Parity::kEven, Parity::kOdd}) {
+      GpuCloverSchur<P> schur(gauge, term, form, parity);
+      SCOPED_TRACE(schur.Name());
+      SpinorField<double> h(lat, SubsetOf(parity));
+      GpuSpinorField<P> in = schur.NewField(), q = schur.NewField();
+      GpuSpinorField<P> separate = schur.NewField(), fused = schur.NewField(), off = schur.NewField();
+      FillGaussian(h, 662);
+      in.Upload(h);
+      FillGaussian(h, 663);
+      separate.Upload(h);
+      fused.Upload(h);
+      off.Upload(h);
+      const SpinorField<double> r_start = fused.Download(GammaBasis::kUkqcd);
+      schur.ApplyDagger(q, in);
+      blas::AxpyNorm(c, q.device(), separate.device());
+      const DeviceReal norm2 = schur.ApplyDaggerAxpyNorm(fused, DeviceReal(c), in);
+      schur.set_fused_dot_products(false);
+      const DeviceReal off_norm2 = schur.ApplyDaggerAxpyNorm(off, DeviceReal(c), in);
+      schur.set_fused_dot_products(true);
+      const SpinorField<double> f = fused.Download(GammaBasis::kUkqcd), sep = separate.Download(GammaBasis::kUkqcd);
+      const SpinorField<double> qh = q.Download(GammaBasis::kUkqcd);
+      EXPECT_EQ(DifferingSites(off.Download(GammaBasis::kUkqcd), sep), 0) << "fusion off";
+      int differing = 0, beyond = 0;
+      for (int i = 0; i < f.sites(); ++i) {
+        differing += f[i] == sep[i] ? 0 : 1;
+        double n_q = 0, n_f = 0, n_s = 0;
+        for (int k = 0; k < 12; ++k) {
+          for (double v : {qh[i](k).real(), qh[i](k).imag()}) n_q = std::max(n_q, std::abs(v));
+          for (double v : {f[i](k).real(), f[i](k).imag()}) n_f = std::max(n_f, std::abs(v));
+          for (double v : {sep[i](k).real(), sep[i](k).imag()}) n_s = std::max(n_s, std::abs(v));
+        }
+        // n_q is the stored q's maximum: the computed q's is at most that plus its own rounding (one level).
+        const double dq = std::abs(c) * kLevel * n_q * (1 + 2 * kLevel);
+        for (int k = 0; k < 12; ++k) {
+          const double cq = std::abs(c) * (n_q + 2 * kLevel * n_q);
+          const double allowed_re = dq + kLevel * (n_f + n_s) + 2 * kUf * (std::abs(r_start[i](k).real()) + cq);
+          const double allowed_im = dq + kLevel * (n_f + n_s) + 2 * kUf * (std::abs(r_start[i](k).imag()) + cq);
+          beyond += std::abs(f[i](k).real() - sep[i](k).real()) <= allowed_re ? 0 : 1;
+          beyond += std::abs(f[i](k).imag() - sep[i](k).imag()) <= allowed_im ? 0 : 1;
+        }
+      }
+      if (precision == Precision::kHalf) {
+        EXPECT_EQ(beyond, 0);
+      } else {
+        EXPECT_EQ(differing, 0);
+      }
+      const HostSums stored = SumsOf(f, f);
+      EXPECT_LE(std::abs(norm2.Host() - stored.norm2), stored.norm_bound);
+      const HostSums stored_off = SumsOf(sep, sep);
+      EXPECT_LE(std::abs(off_norm2.Host() - stored_off.norm2), stored_off.norm_bound);
+    }
+  }
+}
+
+TEST_F(CloverDotNormTest, SchurDaggerAxpyNormEqualsTheSeparateUpdate) {
+  CheckSchurDaggerAxpyNorm<double>(lattice_);
+  CheckSchurDaggerAxpyNorm<float>(lattice_);
+  CheckSchurDaggerAxpyNorm<Half>(lattice_);
+}
+
 TEST_F(CloverDotNormTest, BadArgumentsAreRefused) {
   const GaugeField<double> u = testing::RandomLinks(lattice_, 651, false);
   const CloverField<double> clover(u, Params());
@@ -387,6 +469,15 @@ TEST_F(CloverDotNormTest, BadArgumentsAreRefused) {
   b_clover.x.clear();
   expect_refused("block: clover epilogue without x",
                  [&] { ApplyCloverDslashDotNormBlock(outs, gauge, ins, b_clover, {x.View()}, p); });
+  const double* slot = p;  // any device memory: the refusals come before any launch
+  CloverEpilogue xpay_clover = e;
+  xpay_clover.kind = DslashEpilogue::kXpayClover;
+  expect_refused("axpy-norm: xpay-clover",
+                 [&] { ApplyCloverDslashDaggerAxpyNorm(out.View(), gauge, in.View(), xpay_clover, slot, p); });
+  expect_refused("axpy-norm: no coefficient",
+                 [&] { ApplyCloverDslashDaggerAxpyNorm(out.View(), gauge, in.View(), e, nullptr, p); });
+  expect_refused("axpy-norm: no partials",
+                 [&] { ApplyCloverDslashDaggerAxpyNorm(out.View(), gauge, in.View(), e, slot, nullptr); });
   EXPECT_EQ(DifferingSites(out.Download(GammaBasis::kUkqcd), before), 0) << "a refused call wrote its output";
 
   const auto links = UploadGauge<float>(u, {Reconstruct::k12, false, 0});
@@ -396,6 +487,8 @@ TEST_F(CloverDotNormTest, BadArgumentsAreRefused) {
   EXPECT_THROW(schur.ApplyDotNorm(a, c, a), std::invalid_argument);     // w is out
   EXPECT_THROW(schur.ApplyDotNorm(a, a, c), std::invalid_argument);     // out is in
   EXPECT_THROW(schur.ApplyDotNorm(a, c, full), std::invalid_argument);  // w on the full lattice
+  EXPECT_THROW(schur.ApplyDaggerAxpyNorm(a, DeviceReal(0.5), a), std::invalid_argument);     // r is in
+  EXPECT_THROW(schur.ApplyDaggerAxpyNorm(full, DeviceReal(0.5), c), std::invalid_argument);  // r on the full lattice
   std::vector<GpuSpinorField<float>> block;
   block.push_back(schur.NewField());
   EXPECT_THROW(schur.ApplyDotNormBlock(Pointers(block), {&c}, {&c, &c}), std::invalid_argument);

@@ -267,6 +267,39 @@ blas::DeferredDotAndNorm GpuCloverSchur<P>::ApplyDotNorm(Field& out, const Field
 }
 
 template <typename P>
+DeviceReal GpuCloverSchur<P>::ApplyDaggerAxpyNorm(Field& r, const DeviceReal& c, const Field& in) const {
+  if (&r == &in) throw std::invalid_argument(Name() + "::ApplyDaggerAxpyNorm: r and in must be different fields");
+  RequireParity(in, "ApplyDaggerAxpyNorm");
+  RequireParity(r, "ApplyDaggerAxpyNorm");
+  if (partitioned_ != nullptr || !fused_dot_products_) {
+    if (!dagger_scratch_) dagger_scratch_ = std::make_unique<Field>(NewField());
+    Run(*dagger_scratch_, in, Dagger::kYes);
+    return blas::AxpyNormDeferred(c, dagger_scratch_->device(), r.device());
+  }
+  // Run's dagger launches, the update in the last. The slot holding c must outlive the queueing of the kernel that
+  // reads it (stream order does the rest).
+  const std::shared_ptr<ScalarSlot> coefficient = blas::EvaluateIntoSlot(c);
+  const FermionBoundary& boundary = clover_.params.boundary;
+  DeviceSpinorField& t = Scratch(other_parity_, SubsetOf(Opposite(parity_)));
+  double* partials = Partials(1);
+  if (form_ == CloverSchurForm::kUnitDiagonal) {
+    // Mhat^dag in = in - (1/4) D^dag T_p'p'^{-1} D^dag T_pp^{-1} in
+    DeviceSpinorField& s = Scratch(same_parity_, SubsetOf(parity_));
+    ApplyCloverTerm(s.View(), *clover_.field, in.device().View(), /*inverse=*/true);
+    ApplyCloverDslash(t.View(), *gauge_, s.View(), Dagger::kYes, FirstEpilogue(), boundary);
+    ApplyWilsonDslashDaggerXpayAxpyNorm(r.device().View(), *gauge_, t.View(), in.device().View(), 1.0, -0.25,
+                                        coefficient->device(), partials, boundary);
+  } else {
+    ApplyCloverDslash(t.View(), *gauge_, in.device().View(), Dagger::kYes, FirstEpilogue(), boundary);
+    CloverEpilogue second = SecondEpilogue();
+    second.x = in.device().View();
+    ApplyCloverDslashDaggerAxpyNorm(r.device().View(), *gauge_, t.View(), second, coefficient->device(), partials,
+                                    boundary);
+  }
+  return blas::SumDotNormPartials(partials, DotNormGroups()).norm2;
+}
+
+template <typename P>
 std::vector<SpinorView> GpuCloverSchur<P>::BlockScratch(std::vector<std::unique_ptr<DeviceSpinorField>>& slots,
                                                         std::size_t n, Subset subset) const {
   if (slots.size() < n) slots.resize(n);

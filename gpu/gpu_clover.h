@@ -144,6 +144,15 @@ class GpuCloverSchur {
   std::vector<blas::DeferredDotAndNorm> ApplyDotNormBlock(const std::vector<Field*>& out,
                                                           const std::vector<const Field*>& in,
                                                           const std::vector<const Field*>& w) const;
+  // r = r + c A^dag in, returning |r|^2 of the stored r as a deferred scalar (solvers/README.md, the optional
+  // ApplyDaggerAxpyNorm: with ApplyDotNorm it gives NormalOperator its fused CG step): on one GPU the update is
+  // fused into the last dagger Dslash (kComplement: ApplyCloverDslashDaggerAxpyNorm; kUnitDiagonal, whose dagger
+  // ends in a plain xpay: ApplyWilsonDslashDaggerXpayAxpyNorm), A^dag in never stored. Partitioned (or after
+  // set_fused_dot_products(false)): ApplyDagger into a scratch field, then blas::AxpyNormDeferred. r must differ
+  // from in.
+  DeviceReal ApplyDaggerAxpyNorm(Field& r, const DeviceReal& c, const Field& in) const;
+  // Switches the fused forms (ApplyDotNorm, ApplyDotNormBlock, ApplyDaggerAxpyNorm) off or on again: benchmarks
+  // measure both ways in one run.
   void set_fused_dot_products(bool fused) { fused_dot_products_ = fused; }
   // Groups of kDotNormGroup sites whose partial sums the fused forms add up per right-hand side.
   int DotNormGroups() const { return (gauge_->lattice().half_volume() + kDotNormGroup - 1) / kDotNormGroup; }
@@ -190,6 +199,7 @@ class GpuCloverSchur {
   mutable std::vector<std::unique_ptr<DeviceSpinorField>> block_other_parity_;  // ApplyBlock's t_j
   mutable std::vector<std::unique_ptr<DeviceSpinorField>> block_same_parity_;   // its s_j (unit-diagonal dagger)
   mutable std::unique_ptr<DeviceBuffer> partials_;  // the fused forms' partial sums
+  mutable std::unique_ptr<Field> dagger_scratch_;    // ApplyDaggerAxpyNorm's A^dag in when not fused
   bool fused_dot_products_ = true;
 };
 

@@ -450,7 +450,7 @@ void RequireSizes(const Lattice& lat, const EpilogueBoundInputs& in) {
       throw std::invalid_argument("DslashEpilogueErrors: a clover epilogue needs the blocks of every site");
     }
   }
-  const DslashEpilogue stored = StoredForm(in.epilogue);
+  const DslashEpilogue stored = PlainForm(in.epilogue);
   if (stored == DslashEpilogue::kCloverXpay || stored == DslashEpilogue::kXpayClover) {
     need(in.clover_magnitude, v, "clover_magnitude");
   }
@@ -512,8 +512,9 @@ SiteErrors DslashEpilogueErrors(const Lattice& lat, const EpilogueBoundInputs& i
         out = Combination(uc, in.a, in.b, x_size, x, cd_size, cd);
         break;
       }
-      case DslashEpilogue::kXpayAxpyNorm:  // tested against the separate update (schur_operator_test.cc)
-        throw std::logic_error("DslashErrors: the xpay-axpynorm epilogue has no oracle bound here");
+      case DslashEpilogue::kXpayAxpyNorm:
+      case DslashEpilogue::kCloverXpayAxpyNorm:  // against the separate update: schur_operator_test, clover_dot_norm_test
+        throw std::logic_error("DslashErrors: the axpy-norm epilogues have no oracle bound here");
     }
     // Item 5: the store, for an output whose exact size is at most the oracle's plus sqrt 2 its DR error.
     const double out_size = in.out_magnitude[site] + kSqrt2 * out.oracle;

@@ -10,10 +10,11 @@
 //                               [--fermion=wilson|clover] [--csw=0.1] [--fused=on|off|both]
 //
 // --fused=off switches the operator's fused reductions off (set_fused_dot_products(false): ApplyDotNorm is Apply
-// then a separate DotNorm, ApplyDaggerAxpyNorm ApplyDagger then a separate AxpyNorm), so that one binary measures
-// the solvers with and without them in one run; "both" measures every row twice, fused first. The clover term's
-// values do not change the work of any kernel; on Haar-random links |A| <= 4 c_sw, so a small --csw keeps T
-// well conditioned at kappa near the Wilson critical value (an ill-conditioned T is refused naming kappa and c_sw).
+// then a separate DotNorm, ApplyDaggerAxpyNorm ApplyDagger then a separate AxpyNorm; both operators have both), so
+// that one binary measures the solvers with and without them in one run; "both" measures every row twice, fused
+// first. The clover term's values do not change the work of any kernel; on Haar-random links |A| <= 4 c_sw, so a
+// small --csw keeps T well conditioned at kappa near the Wilson critical value (an ill-conditioned T is refused
+// naming kappa and c_sw).
 //
 // Per lattice and row (one precision x reconstruction; every field and the links in that precision):
 //   M_ee      median of --repetitions Apply calls, each between CUDA events after a warm-up call (which tunes
@@ -42,7 +43,6 @@
 //                         into M_ee^dag (NormalOperator::ApplyCurvatureUpdate: r read and written there, q
 //                         never written: net + 1 on the operator's model), CgSolutionDirection (x += alpha p,
 //                         p = r + beta p) 3 + 2                                                   =  6 fields
-//                         (clover: no fused update, so AxpyNorm 2 + 1 instead of the net + 1   =  8 fields)
 //               BiCGstab: (v, r0), |v|^2 fused into v = M_ee p (r0 read once), CaxpyNorm 2 + 1, (t, s), |t|^2
 //                         fused into t = M_ee s (nothing more), BicgstabResidual 3 + 1, BicgstabSolution 3 + 1,
 //                         BicgstabDirection 3 + 1                                                 = 16 fields
@@ -111,18 +111,16 @@ CloverParams CloverParamsOf(const Options& o) {
   }
 }
 
-// Bytes of one iteration under the model of the file comment. curvature_update: the operator fuses CG's
-// r -= alpha q into M^dag (Wilson); fused: the operator's fused sums are on.
-double CgBytes(double operator_bytes, Precision precision, double sites, bool fused, bool curvature_update) {
+// Bytes of one iteration under the model of the file comment; fused: the operator's fused sums and update are on.
+double CgBytes(double operator_bytes, Precision precision, double sites, bool fused) {
   auto bytes = [&](blas::Operation op) { return blas::Cost(op, precision, sites).bytes; };
   using blas::Operation;
   const double solution_direction = bytes(Operation::kCgSolutionDirection);
   if (!fused) return 2 * operator_bytes + bytes(Operation::kDotNorm) + bytes(Operation::kAxpyNorm) + solution_direction;
-  // (p, q) = (p, M^dag M p) = |M p|^2 is fused into M p: no field pass. With the curvature update r -= alpha q is
-  // fused into M^dag's second Dslash (NormalOperator::ApplyCurvatureUpdate): r read and written there instead of q
-  // written, one field more than the operator's model; without it a separate AxpyNorm.
-  const double update = curvature_update ? bytes(Operation::kNorm2) : bytes(Operation::kAxpyNorm);
-  return 2 * operator_bytes + update + solution_direction;
+  // (p, q) = (p, M^dag M p) = |M p|^2 is fused into M p: no field pass. r -= alpha q is fused into M^dag's last
+  // Dslash (NormalOperator::ApplyCurvatureUpdate): r read and written there instead of q written, one field more
+  // than the operator's model.
+  return 2 * operator_bytes + bytes(Operation::kNorm2) + solution_direction;
 }
 
 double BicgstabBytes(double operator_bytes, Precision precision, double sites, bool fused) {
@@ -195,7 +193,7 @@ Row MeasureOperator(Op& m, const SpinorField<double>& source, const Options& o, 
                                 Field x = m.NewField();
                                 return solvers::ConjugateGradient(normal, x, b, params);
                               }),
-                  CgBytes(cost.bytes, row.precision, sites, fused, /*curvature_update=*/!o.clover));
+                  CgBytes(cost.bytes, row.precision, sites, fused));
   row.bicgstab = RateOf(MedianSolve(o.solver_repetitions,
                                     [&] {
                                       Field x = m.NewField();

@@ -100,6 +100,16 @@ void LaunchWithDotNorm(const char* where, WilsonDslashLaunch l, const ConstSpino
   LaunchWilsonDslash(l);
 }
 
+// A checked launch of kXpay or kCloverXpay (D^dag) turned into its axpy-norm form: out = out + c q.
+void LaunchWithAxpyNorm(const char* where, WilsonDslashLaunch l, const double* coefficient, double* partials) {
+  if (coefficient == nullptr) Reject(where, "no coefficient");
+  if (partials == nullptr) Reject(where, "no memory for the partial sums");
+  l.epilogue = AxpyNormForm(l.epilogue);
+  l.axpy_coefficient = coefficient;
+  l.partials = partials;
+  LaunchWilsonDslash(l);
+}
+
 }  // namespace
 
 WilsonDslashLaunch CheckedWilsonDslashLaunch(const char* where, const SpinorView& out, const DeviceGaugeField& gauge,
@@ -180,13 +190,20 @@ void ApplyWilsonDslashDaggerXpayAxpyNorm(const SpinorView& out, const DeviceGaug
                                          const double* coefficient, double* partials,
                                          const FermionBoundary& boundary) {
   const char* where = "ApplyWilsonDslashDaggerXpayAxpyNorm";
-  WilsonDslashLaunch l =
-      CheckedLaunch(where, out, gauge, in, Dagger::kYes, DslashEpilogue::kXpayAxpyNorm, &x, a, b, nullptr, boundary);
-  if (coefficient == nullptr) Reject(where, "no coefficient");
-  if (partials == nullptr) Reject(where, "no memory for the partial sums");
-  l.axpy_coefficient = coefficient;
-  l.partials = partials;
-  LaunchWilsonDslash(l);
+  LaunchWithAxpyNorm(
+      where, CheckedLaunch(where, out, gauge, in, Dagger::kYes, DslashEpilogue::kXpay, &x, a, b, nullptr, boundary),
+      coefficient, partials);
+}
+
+void ApplyCloverDslashDaggerAxpyNorm(const SpinorView& out, const DeviceGaugeField& gauge, const ConstSpinorView& in,
+                                     const CloverEpilogue& e, const double* coefficient, double* partials,
+                                     const FermionBoundary& boundary) {
+  const char* where = "ApplyCloverDslashDaggerAxpyNorm";
+  if (e.kind != DslashEpilogue::kCloverXpay) {
+    Reject(where, std::string("epilogue ") + ToString(e.kind) + " has no fused update (clover-xpay)");
+  }
+  LaunchWithAxpyNorm(where, CheckedCloverDslashLaunch(where, out, gauge, in, Dagger::kYes, e, boundary), coefficient,
+                     partials);
 }
 
 void ApplyWilsonDslashXpay(const SpinorView& out, const DeviceGaugeField& gauge, const ConstSpinorView& in,

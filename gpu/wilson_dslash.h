@@ -111,6 +111,13 @@ void ApplyCloverDslashDotNorm(const SpinorView& out, const DeviceGaugeField& gau
                               const CloverEpilogue& epilogue, const ConstSpinorView& w, double* partials,
                               const FermionBoundary& boundary = FermionBoundary::AntiperiodicTime());
 
+// out = out + c q with q = a C x + b D^dag in (the clover-xpay epilogue `epilogue`, D^dag) and c = *coefficient on
+// the device, summing |out|^2 of the STORED new out as ApplyWilsonDslashDaggerXpayAxpyNorm does (q not stored):
+// CG's r -= alpha S^dag (S p) in the kernel of the clover Schur complement's second dagger Dslash. One GPU only.
+void ApplyCloverDslashDaggerAxpyNorm(const SpinorView& out, const DeviceGaugeField& gauge, const ConstSpinorView& in,
+                                     const CloverEpilogue& epilogue, const double* coefficient, double* partials,
+                                     const FermionBoundary& boundary = FermionBoundary::AntiperiodicTime());
+
 // For the partitioned Dslash (partitioned_dslash.h), which launches the kernel twice per call with its halo:
 // the checked launch of ApplyWilsonDslash (x = nullptr) or ApplyWilsonDslashXpay, or of ApplyCloverDslash
 // (errors as there, `where` naming the caller), and the dispatch of a launch to its precision's kernels.

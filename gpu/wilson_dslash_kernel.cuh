@@ -90,7 +90,7 @@ struct DslashDotNorm<P, true> {
   double* partials;  // 3 per group of kDotNormGroup sites: Re (out, w), Im (out, w), |out|^2
 };
 
-// The coefficient and the partial sums of the kXpayAxpyNorm epilogue, else nothing.
+// The coefficient and the partial sums of the axpy-norm epilogues (UpdatesWithAxpyNorm), else nothing.
 template <bool kWithAxpyNorm>
 struct DslashAxpyNorm {};
 template <>
@@ -126,7 +126,7 @@ template <Precision P, Reconstruct R, bool kGaugeFixedFlag, bool kDaggerFlag, Ds
 struct WilsonDslashArg : DslashDivisors<UsesFastIndexing(kArithmetic, R)>,
                          DslashCloverTerm<P, UsesClover(kEpilogueKind)>,
                          DslashDotNorm<P, SumsDotNorm(kEpilogueKind)>,
-                         DslashAxpyNorm<kEpilogueKind == DslashEpilogue::kXpayAxpyNorm>,
+                         DslashAxpyNorm<UpdatesWithAxpyNorm(kEpilogueKind)>,
                          DslashHalo<P, R, kSitesKind> {
   static_assert(kArithmetic == DslashArithmetic::kValues || P == Precision::kHalf, "levels exist in half only");
   using Real = typename SpinorStorage<P>::Real;
@@ -439,14 +439,14 @@ __device__ __forceinline__ ColorSpinor<Real> LinearCombination(Real a, const Col
   return r;
 }
 
-// The epilogue (wilson_dslash_launch.h's DslashEpilogue) on d = D in at site cb; C = arg.clover. A dot-norm
-// epilogue forms what its StoredForm forms (the sums are the site functor's).
+// The epilogue (wilson_dslash_launch.h's DslashEpilogue) on d = D in at site cb; C = arg.clover. A fused
+// epilogue forms what its PlainForm forms (the sums and the update are the site functor's).
 template <class Arg>
 __device__ __forceinline__ void ApplyEpilogue(const Arg& arg, int cb, ColorSpinor<typename Arg::Real>& d) {
   using Real = typename Arg::Real;
   using X = decltype(arg.x);
-  constexpr DslashEpilogue kForm = StoredForm(Arg::kEpilogue);
-  if constexpr (kForm == DslashEpilogue::kXpay || kForm == DslashEpilogue::kXpayAxpyNorm) {
+  constexpr DslashEpilogue kForm = PlainForm(Arg::kEpilogue);
+  if constexpr (kForm == DslashEpilogue::kXpay) {
     // a x = (a * raw scale) * raw x: the scale of a half x joins a (exactly a when the scale is 1).
     const ColorSpinor<Real> x = X::RawToReal(arg.x.LoadRaw(cb));
     const Real a = X::kScaled ? arg.a * arg.x.RawScale(cb) : arg.a;
@@ -496,7 +496,7 @@ __device__ __forceinline__ void AddSiteNorm(double& acc, const ColorSpinor<Real>
 // The site functor: computes and stores the output spinor of the site of thread `thread`: checkerboard
 // index cb = thread, or for a partitioned exterior launch the thread-th exterior site (an interior launch
 // skips the exterior sites). The dot-norm epilogues add the site's (out, w) and |out|^2 of the stored out to acc;
-// kXpayAxpyNorm stores out + c q instead of q and adds |out|^2 of the stored out to acc[2].
+// the axpy-norm epilogues store out + c q instead of q and add |out|^2 of the stored out to acc[2].
 template <class Arg>
 struct WilsonDslashSite {
   __device__ __forceinline__ void operator()(const Arg& arg, int thread, double* acc = nullptr) const {
@@ -520,7 +520,7 @@ struct WilsonDslashSite {
     ApplyEpilogue(arg, cb, out);
     if constexpr (SumsDotNorm(Arg::kEpilogue)) {
       AddSiteDotNorm(acc, arg.out.StoreReturningStored(cb, out), arg.w.Load(cb));
-    } else if constexpr (Arg::kEpilogue == DslashEpilogue::kXpayAxpyNorm) {
+    } else if constexpr (UpdatesWithAxpyNorm(Arg::kEpilogue)) {
       // As blas::AxpyNorm does it: the coefficient rounded to Real, y + c q in Real, |y|^2 of the stored y.
       const Real c = static_cast<Real>(*arg.coefficient);
       ColorSpinor<Real> y = arg.out.Load(cb);
@@ -546,7 +546,7 @@ __global__ void WilsonDslashKernel(const Arg arg) {
   WilsonDslashSite<Arg>{}(arg, thread);
 }
 
-// The dot-norm epilogues and kXpayAxpyNorm: every thread of a warp takes part (a thread past the last site adds nothing); the warp's 32
+// The dot-norm and axpy-norm epilogues: every thread of a warp takes part (a thread past the last site adds nothing); the warp's 32
 // sites are summed in a fixed shuffle tree and lane 0 writes the group's partials. Block sizes are multiples
 // of 32 (tune.h), so a warp is always the group of sites 32 g .. 32 g + 31: the partials do not depend on the
 // block size, and gpu/blas.cu sums them in a fixed order.

@@ -25,17 +25,26 @@ enum class DslashEpilogue {
                   // third number; the dot slots hold 0): CG's r -= alpha M^dag M p without storing M^dag M p
   kCloverXpayDotNorm,  // kCloverXpay with kXpayDotNorm's sums (the clover Schur complement's fused dot products)
   kXpayCloverDotNorm,  // kXpayClover with kXpayDotNorm's sums (the unit-diagonal form's)
+  kCloverXpayAxpyNorm,  // q = a C x + b D in (kCloverXpay), then kXpayAxpyNorm's update of out: the clover Schur
+                        // complement's CG step (D^dag)
 };
 // The epilogues that also sum (out, w) and |out|^2 of the stored out per kDotNormGroup sites.
 constexpr bool SumsDotNorm(DslashEpilogue e) {
   return e == DslashEpilogue::kXpayDotNorm || e == DslashEpilogue::kCloverXpayDotNorm ||
          e == DslashEpilogue::kXpayCloverDotNorm;
 }
-// What a dot-norm epilogue stores (kXpay, kCloverXpay, kXpayClover); any other epilogue itself.
-constexpr DslashEpilogue StoredForm(DslashEpilogue e) {
+// The epilogues that add c q to out instead of storing q, summing |out|^2.
+constexpr bool UpdatesWithAxpyNorm(DslashEpilogue e) {
+  return e == DslashEpilogue::kXpayAxpyNorm || e == DslashEpilogue::kCloverXpayAxpyNorm;
+}
+// The plain epilogue a fused one forms before its sums or its update (kXpay, kCloverXpay, kXpayClover); any other
+// epilogue itself.
+constexpr DslashEpilogue PlainForm(DslashEpilogue e) {
   switch (e) {
-    case DslashEpilogue::kXpayDotNorm: return DslashEpilogue::kXpay;
-    case DslashEpilogue::kCloverXpayDotNorm: return DslashEpilogue::kCloverXpay;
+    case DslashEpilogue::kXpayDotNorm:
+    case DslashEpilogue::kXpayAxpyNorm: return DslashEpilogue::kXpay;
+    case DslashEpilogue::kCloverXpayDotNorm:
+    case DslashEpilogue::kCloverXpayAxpyNorm: return DslashEpilogue::kCloverXpay;
     case DslashEpilogue::kXpayCloverDotNorm: return DslashEpilogue::kXpayClover;
     default: return e;
   }
@@ -49,17 +58,24 @@ constexpr DslashEpilogue DotNormForm(DslashEpilogue e) {
     default: return DslashEpilogue::kNone;
   }
 }
+// The axpy-norm form of kXpay or kCloverXpay (kNone for the others, which have none).
+constexpr DslashEpilogue AxpyNormForm(DslashEpilogue e) {
+  switch (e) {
+    case DslashEpilogue::kXpay: return DslashEpilogue::kXpayAxpyNorm;
+    case DslashEpilogue::kCloverXpay: return DslashEpilogue::kCloverXpayAxpyNorm;
+    default: return DslashEpilogue::kNone;
+  }
+}
 constexpr bool UsesClover(DslashEpilogue e) {
-  const DslashEpilogue s = StoredForm(e);
+  const DslashEpilogue s = PlainForm(e);
   return s == DslashEpilogue::kClover || s == DslashEpilogue::kCloverXpay || s == DslashEpilogue::kXpayClover;
 }
 constexpr bool UsesX(DslashEpilogue e) {
-  const DslashEpilogue s = StoredForm(e);
-  return s == DslashEpilogue::kXpay || s == DslashEpilogue::kCloverXpay || s == DslashEpilogue::kXpayClover ||
-         s == DslashEpilogue::kXpayAxpyNorm;
+  const DslashEpilogue s = PlainForm(e);
+  return s == DslashEpilogue::kXpay || s == DslashEpilogue::kCloverXpay || s == DslashEpilogue::kXpayClover;
 }
 // The epilogues that write kDotNormGroup partial sums.
-constexpr bool WritesPartials(DslashEpilogue e) { return SumsDotNorm(e) || e == DslashEpilogue::kXpayAxpyNorm; }
+constexpr bool WritesPartials(DslashEpilogue e) { return SumsDotNorm(e) || UpdatesWithAxpyNorm(e); }
 // Sites per partial sum of kXpayDotNorm: one warp, summed in a fixed shuffle tree, so the partials and their
 // order depend only on the site numbering, not on the tuned block size (a multiple of 32).
 inline constexpr int kDotNormGroup = 32;
@@ -81,6 +97,7 @@ inline const char* ToString(DslashEpilogue e) {
     case DslashEpilogue::kXpayAxpyNorm: return "xpay-axpynorm";
     case DslashEpilogue::kCloverXpayDotNorm: return "clover-xpay-dotnorm";
     case DslashEpilogue::kXpayCloverDotNorm: return "xpay-clover-dotnorm";
+    case DslashEpilogue::kCloverXpayAxpyNorm: return "clover-xpay-axpynorm";
   }
   return "unknown";
 }
@@ -112,8 +129,8 @@ struct WilsonDslashLaunch {
   GaugeView gauge;
   CloverView clover;  // clover epilogues only
   ConstSpinorView w;  // kXpayDotNorm only: the second field of the dot product
-  double* partials = nullptr;  // kXpayDotNorm, kXpayAxpyNorm: 3 doubles (Re, Im (out, w), |out|^2) per group of sites
-  const double* axpy_coefficient = nullptr;  // kXpayAxpyNorm only: c, on the device (read by every thread)
+  double* partials = nullptr;  // WritesPartials: 3 doubles (Re, Im (out, w), |out|^2) per group of sites
+  const double* axpy_coefficient = nullptr;  // UpdatesWithAxpyNorm only: c, on the device (read by every thread)
   bool dagger = false;
   DslashEpilogue epilogue = DslashEpilogue::kNone;
   double a = 0, b = 0;

@@ -10,8 +10,9 @@
 //   clover_dslash_{double,single,half}.cu   kClover, kCloverXpay (D and D^dag), kXpayClover (D only: the
 //                                            unit-diagonal form's dagger is built otherwise); all sites, or
 //                                            a partitioned interior or exterior   90 each; and on one GPU
-//                                            kCloverXpayDotNorm and kXpayCloverDotNorm (D), 6 each
-// (reconstruction x gauge fixing x dagger x epilogue x sites; 558 kernels in all); the teaching ladder
+//                                            kCloverXpayDotNorm and kXpayCloverDotNorm (D) and
+//                                            kCloverXpayAxpyNorm (D^dag), 6 each
+// (reconstruction x gauge fixing x dagger x epilogue x sites; 576 kernels in all); the teaching ladder
 // instantiates the one variant of its rung 9a itself (dslash_ladder_kernels.cu).
 #pragma once
 
@@ -81,8 +82,8 @@ inline std::string DslashTuneKey(const WilsonDslashLaunch& l, DslashArithmetic a
   return key;
 }
 
-// The kernel of a variant: the plain one, or the one that sums the partials of a dot-norm epilogue or of
-// kXpayAxpyNorm per warp.
+// The kernel of a variant: the plain one, or the one that sums the partials of a dot-norm or axpy-norm epilogue
+// per warp.
 template <class Arg>
 auto DslashKernelOf() {
   if constexpr (WritesPartials(Arg::kEpilogue)) {
@@ -105,7 +106,7 @@ void LaunchWilsonDslashVariant(const WilsonDslashLaunch& l) {
   if constexpr (SumsDotNorm(E)) {
     arg.w = SpinorAccessorOf<P>(l.w);
     arg.partials = l.partials;
-  } else if constexpr (E == DslashEpilogue::kXpayAxpyNorm) {
+  } else if constexpr (UpdatesWithAxpyNorm(E)) {
     arg.coefficient = l.axpy_coefficient;
     arg.partials = l.partials;
   }
@@ -141,7 +142,7 @@ void LaunchWilsonDslashVariant(const WilsonDslashLaunch& l) {
   };
   std::vector<std::pair<void*, std::size_t>> preserve;
   // out = a out + b D in, or out = out + c (...): timing runs must not compound.
-  if ((UsesX(E) && l.out.data == l.x.data) || E == DslashEpilogue::kXpayAxpyNorm) {
+  if ((UsesX(E) && l.out.data == l.x.data) || UpdatesWithAxpyNorm(E)) {
     preserve.emplace_back(l.out.data, SpinorViewBytes<P>(l.out));
     if (l.out.norm != nullptr) preserve.emplace_back(l.out.norm, sizeof(float) * l.out.stride);
   }
@@ -174,8 +175,9 @@ void LaunchDslashFor(const WilsonDslashLaunch& l) {
             } else if constexpr (SumsDotNorm(kEpilogue) && (kDagger || kPartitioned)) {
               throw std::logic_error(std::string("Dslash: the ") + ToString(kEpilogue) +
                                      " epilogue is compiled for D on one GPU only");
-            } else if constexpr (kEpilogue == DslashEpilogue::kXpayAxpyNorm && (!kDagger || kPartitioned)) {
-              throw std::logic_error("Dslash: the xpay-axpynorm epilogue is compiled for D^dag on one GPU only");
+            } else if constexpr (UpdatesWithAxpyNorm(kEpilogue) && (!kDagger || kPartitioned)) {
+              throw std::logic_error(std::string("Dslash: the ") + ToString(kEpilogue) +
+                                     " epilogue is compiled for D^dag on one GPU only");
             } else if constexpr (kPartitioned && !kWithHalo) {
               throw std::logic_error("Dslash: partitioned variant not compiled");
             } else {
