@@ -41,10 +41,7 @@ void GpuStaggeredSchur<P>::ApplyBlock(const std::vector<Field*>& out, const std:
   solvers::block_detail::CheckBlock(out, in, Name() + "::ApplyBlock");
   RequireFields(std::vector<const Field*>(out.begin(), out.end()), "ApplyBlock");
   RequireFields(in, "ApplyBlock");
-  while (t_.size() < std::min<std::size_t>(in.size(), kMaxStaggeredRhs)) {
-    t_.push_back(
-        std::make_unique<DeviceColourVectorField>(links_->lattice(), Opposite(parity_), StaggeredPrecisionOf<P>()));
-  }
+  GrowScratch(in.size());
   const double four_m2 = 4 * params_.mass * params_.mass;
   for (std::size_t first = 0; first < in.size(); first += kMaxStaggeredRhs) {
     const std::size_t n = std::min<std::size_t>(kMaxStaggeredRhs, in.size() - first);
@@ -58,6 +55,14 @@ void GpuStaggeredSchur<P>::ApplyBlock(const std::vector<Field*>& out, const std:
     }
     ApplyStaggeredDslashBlock(t, *links_, i, params_.boundary);                          // t = D_{p',p} in
     ApplyStaggeredDslashXpayBlock(o, *links_, t_in, i, four_m2, -1.0, params_.boundary);  // 4m^2 in - D_{p,p'} t
+  }
+}
+
+template <typename P>
+void GpuStaggeredSchur<P>::GrowScratch(std::size_t n) const {
+  while (t_.size() < std::min<std::size_t>(n, kMaxStaggeredRhs)) {
+    t_.push_back(
+        std::make_unique<DeviceColourVectorField>(links_->lattice(), Opposite(parity_), StaggeredPrecisionOf<P>()));
   }
 }
 
@@ -93,10 +98,7 @@ std::vector<solvers::CurvatureUpdate<DeviceReal>> GpuStaggeredSchur<P>::FusedCur
       if (j != k && r[j] == r[k]) throw std::invalid_argument(Name() + "::" + where + ": a residual appears twice");
     }
   }
-  while (t_.size() < std::min<std::size_t>(p.size(), kMaxStaggeredRhs)) {
-    t_.push_back(
-        std::make_unique<DeviceColourVectorField>(links_->lattice(), Opposite(parity_), StaggeredPrecisionOf<P>()));
-  }
+  GrowScratch(p.size());
   const double four_m2 = 4 * params_.mass * params_.mass;
   const int chunks = StaggeredCurvatureChunks(*links_);
   const std::size_t bytes =

@@ -231,6 +231,8 @@ class GpuStaggeredSchur {
                                                                          const std::vector<Field*>& r,
                                                                          const std::vector<double>& rr) const;
   void RequireFields(const std::vector<const Field*>& fields, const std::string& where) const;
+  // t_ holds at least min(n, kMaxStaggeredRhs) fields (a chunk of n right-hand sides).
+  void GrowScratch(std::size_t n) const;
 };
 
 // The even-odd solve of M x = b on the GPU (file comment); `device_links` must hold `links` in double. With
