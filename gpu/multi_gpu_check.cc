@@ -607,13 +607,25 @@ void CheckCloverSolve(const Setup& s, Checker& checker) {
     const double nb = std::sqrt(Norm2(b));
     const double residual = std::sqrt(Norm2(Difference(b, mx))) / nb;
     const double allowed = CloverHostBound(clover, spec.tolerance, nb, std::sqrt(Norm2(*x_global)), s.global.volume());
-    // The same solve on this one GPU on the global lattice (local reductions only).
+    // The same solve on this one GPU on the global lattice (local reductions only), its Schur operator summing
+    // the solver's dot products separately as the partitioned one does (as in c.).
     const blas::ScopedReductionCommunicator one_gpu(nullptr);
     GpuGaugeLinks global_links(u, false);
     GpuCloverTerms global_terms(u, clover.params());
     GpuSpinorField<double> x1(s.global, Subset::kFull), b1(s.global, Subset::kFull);
     b1.Upload(b);
-    const solvers::SolveResult r1 = SolveWithSpecOnGpu(spec, global_links, global_terms, form, x1, b1);
+    const auto outer = global_links.Get<double>(spec.outer().link_reals);
+    const GpuClover<double> m1(outer, global_terms.Get<double>());
+    GpuCloverSchur<double> schur1(outer, global_terms.Get<double>(), form);
+    schur1.set_fused_dot_products(false);
+    auto low = solvers::MakeLowSchurOperators<GpuCloverSchur>([&](auto tag) {
+      using P = typename decltype(tag)::type;
+      auto inner = std::make_unique<GpuCloverSchur<P>>(global_links.Get<P>(spec.inner.link_reals),
+                                                       global_terms.Get<P>(), form);
+      inner->set_fused_dot_products(false);
+      return inner;
+    });
+    const solvers::SolveResult r1 = solvers::SolveWithSpec(spec, m1, schur1, low, x1, b1);
     std::cout << "multi_gpu_check: solve clover " << std::left << std::setw(23) << spec.Name() << std::right << " "
               << s.comm.size() << " ranks: " << solvers::ToString(r.status) << ", iterations " << r.iterations
               << ", device residual " << Num(r.true_residual) << "; one GPU: iterations " << r1.iterations
