@@ -19,7 +19,6 @@
 // 432 sites per parity (6^3 x 4), so the last group of 32 sites is partial. Every test skips itself without a GPU.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdio>
@@ -49,8 +48,10 @@ namespace lqcd::gpu {
 namespace {
 
 using solvers::Half;
+using testing::ConstPointers;
 using testing::DeviceBlock;
 using testing::DifferingSites;
+using testing::Pointers;
 
 constexpr Precision kPrecisions[] = {Precision::kDouble, Precision::kSingle, Precision::kHalf};
 constexpr Reconstruct kReconstructions[] = {Reconstruct::k18, Reconstruct::k12, Reconstruct::k8};
@@ -249,19 +250,6 @@ TEST_F(CloverDotNormTest, BlockSumsAreThoseOfTheStoredOutputsForEveryMapping) {
   }
 }
 
-template <typename Field>
-std::vector<Field*> Pointers(std::vector<Field>& fields) {
-  std::vector<Field*> p;
-  for (Field& f : fields) p.push_back(&f);
-  return p;
-}
-template <typename Field>
-std::vector<const Field*> ConstPointers(const std::vector<Field>& fields) {
-  std::vector<const Field*> p;
-  for (const Field& f : fields) p.push_back(&f);
-  return p;
-}
-
 // GpuCloverSchur<P>'s fused forms against Apply (file comment), both forms and parities, 12 reals with temporal
 // gauge fixing and 18 without.
 template <typename P>
@@ -335,16 +323,13 @@ TEST_F(CloverDotNormTest, SchurApplyDotNormIsApplyWithTheSumsOfItsOutput) {
 
 // GpuCloverSchur<P>::ApplyDaggerAxpyNorm: r = r + c A^dag in with A^dag in never stored, both forms (the complement
 // through the clover-xpay-axpynorm epilogue, the unit-diagonal form through the Wilson xpay-axpynorm one), both
-// parities. Against the separate path (ApplyDagger into q, then blas::AxpyNorm(c, q, r)), as schur_operator_test's
-// Wilson case argues: in double and single the stored q is the computed q and both form r + c q as one fused
-// multiply-add in the same Real, so r is bit for bit the same; in half the separate path rounds q to half first
-// (within 0.5 N_q / 32767 per real, N_q the site's largest |real| of q), so before r's own rounding the two differ by
-// at most |c| 0.5 N_q / 32767 plus one float rounding of each side's r + c q (u_f (|r| + |c q|)), and each side's
-// storage adds at most 0.5 N / 32767 with N its site's largest |real|. The fused |r|^2 is the sum of the stored r
-// within the bound of the tests above. With the fusion off the result is the separate path's bit for bit.
+// parities. Against the separate path (ApplyDagger into q, then blas::AxpyNorm(c, q, r)): in double and single the
+// stored q is the computed q and both form r + c q as one fused multiply-add in the same Real, so r is bit for bit
+// the same; in half within testing::RealsBeyondHalfAxpyNormBound's bound (oracle_comparison.h). The fused |r|^2 is
+// the sum of the stored r within the bound of the tests above. With the fusion off the result is the separate
+// path's bit for bit.
 template <typename P>
 void CheckSchurDaggerAxpyNorm(const Lattice& lat) {
-  constexpr double kUf = 0x1p-24, kLevel = 0.5 / 32767;
   const Precision precision = DevicePrecisionOf<P>::kValue;
   const double c = -0.37;
   const GaugeField<double> u = testing::RandomLinks(lat, 661, true);
@@ -372,31 +357,11 @@ void CheckSchurDaggerAxpyNorm(const Lattice& lat) {
       const DeviceReal off_norm2 = schur.ApplyDaggerAxpyNorm(off, DeviceReal(c), in);
       schur.set_fused_dot_products(true);
       const SpinorField<double> f = fused.Download(GammaBasis::kUkqcd), sep = separate.Download(GammaBasis::kUkqcd);
-      const SpinorField<double> qh = q.Download(GammaBasis::kUkqcd);
       EXPECT_EQ(DifferingSites(off.Download(GammaBasis::kUkqcd), sep), 0) << "fusion off";
-      int differing = 0, beyond = 0;
-      for (int i = 0; i < f.sites(); ++i) {
-        differing += f[i] == sep[i] ? 0 : 1;
-        double n_q = 0, n_f = 0, n_s = 0;
-        for (int k = 0; k < 12; ++k) {
-          for (double v : {qh[i](k).real(), qh[i](k).imag()}) n_q = std::max(n_q, std::abs(v));
-          for (double v : {f[i](k).real(), f[i](k).imag()}) n_f = std::max(n_f, std::abs(v));
-          for (double v : {sep[i](k).real(), sep[i](k).imag()}) n_s = std::max(n_s, std::abs(v));
-        }
-        // n_q is the stored q's maximum: the computed q's is at most that plus its own rounding (one level).
-        const double dq = std::abs(c) * kLevel * n_q * (1 + 2 * kLevel);
-        for (int k = 0; k < 12; ++k) {
-          const double cq = std::abs(c) * (n_q + 2 * kLevel * n_q);
-          const double allowed_re = dq + kLevel * (n_f + n_s) + 2 * kUf * (std::abs(r_start[i](k).real()) + cq);
-          const double allowed_im = dq + kLevel * (n_f + n_s) + 2 * kUf * (std::abs(r_start[i](k).imag()) + cq);
-          beyond += std::abs(f[i](k).real() - sep[i](k).real()) <= allowed_re ? 0 : 1;
-          beyond += std::abs(f[i](k).imag() - sep[i](k).imag()) <= allowed_im ? 0 : 1;
-        }
-      }
       if (precision == Precision::kHalf) {
-        EXPECT_EQ(beyond, 0);
+        EXPECT_EQ(testing::RealsBeyondHalfAxpyNormBound(f, sep, q.Download(GammaBasis::kUkqcd), r_start, c), 0);
       } else {
-        EXPECT_EQ(differing, 0);
+        EXPECT_EQ(DifferingSites(f, sep), 0);
       }
       const HostSums stored = SumsOf(f, f);
       EXPECT_LE(std::abs(norm2.Host() - stored.norm2), stored.norm_bound);

@@ -1,6 +1,7 @@
 // device_block_testing.h (testonly): what the multi-RHS tests need around a block of right-hand sides: n device
 // spinor fields of one subset and precision (each its own padding, so the kernels' per-field strides are
-// exercised), and a bit-for-bit comparison that counts the sites where two results differ.
+// exercised), pointers to a block's fields, and a bit-for-bit comparison that counts the sites where two results
+// differ.
 #pragma once
 
 #include <memory>
@@ -35,6 +36,20 @@ struct DeviceBlock {
     return v;
   }
 };
+
+// Pointers to the fields of a block, as the block operators and solvers take them.
+template <typename Field>
+std::vector<Field*> Pointers(std::vector<Field>& fields) {
+  std::vector<Field*> p;
+  for (Field& f : fields) p.push_back(&f);
+  return p;
+}
+template <typename Field>
+std::vector<const Field*> ConstPointers(const std::vector<Field>& fields) {
+  std::vector<const Field*> p;
+  for (const Field& f : fields) p.push_back(&f);
+  return p;
+}
 
 // The number of sites where a and b differ in any component (0: bit for bit equal).
 inline int DifferingSites(const SpinorField<double>& a, const SpinorField<double>& b) {

@@ -89,8 +89,10 @@ class MultiRhsCloverDslashTest : public ::testing::Test {
   const Lattice lattice_{6, 4, 10, 8};
 };
 
+using testing::ConstPointers;
 using testing::DeviceBlock;
 using testing::DifferingSites;
+using testing::Pointers;
 
 // The worst ratio seen per precision, printed at the end of a test.
 struct Worst {
@@ -356,19 +358,6 @@ std::vector<GpuSpinorField<P>> UploadBlock(const GpuCloverSchur<P>& schur,
     block.back().Upload(h);
   }
   return block;
-}
-
-template <typename Field>
-std::vector<Field*> Pointers(std::vector<Field>& fields) {
-  std::vector<Field*> p;
-  for (Field& f : fields) p.push_back(&f);
-  return p;
-}
-template <typename Field>
-std::vector<const Field*> ConstPointers(const std::vector<Field>& fields) {
-  std::vector<const Field*> p;
-  for (const Field& f : fields) p.push_back(&f);
-  return p;
 }
 
 // ApplyBlock and ApplyDaggerBlock of both forms on both parities against the oracle's ApplyCloverSchur, every

@@ -252,6 +252,29 @@ std::vector<double> DslashErrorBound(const Lattice& lat, const DslashBoundInputs
   return bound;
 }
 
+long RealsBeyondHalfAxpyNormBound(const SpinorField<double>& fused, const SpinorField<double>& separate,
+                                  const SpinorField<double>& q, const SpinorField<double>& r_start, double c) {
+  constexpr double kUf = 0x1p-24, kLevel = 0.5 / 32767;
+  long beyond = 0;
+  for (int i = 0; i < fused.sites(); ++i) {
+    double n_q = 0, n_f = 0, n_s = 0;
+    for (int k = 0; k < 12; ++k) {
+      for (double v : {q[i](k).real(), q[i](k).imag()}) n_q = std::max(n_q, std::abs(v));
+      for (double v : {fused[i](k).real(), fused[i](k).imag()}) n_f = std::max(n_f, std::abs(v));
+      for (double v : {separate[i](k).real(), separate[i](k).imag()}) n_s = std::max(n_s, std::abs(v));
+    }
+    const double dq = std::abs(c) * kLevel * n_q * (1 + 2 * kLevel);
+    const double cq = std::abs(c) * n_q * (1 + 2 * kLevel);
+    for (int k = 0; k < 12; ++k) {
+      const double allowed_re = dq + kLevel * (n_f + n_s) + 2 * kUf * (std::abs(r_start[i](k).real()) + cq);
+      const double allowed_im = dq + kLevel * (n_f + n_s) + 2 * kUf * (std::abs(r_start[i](k).imag()) + cq);
+      beyond += std::abs(fused[i](k).real() - separate[i](k).real()) <= allowed_re ? 0 : 1;
+      beyond += std::abs(fused[i](k).imag() - separate[i](k).imag()) <= allowed_im ? 0 : 1;
+    }
+  }
+  return beyond;
+}
+
 Comparison CompareWithBound(const SpinorField<double>& device_dr, const SpinorField<double>& oracle_dr,
                             const std::vector<double>& ukqcd_bound, const std::vector<double>& out_magnitude) {
   Comparison result;

@@ -153,6 +153,16 @@ struct Comparison {
 Comparison CompareWithBound(const SpinorField<double>& device_dr, const SpinorField<double>& oracle_dr,
                             const std::vector<double>& ukqcd_bound, const std::vector<double>& out_magnitude);
 
+// An axpy-norm update fused into a Dslash kernel (r = r + c q, q never stored) against the separate one (q stored,
+// then blas::AxpyNorm), in half precision: the separate path rounds q to half first (within 0.5 N_q / 32767 per
+// real, N_q the site's largest |real| of the stored q; the computed q's largest is then at most N_q (1 + 2 level)),
+// so before r's own rounding the two differ by at most |c| 0.5 N_q / 32767 plus one float rounding of each side's
+// r + c q (u_f (|r| + |c q|)), and each side's storage adds at most 0.5 N / 32767 with N its site's largest |real|.
+// Returns the number of reals of `fused` farther than that from `separate` (every field downloaded in the UKQCD
+// basis; r_start: r before the update). In double and single both paths are the same arithmetic, bit for bit.
+long RealsBeyondHalfAxpyNormBound(const SpinorField<double>& fused, const SpinorField<double>& separate,
+                                  const SpinorField<double>& q, const SpinorField<double>& r_start, double c);
+
 // ---- The clover term and the clover epilogues (items 7 and 8) ----
 
 // Hermitian blocks of small integers: diagonal in [diagonal_low, diagonal_low + 4], off-diagonal parts in
