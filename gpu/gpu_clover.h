@@ -21,6 +21,10 @@
 //     all of them); the unit-diagonal dagger's s_j = T^{-1} in_j stays one clover-term launch per right-hand side
 //     (no links to share). Each out_j is within Apply's error bound (bits may differ, multi_rhs_dslash.h).
 //     On a partitioned Dslash: Apply / ApplyDagger per right-hand side (no multi-RHS partitioned kernel).
+//     The solvers' fused forms (solvers/README.md), as GpuWilsonSchur has them: ApplyDotNorm / ApplyDotNormBlock
+//     sum BiCGstab's dot products in the second Dslash's epilogue, ApplyDaggerAxpyNorm does CG's residual update
+//     in the last dagger Dslash; on a partitioned Dslash (or after set_fused_dot_products(false)) the separate
+//     reductions.
 //     PrepareSource  b'_p = b_p + (1/2) D_pp' T_p'p'^{-1} b_p'   (then T_pp^{-1} of it for kUnitDiagonal)
 //     Reconstruct    x_p' = T_p'p'^{-1} (b_p' + (1/2) D_p'p x_p)
 //     FullResidualPerSchurResidual()  1 (kComplement), max_n ||T(n)||_2 (kUnitDiagonal; an upper bound)
