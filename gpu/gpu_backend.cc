@@ -153,38 +153,15 @@ template <typename P>
 std::vector<blas::DeferredDotAndNorm> GpuWilsonSchur<P>::ApplyDotNormBlock(const std::vector<Field*>& out,
                                                                            const std::vector<const Field*>& in,
                                                                            const std::vector<const Field*>& w) const {
-  solvers::block_detail::CheckBlock(out, in, Name() + "::ApplyDotNormBlock");
-  if (w.size() != in.size()) {
-    throw std::invalid_argument(Name() + "::ApplyDotNormBlock: " + std::to_string(w.size()) + " w fields for " +
-                                std::to_string(in.size()) + " inputs");
-  }
-  std::vector<SpinorView> out_views;
-  std::vector<ConstSpinorView> in_views, w_views;
-  for (std::size_t k = 0; k < in.size(); ++k) {
-    if (w[k] == nullptr) throw std::invalid_argument(Name() + "::ApplyDotNormBlock: a null w");
-    RequireParity(*in[k], "ApplyDotNormBlock");
-    RequireParity(*out[k], "ApplyDotNormBlock");
-    RequireParity(*w[k], "ApplyDotNormBlock");
-    for (const Field* o : out) {
-      if (w[k] == o) throw std::invalid_argument(Name() + "::ApplyDotNormBlock: a w is an output");
-    }
-    out_views.push_back(out[k]->device().View());
-    in_views.push_back(in[k]->device().View());
-    w_views.push_back(w[k]->device().View());
-  }
-  std::vector<blas::DeferredDotAndNorm> sums;
+  const DotNormBlockViews v =
+      CheckedDotNormBlockViews(out, in, w, gauge_->lattice(), parity_, Name() + "::ApplyDotNormBlock");
   if (partitioned_ != nullptr || !fused_dot_products_) {
-    op_.ApplyBlock(out_views, in_views, Dagger::kNo);
+    op_.ApplyBlock(v.out, v.in, Dagger::kNo);
+    std::vector<blas::DeferredDotAndNorm> sums;
     for (std::size_t k = 0; k < in.size(); ++k) sums.push_back(blas::DotNormDeferred(out[k]->device(), w[k]->device()));
     return sums;
   }
-  const double* partials = op_.ApplyDotNormBlock(out_views, in_views, w_views);
-  const int groups = op_.DotNormGroups();
-  // Each right-hand side's reduction is queued before the next call can overwrite the partials (one stream).
-  for (std::size_t k = 0; k < in.size(); ++k) {
-    sums.push_back(blas::SumDotNormPartials(partials + 3 * static_cast<std::size_t>(groups) * k, groups));
-  }
-  return sums;
+  return SumDotNormPartialsPerRhs(op_.ApplyDotNormBlock(v.out, v.in, v.w), op_.DotNormGroups(), in.size());
 }
 
 template <typename P>

@@ -61,6 +61,7 @@
 #include "reference/lattice.h"
 #include "reference/spinor_field.h"
 #include "reference/wilson.h"
+#include "solvers/block_operators.h"
 #include "solvers/precision.h"
 
 namespace lqcd::gpu {
@@ -270,6 +271,51 @@ void RequireParityField(const GpuSpinorField<P>& f, const Lattice& lattice, Pari
     throw std::invalid_argument(where + ": needs a " + ToString(SubsetOf(parity)) + "-parity field on " +
                                 lattice.ToString() + " (got " + blas::Describe(f.device()) + ")");
   }
+}
+
+// The fields of a Schur operator's ApplyDotNormBlock (solvers/README.md) as views, after the checks both Schur
+// operators make: out and in a block (solvers::block_detail::CheckBlock), one w per input, no w null or an output,
+// every field on `parity` of `lattice` (RequireParityField); std::invalid_argument naming `where` otherwise.
+struct DotNormBlockViews {
+  std::vector<SpinorView> out;
+  std::vector<ConstSpinorView> in, w;
+};
+template <typename P>
+DotNormBlockViews CheckedDotNormBlockViews(const std::vector<GpuSpinorField<P>*>& out,
+                                           const std::vector<const GpuSpinorField<P>*>& in,
+                                           const std::vector<const GpuSpinorField<P>*>& w, const Lattice& lattice,
+                                           Parity parity, const std::string& where) {
+  solvers::block_detail::CheckBlock(out, in, where);
+  if (w.size() != in.size()) {
+    throw std::invalid_argument(where + ": " + std::to_string(w.size()) + " w fields for " + std::to_string(in.size()) +
+                                " inputs");
+  }
+  DotNormBlockViews views;
+  for (std::size_t k = 0; k < in.size(); ++k) {
+    if (w[k] == nullptr) throw std::invalid_argument(where + ": a null w");
+    RequireParityField(*in[k], lattice, parity, where);
+    RequireParityField(*out[k], lattice, parity, where);
+    RequireParityField(*w[k], lattice, parity, where);
+    for (const GpuSpinorField<P>* o : out) {
+      if (w[k] == o) throw std::invalid_argument(where + ": a w is an output");
+    }
+    views.out.push_back(out[k]->device().View());
+    views.in.push_back(in[k]->device().View());
+    views.w.push_back(w[k]->device().View());
+  }
+  return views;
+}
+
+// Each right-hand side's (out, w) and |out|^2 from the partials of a fused block application (right-hand side k's
+// `groups` x 3 doubles from partials + 3 k groups), each reduction queued before the next call can overwrite the
+// partials (one stream).
+inline std::vector<blas::DeferredDotAndNorm> SumDotNormPartialsPerRhs(const double* partials, int groups,
+                                                                      std::size_t n) {
+  std::vector<blas::DeferredDotAndNorm> sums;
+  for (std::size_t k = 0; k < n; ++k) {
+    sums.push_back(blas::SumDotNormPartials(partials + 3 * static_cast<std::size_t>(groups) * k, groups));
+  }
+  return sums;
 }
 
 // How an operator stores its links and pads its fields.

@@ -351,30 +351,12 @@ template <typename P>
 std::vector<blas::DeferredDotAndNorm> GpuCloverSchur<P>::ApplyDotNormBlock(const std::vector<Field*>& out,
                                                                            const std::vector<const Field*>& in,
                                                                            const std::vector<const Field*>& w) const {
-  const std::string where = Name() + "::ApplyDotNormBlock";
-  solvers::block_detail::CheckBlock(out, in, where);
-  if (w.size() != in.size()) {
-    throw std::invalid_argument(where + ": " + std::to_string(w.size()) + " w fields for " + std::to_string(in.size()) +
-                                " inputs");
-  }
+  const DotNormBlockViews v =
+      CheckedDotNormBlockViews(out, in, w, gauge_->lattice(), parity_, Name() + "::ApplyDotNormBlock");
   const std::size_t n = in.size();
-  std::vector<SpinorView> out_views(n);
-  std::vector<ConstSpinorView> in_views(n), w_views(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    if (w[k] == nullptr) throw std::invalid_argument(where + ": a null w");
-    RequireParity(*in[k], "ApplyDotNormBlock");
-    RequireParity(*out[k], "ApplyDotNormBlock");
-    RequireParity(*w[k], "ApplyDotNormBlock");
-    for (const Field* o : out) {
-      if (w[k] == o) throw std::invalid_argument(where + ": a w is an output");
-    }
-    out_views[k] = out[k]->device().View();
-    in_views[k] = in[k]->device().View();
-    w_views[k] = w[k]->device().View();
-  }
-  std::vector<blas::DeferredDotAndNorm> sums;
   if (partitioned_ != nullptr || !fused_dot_products_) {
     RunBlock(out, in, Dagger::kNo);
+    std::vector<blas::DeferredDotAndNorm> sums;
     for (std::size_t k = 0; k < n; ++k) sums.push_back(blas::DotNormDeferred(out[k]->device(), w[k]->device()));
     return sums;
   }
@@ -382,16 +364,10 @@ std::vector<blas::DeferredDotAndNorm> GpuCloverSchur<P>::ApplyDotNormBlock(const
   const FermionBoundary& boundary = clover_.params.boundary;
   const std::vector<SpinorView> t = BlockScratch(block_other_parity_, n, SubsetOf(Opposite(parity_)));
   const std::vector<ConstSpinorView> t_in(t.begin(), t.end());
-  ApplyCloverDslashBlock(t, *gauge_, in_views, Dagger::kNo, BlockEpilogue(FirstEpilogue(), {}), boundary);
+  ApplyCloverDslashBlock(t, *gauge_, v.in, Dagger::kNo, BlockEpilogue(FirstEpilogue(), {}), boundary);
   double* partials = Partials(n);
-  ApplyCloverDslashDotNormBlock(out_views, *gauge_, t_in, BlockEpilogue(SecondEpilogue(), in_views), w_views, partials,
-                                boundary);
-  const int groups = DotNormGroups();
-  // Each right-hand side's reduction is queued before the next call can overwrite the partials (one stream).
-  for (std::size_t k = 0; k < n; ++k) {
-    sums.push_back(blas::SumDotNormPartials(partials + 3 * static_cast<std::size_t>(groups) * k, groups));
-  }
-  return sums;
+  ApplyCloverDslashDotNormBlock(v.out, *gauge_, t_in, BlockEpilogue(SecondEpilogue(), v.in), v.w, partials, boundary);
+  return SumDotNormPartialsPerRhs(partials, DotNormGroups(), n);
 }
 
 template <typename P>

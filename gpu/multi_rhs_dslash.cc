@@ -120,18 +120,10 @@ void AttachDotNorm(const char* where, std::vector<WilsonDslashLaunch>& single, c
   const int groups = (single[0].out.sites + kDotNormGroup - 1) / kDotNormGroup;
   for (std::size_t j = 0; j < single.size(); ++j) {
     const std::string name = RhsName(where, j);
-    const ConstSpinorView& wj = w[j];
-    const SpinorView& out = single[j].out;
-    if (wj.data == nullptr || wj.precision != out.precision || wj.extents != out.extents || wj.parity != out.parity ||
-        wj.sites != out.sites || wj.stride < wj.sites || (wj.precision == Precision::kHalf && wj.norm == nullptr)) {
-      Reject(name.c_str(), "w must be a field of out's precision, lattice and parity");
-    }
     for (const WilsonDslashLaunch& o : single) {
-      if (wj.data == o.out.data) Reject(name.c_str(), "w is the memory of an output");
+      if (w[j].data == o.out.data) Reject(name.c_str(), "w is the memory of an output");
     }
-    single[j].epilogue = DotNormForm(single[j].epilogue);
-    single[j].w = wj;
-    single[j].partials = partials + 3 * static_cast<std::size_t>(groups) * j;
+    single[j] = WithDotNorm(name.c_str(), single[j], w[j], partials + 3 * static_cast<std::size_t>(groups) * j);
   }
 }
 

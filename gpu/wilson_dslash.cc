@@ -88,18 +88,6 @@ void Launch(const char* where, const SpinorView& out, const DeviceGaugeField& ga
   LaunchWilsonDslash(CheckedLaunch(where, out, gauge, in, dagger, epilogue, x, a, b, clover, boundary));
 }
 
-// A checked launch of kXpay, kCloverXpay or kXpayClover (D) turned into its dot-norm form with w and partials.
-void LaunchWithDotNorm(const char* where, WilsonDslashLaunch l, const ConstSpinorView& w, double* partials) {
-  CheckSpinor(where, "w", w, l.gauge);
-  if (w.parity != l.out.parity) Reject(where, "w must be on the parity of out");
-  if (w.data == l.out.data) Reject(where, "w and out are the same memory");
-  if (partials == nullptr) Reject(where, "no memory for the partial sums");
-  l.epilogue = DotNormForm(l.epilogue);
-  l.w = w;
-  l.partials = partials;
-  LaunchWilsonDslash(l);
-}
-
 // A checked launch of kXpay or kCloverXpay (D^dag) turned into its axpy-norm form: out = out + c q.
 void LaunchWithAxpyNorm(const char* where, WilsonDslashLaunch l, const double* coefficient, double* partials) {
   if (coefficient == nullptr) Reject(where, "no coefficient");
@@ -111,6 +99,17 @@ void LaunchWithAxpyNorm(const char* where, WilsonDslashLaunch l, const double* c
 }
 
 }  // namespace
+
+WilsonDslashLaunch WithDotNorm(const char* where, WilsonDslashLaunch l, const ConstSpinorView& w, double* partials) {
+  CheckSpinor(where, "w", w, l.gauge);
+  if (w.parity != l.out.parity) Reject(where, "w must be on the parity of out");
+  if (w.data == l.out.data) Reject(where, "w and out are the same memory");
+  if (partials == nullptr) Reject(where, "no memory for the partial sums");
+  l.epilogue = DotNormForm(l.epilogue);
+  l.w = w;
+  l.partials = partials;
+  return l;
+}
 
 WilsonDslashLaunch CheckedWilsonDslashLaunch(const char* where, const SpinorView& out, const DeviceGaugeField& gauge,
                                              const ConstSpinorView& in, Dagger dagger, const ConstSpinorView* x,
@@ -180,9 +179,9 @@ void ApplyWilsonDslashXpayDotNorm(const SpinorView& out, const DeviceGaugeField&
                                   const ConstSpinorView& x, double a, double b, const ConstSpinorView& w,
                                   double* partials, const FermionBoundary& boundary) {
   const char* where = "ApplyWilsonDslashXpayDotNorm";
-  LaunchWithDotNorm(where,
-                    CheckedLaunch(where, out, gauge, in, Dagger::kNo, DslashEpilogue::kXpay, &x, a, b, nullptr, boundary),
-                    w, partials);
+  LaunchWilsonDslash(WithDotNorm(
+      where, CheckedLaunch(where, out, gauge, in, Dagger::kNo, DslashEpilogue::kXpay, &x, a, b, nullptr, boundary), w,
+      partials));
 }
 
 void ApplyWilsonDslashDaggerXpayAxpyNorm(const SpinorView& out, const DeviceGaugeField& gauge,
@@ -235,7 +234,8 @@ void ApplyCloverDslashDotNorm(const SpinorView& out, const DeviceGaugeField& gau
   if (e.kind != DslashEpilogue::kCloverXpay && e.kind != DslashEpilogue::kXpayClover) {
     Reject(where, std::string("epilogue ") + ToString(e.kind) + " has no fused dot products (clover-xpay, xpay-clover)");
   }
-  LaunchWithDotNorm(where, CheckedCloverDslashLaunch(where, out, gauge, in, Dagger::kNo, e, boundary), w, partials);
+  LaunchWilsonDslash(
+      WithDotNorm(where, CheckedCloverDslashLaunch(where, out, gauge, in, Dagger::kNo, e, boundary), w, partials));
 }
 
 }  // namespace lqcd::gpu

@@ -128,5 +128,10 @@ WilsonDslashLaunch CheckedCloverDslashLaunch(const char* where, const SpinorView
                                              const ConstSpinorView& in, Dagger dagger, const CloverEpilogue& epilogue,
                                              const FermionBoundary& boundary);
 void LaunchWilsonDslash(const WilsonDslashLaunch& launch);
+// The dot-norm form of a checked launch of kXpay, kCloverXpay or kXpayClover (D): w checked as
+// ApplyWilsonDslashXpayDotNorm and ApplyCloverDslashDotNorm check it (a field of out's precision, lattice and
+// parity, not out), then w and partials attached. The multi-RHS calls attach it to each right-hand side's launch.
+WilsonDslashLaunch WithDotNorm(const char* where, WilsonDslashLaunch launch, const ConstSpinorView& w,
+                               double* partials);
 
 }  // namespace lqcd::gpu
